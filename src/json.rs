@@ -1,0 +1,264 @@
+//! Span-preserving JSON access.
+//!
+//! ctxc must write back every untouched value byte-for-byte: re-serializing with serde_json
+//! reorders keys and rewrites numbers and escapes. So containers are read as borrowed
+//! [`RawValue`]s, whose text is a slice of the input, and every value is located by its byte
+//! span. Only the values an adapter needs to understand are parsed into `serde_json::Value`.
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::fmt;
+use std::ops::Range;
+
+/// A byte range in a transcript's source text.
+pub type Span = Range<usize>;
+
+/// Where `sub` (a slice borrowed from `src`) lies within `src`.
+pub fn span_of(src: &str, sub: &str) -> Span {
+    let start = sub.as_ptr() as usize - src.as_ptr() as usize;
+    debug_assert!(start + sub.len() <= src.len(), "sub is not a slice of src");
+    start..start + sub.len()
+}
+
+/// Parses one complete JSON document without copying it.
+pub fn parse_raw(text: &str) -> serde_json::Result<&RawValue> {
+    serde_json::from_str(text)
+}
+
+/// The elements of a JSON array, in order, or `None` when `raw` is not an array.
+pub fn array_elements(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    if !raw.get().starts_with('[') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// The members of a JSON object in their written order, or `None` when `raw` is not an object.
+pub fn object_members(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
+    if !raw.get().starts_with('{') {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    de.deserialize_map(OrderedMembers).ok()
+}
+
+/// The raw value of member `key` of an object.
+pub fn member<'a>(raw: &'a RawValue, key: &str) -> Option<&'a RawValue> {
+    object_members(raw)?
+        .into_iter()
+        .find_map(|(k, v)| (k == key).then_some(v))
+}
+
+struct OrderedMembers;
+
+impl<'de> Visitor<'de> for OrderedMembers {
+    type Value = Vec<(String, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+            members.push((key, value));
+        }
+        Ok(members)
+    }
+}
+
+/// Line numbers (1-based) of byte offsets in one text, computed once.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the line starts of `text`.
+    pub fn new(text: &str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(
+                text.bytes()
+                    .enumerate()
+                    .filter(|(_, b)| *b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        LineIndex { starts }
+    }
+
+    /// The 1-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
+    }
+}
+
+/// Replaces byte ranges of `src` (sorted, non-overlapping) with new text.
+pub fn splice(src: &str, edits: &[(Span, String)]) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut at = 0;
+    for (span, text) in edits {
+        out.push_str(&src[at..span.start]);
+        out.push_str(text);
+        at = span.end;
+    }
+    out.push_str(&src[at..]);
+    out
+}
+
+/// `object` (raw JSON text of an object) with member `key`'s value replaced by `new_value`
+/// (raw JSON), everything else byte-for-byte; `None` when there is no such member.
+pub fn replace_member(object: &str, key: &str, new_value: &str) -> Option<String> {
+    let raw = parse_raw(object).ok()?;
+    let value = member(raw, key)?;
+    let span = span_of(object, value.get());
+    Some(splice(object, &[(span, new_value.to_string())]))
+}
+
+/// A JSON string literal for `s`, escaped as serde_json writes it.
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).expect("a string always serializes")
+}
+
+/// The layout of a JSON array as written: what precedes the first element, what separates
+/// elements, what follows the last. Used to re-write an edited array in the same style.
+#[derive(Debug, Clone)]
+pub struct ArrayLayout {
+    /// `[` plus whitespace before the first element.
+    pub open: String,
+    /// The comma and whitespace between elements.
+    pub separator: String,
+    /// Whitespace after the last element plus `]`.
+    pub close: String,
+}
+
+impl ArrayLayout {
+    /// Reads the layout of `array` (the raw text) given its elements' spans within it.
+    pub fn of(array: &str, elements: &[Span]) -> Self {
+        match (elements.first(), elements.last()) {
+            (Some(first), Some(last)) => {
+                let separator = match elements.get(1) {
+                    Some(second) => array[first.end..second.start].to_string(),
+                    None => guess_separator(&array[..first.start]),
+                };
+                ArrayLayout {
+                    open: array[..first.start].to_string(),
+                    separator,
+                    close: array[last.end..].to_string(),
+                }
+            }
+            _ => ArrayLayout {
+                open: "[".into(),
+                separator: ",".into(),
+                close: array[1..].to_string(),
+            },
+        }
+    }
+
+    /// Writes elements in this layout.
+    pub fn render<'a>(&self, elements: impl IntoIterator<Item = &'a str>) -> String {
+        let mut out = self.open.clone();
+        for (i, e) in elements.into_iter().enumerate() {
+            if i > 0 {
+                out.push_str(&self.separator);
+            }
+            out.push_str(e);
+        }
+        if out == self.open && self.open.len() > 1 {
+            // An empty array: keep it compact rather than leaving the indentation dangling.
+            return "[]".into();
+        }
+        out.push_str(&self.close);
+        out
+    }
+
+    /// The indentation used inside the array, for pretty-printing new elements to match.
+    pub fn indent(&self) -> Option<&str> {
+        let ws = self.open.trim_start_matches('[');
+        ws.rfind('\n').map(|i| &ws[i + 1..])
+    }
+}
+
+fn guess_separator(open: &str) -> String {
+    let ws = open.trim_start_matches('[');
+    if ws.is_empty() {
+        ",".into()
+    } else {
+        format!(",{ws}")
+    }
+}
+
+/// Serializes `value` for insertion where elements are written with indentation `indent`
+/// (`None` = compact), matching the surrounding document's style.
+pub fn to_string_styled(value: &serde_json::Value, indent: Option<&str>) -> String {
+    match indent {
+        None => value.to_string(),
+        Some(indent) => {
+            let unit = indent_unit(indent);
+            let mut buf = Vec::new();
+            let fmt = serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+            serde::Serialize::serialize(value, &mut ser).expect("a Value always serializes");
+            let pretty = String::from_utf8(buf).expect("serde_json writes UTF-8");
+            pretty.replace('\n', &format!("\n{indent}"))
+        }
+    }
+}
+
+fn indent_unit(indent: &str) -> String {
+    if indent.starts_with('\t') {
+        "\t".into()
+    } else if indent.is_empty() {
+        "  ".into()
+    } else {
+        // Most pretty printers nest by 2 or 4; the element indent is a whole number of units.
+        let n = indent.len();
+        if n % 4 == 0 && n >= 4 && n != 8 {
+            " ".repeat(4)
+        } else {
+            " ".repeat(2.min(n))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_keep_order_and_spans() {
+        let src = r#"{"b": 1, "a": [1, 2.50], "c": "x\u0041"}"#;
+        let raw = parse_raw(src).unwrap();
+        let members = object_members(raw).unwrap();
+        let keys: Vec<_> = members.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        let a = members[1].1;
+        assert_eq!(&src[span_of(src, a.get())], "[1, 2.50]");
+        let elems = array_elements(a).unwrap();
+        assert_eq!(elems[1].get(), "2.50");
+    }
+
+    #[test]
+    fn array_layout_round_trips() {
+        let src = "[\n  {\"a\": 1},\n  {\"b\": 2}\n]";
+        let raw = parse_raw(src).unwrap();
+        let spans: Vec<_> = array_elements(raw)
+            .unwrap()
+            .iter()
+            .map(|e| span_of(src, e.get()))
+            .collect();
+        let layout = ArrayLayout::of(src, &spans);
+        let again = layout.render(spans.iter().map(|s| &src[s.clone()]));
+        assert_eq!(again, src);
+        assert_eq!(layout.indent(), Some("  "));
+        assert_eq!(layout.render([]), "[]");
+    }
+
+    #[test]
+    fn line_index() {
+        let idx = LineIndex::new("a\nbb\n\nc");
+        assert_eq!(idx.line_of(0), 1);
+        assert_eq!(idx.line_of(2), 2);
+        assert_eq!(idx.line_of(5), 3);
+        assert_eq!(idx.line_of(6), 4);
+    }
+}

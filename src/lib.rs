@@ -1,0 +1,3 @@
+//! ctxc library.
+pub mod json;
+pub mod transcript;

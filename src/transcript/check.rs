@@ -1,0 +1,97 @@
+//! Validation of a transcript: the rules every format shares (tool call/result pairing) plus
+//! each adapter's own (role order, chain links).
+
+use super::{Conversation, Kind, ParseError, Transcript};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// One problem found in a transcript, at a line (0 = the whole file).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Finding {
+    /// 1-based line, 0 when the problem concerns the whole file.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding at `line`.
+    pub fn new(line: usize, message: impl Into<String>) -> Self {
+        Finding {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ParseError> for Finding {
+    fn from(e: ParseError) -> Self {
+        Finding::new(e.line, e.message)
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.line, self.message)
+        }
+    }
+}
+
+/// Every finding for a transcript, sorted by line.
+pub fn check(t: &Transcript) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = t.conversations.iter().flat_map(check_pairing).collect();
+    findings.extend(t.format_findings());
+    findings.sort();
+    findings.dedup();
+    findings
+}
+
+/// Every tool result follows its call; every call is answered unless the conversation ends
+/// while it is still running (nothing but calls and results after it).
+fn check_pairing(conv: &Conversation) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut open: HashMap<&str, (usize, &str)> = HashMap::new();
+    let mut seen_calls: HashSet<&str> = HashSet::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for item in &conv.items {
+        for id in &item.results {
+            if open.remove(id.as_str()).is_none() {
+                let why = if answered.contains(id.as_str()) {
+                    "answers a call that already has a result"
+                } else if seen_calls.contains(id.as_str()) {
+                    "answers a call that is not open"
+                } else {
+                    "has no earlier tool call"
+                };
+                findings.push(Finding::new(
+                    item.line,
+                    format!("tool result for call '{id}' {why}"),
+                ));
+            }
+            answered.insert(id.as_str());
+        }
+        if moves_on(item.kind) && item.in_context {
+            findings.extend(open.drain().map(|(id, (line, name))| {
+                Finding::new(
+                    line,
+                    format!(
+                        "tool call '{id}' ({name}) is never answered, yet the conversation goes on"
+                    ),
+                )
+            }));
+        }
+        for call in &item.calls {
+            seen_calls.insert(call.id.as_str());
+            open.insert(call.id.as_str(), (item.line, call.name.as_str()));
+        }
+    }
+    findings
+}
+
+/// Items after which an unanswered call can no longer be "still running".
+fn moves_on(kind: Kind) -> bool {
+    matches!(kind, Kind::User | Kind::AssistantText | Kind::Summary)
+}

@@ -1,0 +1,233 @@
+//! A transcript file parsed just enough to detect its format: one JSON document, or JSON Lines.
+//!
+//! Values stay borrowed [`RawValue`]s so adapters can keep byte spans. A one-line object is
+//! treated as a one-line JSONL file: Claude Code and Codex sessions of one record look exactly
+//! like that, and reading a one-line `{"messages": ...}` as "one conversation per line" gives
+//! the same result as reading it as a document.
+
+use crate::json::{LineIndex, Span, member, object_members, parse_raw, span_of};
+use serde_json::value::RawValue;
+
+const BOM: &str = "\u{feff}";
+
+/// One line of a JSONL file.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// The line's bytes (without its terminator) in the source.
+    pub span: (usize, usize),
+    /// 1-based line number.
+    pub number: usize,
+    /// The parsed value.
+    pub raw: &'a RawValue,
+}
+
+impl Line<'_> {
+    /// The line's span as a range.
+    pub fn range(&self) -> Span {
+        self.span.0..self.span.1
+    }
+}
+
+/// A parsed transcript file.
+pub enum Doc<'a> {
+    /// One JSON document.
+    Json {
+        /// The whole source.
+        src: &'a str,
+        /// The root value.
+        root: &'a RawValue,
+        /// Line numbers of offsets.
+        lines: LineIndex,
+    },
+    /// JSON Lines: one value per non-blank line.
+    Lines {
+        /// The whole source.
+        src: &'a str,
+        /// The lines, blank ones left out.
+        lines: Vec<Line<'a>>,
+        /// `\n` or `\r\n`.
+        newline: &'static str,
+        /// Whether the last line ends with a terminator.
+        trailing_newline: bool,
+    },
+}
+
+/// A syntax error at a place in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line (0 = the whole file).
+    pub line: usize,
+    /// What is wrong, including the byte offset where known.
+    pub message: String,
+}
+
+impl<'a> Doc<'a> {
+    /// Parses `src` as one JSON document or as JSON Lines.
+    pub fn parse(src: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+        let body = src.strip_prefix(BOM).unwrap_or(src);
+        let trimmed = body.trim();
+        if trimmed.is_empty() {
+            return Err(vec![ParseError {
+                line: 0,
+                message: "empty file: no JSON found".into(),
+            }]);
+        }
+        let one_line = !trimmed.contains('\n');
+        match parse_raw(body) {
+            Ok(root) if !(one_line && root.get().starts_with('{')) => Ok(Doc::Json {
+                src,
+                root,
+                lines: LineIndex::new(src),
+            }),
+            Ok(_) => Self::parse_lines(src, body),
+            Err(whole) => {
+                let first_line = body.trim_start().lines().next().unwrap_or("");
+                if !one_line && parse_raw(first_line).is_ok() {
+                    Self::parse_lines(src, body)
+                } else {
+                    Err(vec![json_error(src, body, &whole)])
+                }
+            }
+        }
+    }
+
+    fn parse_lines(src: &'a str, body: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+        let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
+        let bom = src.len() - body.len();
+        let mut lines = Vec::new();
+        let mut errors = Vec::new();
+        let mut offset = bom;
+        for (i, text) in body.split('\n').enumerate() {
+            let start = offset;
+            offset += text.len() + 1;
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            if text.trim().is_empty() {
+                continue;
+            }
+            match parse_raw(text) {
+                Ok(raw) => lines.push(Line {
+                    span: (start, start + text.len()),
+                    number: i + 1,
+                    raw,
+                }),
+                Err(e) => errors.push(ParseError {
+                    line: i + 1,
+                    message: format!(
+                        "invalid JSON: {} (byte {})",
+                        strip_position(&e),
+                        start + e.column().saturating_sub(1)
+                    ),
+                }),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Doc::Lines {
+            src,
+            lines,
+            newline,
+            trailing_newline: body.ends_with('\n'),
+        })
+    }
+
+    /// The whole source text.
+    pub fn src(&self) -> &'a str {
+        match self {
+            Doc::Json { src, .. } | Doc::Lines { src, .. } => src,
+        }
+    }
+
+    /// The JSONL lines, if this is JSONL.
+    pub fn lines(&self) -> Option<&[Line<'a>]> {
+        match self {
+            Doc::Lines { lines, .. } => Some(lines),
+            Doc::Json { .. } => None,
+        }
+    }
+
+    /// The root value, if this is one JSON document.
+    pub fn root(&self) -> Option<&'a RawValue> {
+        match self {
+            Doc::Json { root, .. } => Some(root),
+            Doc::Lines { .. } => None,
+        }
+    }
+
+    /// The byte span of a raw value borrowed from this document.
+    pub fn span(&self, raw: &RawValue) -> Span {
+        span_of(self.src(), raw.get())
+    }
+
+    /// The 1-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self {
+            Doc::Json { lines, .. } => lines.line_of(offset),
+            Doc::Lines { lines, .. } => {
+                let i = lines.partition_point(|l| l.span.0 <= offset);
+                lines.get(i.wrapping_sub(1)).map_or(1, |l| l.number)
+            }
+        }
+    }
+
+    /// A short description of what the file holds, for "cannot tell the format" errors.
+    pub fn describe(&self) -> String {
+        match self {
+            Doc::Json { root, .. } => describe_value("a JSON", root),
+            Doc::Lines { lines, .. } => {
+                let first = lines
+                    .first()
+                    .map(|l| describe_value("the first line is", l.raw))
+                    .unwrap_or_default();
+                format!("JSON Lines with {} records; {first}", lines.len())
+            }
+        }
+    }
+}
+
+fn describe_value(prefix: &str, raw: &RawValue) -> String {
+    let text = raw.get();
+    if let Some(members) = object_members(raw) {
+        let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_str()).collect();
+        let tag = ["type", "action", "source"]
+            .iter()
+            .find_map(|k| member(raw, k).map(|v| format!(", {k} = {}", v.get())))
+            .unwrap_or_default();
+        format!("{prefix} object with keys [{}]{tag}", keys.join(", "))
+    } else if let Some(items) = crate::json::array_elements(raw) {
+        match items.first() {
+            Some(first) => format!(
+                "{prefix} array of {} values; {}",
+                items.len(),
+                describe_value("the first is an", first)
+            ),
+            None => format!("{prefix} empty array"),
+        }
+    } else {
+        let shown: String = text.chars().take(40).collect();
+        format!("{prefix} scalar {shown}")
+    }
+}
+
+fn json_error(src: &str, body: &str, e: &serde_json::Error) -> ParseError {
+    let bom = src.len() - body.len();
+    let line_start: usize = body
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let offset = bom + line_start + e.column().saturating_sub(1);
+    ParseError {
+        line: e.line().max(1),
+        message: format!("invalid JSON: {} (byte {offset})", strip_position(e)),
+    }
+}
+
+/// serde_json's message without its " at line L column C" tail: ctxc prints its own position.
+fn strip_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}

@@ -1,0 +1,523 @@
+//! The format-neutral transcript model and the format adapters.
+//!
+//! A [`Transcript`] is a source text plus the conversations found in it. Each conversation is a
+//! list of [`Item`]s — one per stored record or message — that remember the byte span they came
+//! from, so anything a compaction leaves alone is written back byte-for-byte. Adapters (one file
+//! per format, behind [`Adapter`]) read a parsed [`Doc`] into this model and write an edited
+//! conversation back in their own shape; everything above them (check, tokens, strategies) sees
+//! only the model.
+
+mod anthropic;
+mod check;
+mod claude_code;
+mod codex;
+mod doc;
+mod openai;
+mod sharegpt;
+
+pub use check::{Finding, check};
+pub use doc::{Doc, Line, ParseError};
+
+use crate::json::{ArrayLayout, Span};
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+/// The transcript formats ctxc reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// OpenAI Chat Completions messages, in any of the containers DESIGN lists.
+    OpenAi,
+    /// Anthropic Messages API (`system`, `tools`, `messages` with content blocks).
+    Anthropic,
+    /// Claude Code session JSONL (and its `{"loglines": [...]}` JSON form).
+    ClaudeCode,
+    /// Codex CLI rollout JSONL (and JSON arrays of rollout lines).
+    Codex,
+    /// ShareGPT `{"conversations": [{"from", "value"}]}`.
+    ShareGpt,
+}
+
+impl Format {
+    /// Every format, in detection order (most specific first).
+    pub const ALL: [Format; 5] = [
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::ShareGpt,
+        Format::Anthropic,
+        Format::OpenAi,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::ShareGpt => "sharegpt",
+        }
+    }
+
+    fn adapter(self) -> &'static dyn Adapter {
+        match self {
+            Format::OpenAi => &openai::OpenAi,
+            Format::Anthropic => &anthropic::Anthropic,
+            Format::ClaudeCode => &claude_code::ClaudeCode,
+            Format::Codex => &codex::Codex,
+            Format::ShareGpt => &sharegpt::ShareGpt,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown format '{s}' (expected one of: {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Who a message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// System prompt.
+    System,
+    /// OpenAI `developer` instructions.
+    Developer,
+    /// The user (or the harness speaking as the user).
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's output (OpenAI `tool`, ShareGPT `observation`).
+    Tool,
+    /// A record with no conversational role (metadata, progress...).
+    None,
+}
+
+impl Role {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::None => "none",
+        }
+    }
+}
+
+/// What an item is, independent of format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// System or developer instructions (and tool definitions).
+    System,
+    /// A user message.
+    User,
+    /// Assistant prose.
+    AssistantText,
+    /// An assistant message that calls one or more tools.
+    ToolCall,
+    /// A tool's result.
+    ToolResult,
+    /// Model reasoning (thinking blocks, Codex reasoning items).
+    Thinking,
+    /// A summary left by an earlier compaction (ctxc's own or the runtime's).
+    Summary,
+    /// A stored record that never reaches the model (progress, snapshots, metadata).
+    NonContext,
+}
+
+impl Kind {
+    /// The name used in reports and configuration (`selective` rules).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::System => "system",
+            Kind::User => "user",
+            Kind::AssistantText => "assistant",
+            Kind::ToolCall => "tool_call",
+            Kind::ToolResult => "tool_result",
+            Kind::Thinking => "thinking",
+            Kind::Summary => "summary",
+            Kind::NonContext => "non_context",
+        }
+    }
+}
+
+/// What a piece of content is, for token breakdowns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PartKind {
+    /// Prose: user, assistant or system text.
+    Text,
+    /// Reasoning text.
+    Thinking,
+    /// A tool's name in a call.
+    ToolName,
+    /// A tool call's arguments (usually JSON text).
+    ToolArguments,
+    /// A tool's output.
+    ToolResult,
+    /// Tool definitions sent with the request.
+    ToolDefinitions,
+    /// An image or document reference; `text` holds what a model would be charged for, if known.
+    Media,
+}
+
+/// One piece of content that reaches the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// What the text is.
+    pub kind: PartKind,
+    /// The text as the model sees it.
+    pub text: String,
+}
+
+impl Part {
+    /// A part of `kind` holding `text`.
+    pub fn new(kind: PartKind, text: impl Into<String>) -> Self {
+        Part {
+            kind,
+            text: text.into(),
+        }
+    }
+}
+
+/// A tool call made by an item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The id results refer to (positional ids are synthesized for formats without ids).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+}
+
+/// Token usage a provider reported in the transcript (e.g. Claude Code `message.usage`).
+/// Shown beside ctxc's own counts, never mixed into them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens billed without cache.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_input_tokens: u64,
+}
+
+/// One stored record or message, with the bytes it came from.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The item's bytes in [`Transcript::source`].
+    pub span: Span,
+    /// The 1-based line where the item starts.
+    pub line: usize,
+    /// Who it is from.
+    pub role: Role,
+    /// What it is.
+    pub kind: Kind,
+    /// Whether the model would be sent this item (false for non-context records and for history
+    /// before the latest compact boundary).
+    pub in_context: bool,
+    /// The content that reaches the model.
+    pub parts: Vec<Part>,
+    /// Tool calls this item makes.
+    pub calls: Vec<ToolCall>,
+    /// Ids of the calls this item answers.
+    pub results: Vec<String>,
+    /// Items sharing a message id form one logical message (Claude Code splits one API response
+    /// over several records).
+    pub message_id: Option<String>,
+    /// Bytes of this item that are stored but never sent (e.g. `toolUseResult` copies).
+    pub stored_only_bytes: usize,
+    /// Usage the provider reported for this message, if any.
+    pub usage: Option<Usage>,
+    /// Whether the item is a summary written by ctxc.
+    pub ctxc_summary: bool,
+}
+
+impl Item {
+    /// An item spanning `span` with no content yet; adapters fill in the rest.
+    pub fn new(span: Span, line: usize, role: Role, kind: Kind) -> Self {
+        Item {
+            span,
+            line,
+            role,
+            kind,
+            in_context: kind != Kind::NonContext,
+            parts: Vec::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            message_id: None,
+            stored_only_bytes: 0,
+            usage: None,
+            ctxc_summary: false,
+        }
+    }
+
+    /// All text of the item that reaches the model, joined by newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.parts.iter().map(|p| p.text.as_str()).collect();
+        texts.join("\n")
+    }
+}
+
+/// How a conversation's items are laid out in the source, so an edited list can be written in
+/// the same style.
+#[derive(Debug, Clone)]
+pub enum ListLayout {
+    /// Elements of a JSON array.
+    Array(ArrayLayout),
+    /// One item per line (JSONL).
+    Lines {
+        /// The line terminator used (`\n` or `\r\n`).
+        newline: &'static str,
+        /// Whether the last line ends with a terminator.
+        trailing_newline: bool,
+    },
+    /// A document that is a single record (a pretty-printed object). Written back as-is while
+    /// its one item is kept; edited records are joined by newlines.
+    Single,
+}
+
+/// One conversation: the unit ctxc compacts.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    /// The bytes of the whole list in the source (the array, or the run of lines).
+    pub span: Span,
+    /// Where the list sits, e.g. `/3/traj` (empty for a whole-file list).
+    pub location: String,
+    /// The items, in order.
+    pub items: Vec<Item>,
+    /// Content sent with every request but kept outside the list: tool definitions, a
+    /// top-level system prompt. Always preserved.
+    pub preamble: Vec<Part>,
+    /// How the list is written.
+    pub layout: ListLayout,
+}
+
+impl Conversation {
+    /// Units that no step may split: a tool call with every item up to its last result, and
+    /// the records of one logical message. Returned as sorted, disjoint, covering index ranges.
+    pub fn groups(&self) -> Vec<Range<usize>> {
+        let n = self.items.len();
+        // reach[i] = the last index that must stay with item i.
+        let mut reach: Vec<usize> = (0..n).collect();
+        let mut call_at = std::collections::HashMap::new();
+        let mut message_at = std::collections::HashMap::new();
+        for (i, item) in self.items.iter().enumerate() {
+            for call in &item.calls {
+                call_at.insert(call.id.as_str(), i);
+            }
+            for id in &item.results {
+                if let Some(&c) = call_at.get(id.as_str()) {
+                    reach[c] = reach[c].max(i);
+                }
+            }
+            if let Some(id) = &item.message_id {
+                let first = *message_at.entry(id.as_str()).or_insert(i);
+                reach[first] = reach[first].max(i);
+            }
+        }
+        let mut groups = Vec::new();
+        let mut start = 0;
+        let mut end = 0;
+        for i in 0..n {
+            end = end.max(reach[i]);
+            if i == end {
+                groups.push(start..i + 1);
+                start = i + 1;
+            }
+        }
+        groups
+    }
+}
+
+/// A transcript file read into the model.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    /// The format it was read as.
+    pub format: Format,
+    /// The full source text (a UTF-8 BOM, if any, included).
+    pub source: String,
+    /// The conversations found in it, in source order.
+    pub conversations: Vec<Conversation>,
+    /// A short description of the container, e.g. `json array`, `jsonl`, `object /history`.
+    pub container: String,
+}
+
+/// The first line of every summary message ctxc writes; how ctxc recognises its own summaries.
+pub const SUMMARY_MARKER: &str = "[ctxc summary]";
+
+/// An item of an edited conversation, as a strategy leaves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutItem {
+    /// Item `i` of the conversation, written back byte-for-byte.
+    Keep(usize),
+    /// A ctxc summary message standing in for the items it replaced (`replaces`, indices into
+    /// the original conversation), written where those items were.
+    Summary {
+        /// The summary text (without [`SUMMARY_MARKER`], which the adapter adds).
+        text: String,
+        /// The original items this summary replaces.
+        replaces: Range<usize>,
+    },
+    /// Item `i`, a tool result, with its output replaced by this text (masking, truncation).
+    ReplaceResult(usize, String),
+    /// Item `i`, a text message, with its text replaced by this text (truncation).
+    ReplaceText(usize, String),
+}
+
+/// Options that steer reading.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Force this format instead of detecting it.
+    pub format: Option<Format>,
+    /// A JSON pointer (with `*` for "each element") naming the message lists.
+    pub messages_path: Option<String>,
+}
+
+/// Why a file could not be read as a transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    /// Problems found, each with its line (0 when the whole file is concerned).
+    pub findings: Vec<Finding>,
+}
+
+impl ReadError {
+    /// An error about the whole file.
+    pub fn whole(message: impl Into<String>) -> Self {
+        ReadError {
+            findings: vec![Finding::new(0, message)],
+        }
+    }
+}
+
+/// A format's reader and writer.
+trait Adapter: Sync {
+    /// Whether `doc` looks like this format (used by auto-detection, in [`Format::ALL`] order).
+    fn detect(&self, doc: &Doc) -> bool;
+
+    /// Reads `doc` into conversations, returning them and a container description.
+    fn read(&self, doc: &Doc, opts: &ReadOptions)
+    -> Result<(Vec<Conversation>, String), ReadError>;
+
+    /// Writes one item of an edited conversation (a new or changed item) as raw text.
+    fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String;
+
+    /// Writes an edited conversation's list. The default keeps the list's layout and renders
+    /// each item; adapters that must fix links between records override it.
+    fn render_list(&self, t: &Transcript, conv: &Conversation, items: &[OutItem]) -> String {
+        let texts: Vec<String> = items
+            .iter()
+            .map(|out| match out {
+                OutItem::Keep(i) => t.source[conv.items[*i].span.clone()].to_string(),
+                other => self.render(t, conv, other),
+            })
+            .collect();
+        render_layout(&conv.layout, texts.iter().map(String::as_str))
+    }
+
+    /// Format-specific findings (role order, chain links); the model-wide ones are in `check`.
+    fn check(&self, _t: &Transcript) -> Vec<Finding> {
+        Vec::new()
+    }
+}
+
+/// Writes list elements in `layout`.
+fn render_layout<'a>(layout: &ListLayout, items: impl Iterator<Item = &'a str>) -> String {
+    match layout {
+        ListLayout::Array(array) => array.render(items),
+        ListLayout::Lines {
+            newline,
+            trailing_newline,
+        } => {
+            let mut out = String::new();
+            for (i, line) in items.enumerate() {
+                if i > 0 {
+                    out.push_str(newline);
+                }
+                out.push_str(line);
+            }
+            if *trailing_newline && !out.is_empty() {
+                out.push_str(newline);
+            }
+            out
+        }
+        ListLayout::Single => items.collect::<Vec<_>>().join("\n"),
+    }
+}
+
+/// Reads `source` as a transcript: detects (or takes) its format and builds the model.
+pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError> {
+    let doc = Doc::parse(&source).map_err(|e| ReadError {
+        findings: e.into_iter().map(Finding::from).collect(),
+    })?;
+    let format = match opts.format {
+        Some(f) => f,
+        None if opts.messages_path.is_some() => Format::OpenAi,
+        None => detect(&doc)?,
+    };
+    let (conversations, container) = format.adapter().read(&doc, opts)?;
+    drop(doc);
+    Ok(Transcript {
+        format,
+        source,
+        conversations,
+        container,
+    })
+}
+
+fn detect(doc: &Doc) -> Result<Format, ReadError> {
+    Format::ALL
+        .into_iter()
+        .find(|f| f.adapter().detect(doc))
+        .ok_or_else(|| ReadError::whole(format!("cannot tell the format: {}", doc.describe())))
+}
+
+impl Transcript {
+    /// Writes the transcript with some conversations edited. `edits[c]` is `None` for a
+    /// conversation left alone; untouched bytes are copied from the source.
+    pub fn write(&self, edits: &[Option<Vec<OutItem>>]) -> String {
+        let adapter = self.format.adapter();
+        let splices: Vec<(Span, String)> = self
+            .conversations
+            .iter()
+            .zip(edits)
+            .filter_map(|(conv, edit)| {
+                let items = edit.as_ref()?;
+                Some((conv.span.clone(), adapter.render_list(self, conv, items)))
+            })
+            .collect();
+        crate::json::splice(&self.source, &splices)
+    }
+
+    /// Format-specific findings from the adapter (role order, chain links).
+    pub fn format_findings(&self) -> Vec<Finding> {
+        self.format.adapter().check(self)
+    }
+
+    /// The raw text of item `i` of conversation `c`.
+    pub fn raw(&self, c: usize, i: usize) -> &str {
+        &self.source[self.conversations[c].items[i].span.clone()]
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,521 @@
+//! OpenAI Chat Completions messages, in every container people store them in.
+//!
+//! Containers: a JSON array of messages; an object holding the list under `messages`,
+//! `history` (SWE-agent `.traj`) or a similar key; an array of run objects each holding a list
+//! (tau-bench `traj`, dataset files); JSONL with one message per line; JSONL with one
+//! conversation object per line; or any list named by `--messages-path`. The container finding
+//! is shared with the Anthropic adapter, which stores messages the same way.
+
+use super::{
+    Adapter, Conversation, Doc, Item, Kind, ListLayout, OutItem, Part, PartKind, ReadError,
+    ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
+};
+use crate::json::{
+    ArrayLayout, array_elements, member, object_members, quote, replace_member, to_string_styled,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// Keys under which containers keep their message list, most common first.
+const LIST_KEYS: [&str; 8] = [
+    "messages",
+    "history",
+    "traj",
+    "conversation",
+    "conversations",
+    "chat",
+    "dialog",
+    "dialogue",
+];
+
+pub struct OpenAi;
+
+impl Adapter for OpenAi {
+    fn detect(&self, doc: &Doc) -> bool {
+        find_lists(doc, None).is_ok_and(|lists| !lists.is_empty())
+    }
+
+    fn read(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+    ) -> Result<(Vec<Conversation>, String), ReadError> {
+        read_lists(doc, opts, parse_message)
+    }
+
+    fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
+        match out {
+            OutItem::Keep(i) => t.source[conv.items[*i].span.clone()].to_string(),
+            OutItem::Summary { text, .. } => {
+                let message = serde_json::json!({
+                    "role": "user",
+                    "content": format!("{SUMMARY_MARKER}\n{text}"),
+                });
+                to_string_styled(&message, element_indent(conv))
+            }
+            OutItem::ReplaceResult(i, text) | OutItem::ReplaceText(i, text) => {
+                let raw = &t.source[conv.items[*i].span.clone()];
+                replace_member(raw, "content", &quote(text)).unwrap_or_else(|| raw.to_string())
+            }
+        }
+    }
+
+    fn check(&self, t: &Transcript) -> Vec<super::Finding> {
+        t.conversations.iter().flat_map(check_tool_order).collect()
+    }
+}
+
+/// The indentation of list elements, for writing new ones in the same style.
+pub(super) fn element_indent(conv: &Conversation) -> Option<&str> {
+    match &conv.layout {
+        ListLayout::Array(a) => a.indent(),
+        ListLayout::Lines { .. } | ListLayout::Single => None,
+    }
+}
+
+/// A `tool` message must follow an assistant message with `tool_calls` (possibly after other
+/// tool messages): the API rejects anything else.
+fn check_tool_order(conv: &Conversation) -> Vec<super::Finding> {
+    let mut findings = Vec::new();
+    let mut after_calls = false;
+    for item in conv.items.iter().filter(|i| i.in_context) {
+        match item.role {
+            Role::Tool if !after_calls => findings.push(super::Finding::new(
+                item.line,
+                "a tool message must follow an assistant message with tool_calls",
+            )),
+            Role::Tool => {}
+            _ => after_calls = !item.calls.is_empty(),
+        }
+    }
+    findings
+}
+
+/// Where a message list lives.
+pub(super) enum ListRef<'a> {
+    /// A JSON array at `location`; `owner` is the object holding it (for `tools`, `system`).
+    Array {
+        location: String,
+        list: &'a RawValue,
+        owner: Option<&'a RawValue>,
+    },
+    /// Every line of a JSONL file is one message.
+    AllLines,
+}
+
+/// Reads every list `find_lists` names, parsing each element with `parse`.
+pub(super) fn read_lists(
+    doc: &Doc,
+    opts: &ReadOptions,
+    parse: fn(&Value, &mut Item),
+) -> Result<(Vec<Conversation>, String), ReadError> {
+    let lists = find_lists(doc, opts.messages_path.as_deref())?;
+    if lists.is_empty() {
+        return Err(ReadError::whole(format!(
+            "no message list found: {}",
+            doc.describe()
+        )));
+    }
+    let container = describe_container(doc, &lists);
+    let mut conversations = Vec::with_capacity(lists.len());
+    let mut fn_calls = 0;
+    for list in lists {
+        let mut conv = match list {
+            ListRef::Array {
+                location,
+                list,
+                owner,
+            } => array_conversation(doc, location, list, owner, parse)?,
+            ListRef::AllLines => lines_conversation(doc, parse)?,
+        };
+        pair_legacy_function_calls(&mut conv, &mut fn_calls);
+        conversations.push(conv);
+    }
+    Ok((conversations, container))
+}
+
+fn describe_container(doc: &Doc, lists: &[ListRef]) -> String {
+    let first = match &lists[0] {
+        ListRef::AllLines => return "jsonl, one message per line".into(),
+        ListRef::Array { location, .. } => location.clone(),
+    };
+    let kind = if doc.lines().is_some() {
+        "jsonl, one conversation per line"
+    } else if first.is_empty() {
+        "json array of messages"
+    } else {
+        "json"
+    };
+    if first.is_empty() || doc.lines().is_some() {
+        kind.to_string()
+    } else {
+        // `/3/traj` → `/*/traj` so the description is the same for every run.
+        let pattern: Vec<&str> = first
+            .split('/')
+            .map(|t| if t.parse::<usize>().is_ok() { "*" } else { t })
+            .collect();
+        format!("{kind} {}", pattern.join("/"))
+    }
+}
+
+/// The message lists of `doc`: those `path` names, or the ones detection finds.
+pub(super) fn find_lists<'a>(
+    doc: &Doc<'a>,
+    path: Option<&str>,
+) -> Result<Vec<ListRef<'a>>, ReadError> {
+    if let Some(path) = path {
+        return lists_at_path(doc, path);
+    }
+    match doc {
+        Doc::Json { root, .. } => Ok(detect_lists(root, "")),
+        Doc::Lines { lines, .. } => {
+            if lines.iter().any(|l| is_message(l.raw)) {
+                return Ok(vec![ListRef::AllLines]);
+            }
+            let mut lists = Vec::new();
+            for line in lines {
+                lists.extend(detect_object_list(
+                    line.raw,
+                    &format!("line {}", line.number),
+                ));
+            }
+            Ok(lists)
+        }
+    }
+}
+
+fn detect_lists<'a>(root: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
+    if let Some(elements) = array_elements(root) {
+        if elements.first().is_some_and(|e| is_message(e)) {
+            return vec![ListRef::Array {
+                location: location.to_string(),
+                list: root,
+                owner: None,
+            }];
+        }
+        return elements
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| detect_object_list(e, &format!("{location}/{i}")))
+            .collect();
+    }
+    detect_object_list(root, location)
+}
+
+/// The list of an object holding one under a known key.
+fn detect_object_list<'a>(obj: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
+    let Some(members) = object_members(obj) else {
+        return Vec::new();
+    };
+    let found = LIST_KEYS.iter().find_map(|key| {
+        let (_, list) = members.iter().find(|(k, _)| k == key)?;
+        let elements = array_elements(list)?;
+        elements
+            .first()
+            .is_some_and(|e| is_message(e))
+            .then(|| (key, *list))
+    });
+    match found {
+        Some((key, list)) => vec![ListRef::Array {
+            location: format!("{location}/{key}"),
+            list,
+            owner: Some(obj),
+        }],
+        None => Vec::new(),
+    }
+}
+
+/// An object with a string `role`.
+pub(super) fn is_message(raw: &RawValue) -> bool {
+    member(raw, "role").is_some_and(|r| r.get().starts_with('"'))
+}
+
+/// Resolves a JSON pointer with `*` ("each element") against the document (each line of JSONL).
+fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, ReadError> {
+    let roots: Vec<(String, &'a RawValue)> = match doc {
+        Doc::Json { root, .. } => vec![(String::new(), *root)],
+        Doc::Lines { lines, .. } => lines
+            .iter()
+            .map(|l| (format!("line {}", l.number), l.raw))
+            .collect(),
+    };
+    let tokens: Vec<String> = path
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut found = Vec::new();
+    for (location, root) in roots {
+        resolve(root, &tokens, location, &mut found);
+    }
+    if found.is_empty() {
+        return Err(ReadError::whole(format!(
+            "--messages-path {path} matches no array"
+        )));
+    }
+    Ok(found)
+}
+
+fn resolve<'a>(
+    value: &'a RawValue,
+    tokens: &[String],
+    location: String,
+    found: &mut Vec<ListRef<'a>>,
+) {
+    let Some((token, rest)) = tokens.split_first() else {
+        if value.get().starts_with('[') {
+            found.push(ListRef::Array {
+                location,
+                list: value,
+                owner: None,
+            });
+        }
+        return;
+    };
+    let children: Vec<(String, &RawValue)> = if let Some(elements) = array_elements(value) {
+        elements
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| token == "*" || token.parse() == Ok(*i))
+            .map(|(i, e)| (i.to_string(), e))
+            .collect()
+    } else if let Some(members) = object_members(value) {
+        members
+            .into_iter()
+            .filter(|(k, _)| token == "*" || k == token)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (name, child) in children {
+        resolve(child, rest, format!("{location}/{name}"), found);
+    }
+}
+
+fn array_conversation(
+    doc: &Doc,
+    location: String,
+    list: &RawValue,
+    owner: Option<&RawValue>,
+    parse: fn(&Value, &mut Item),
+) -> Result<Conversation, ReadError> {
+    let elements = array_elements(list).unwrap_or_default();
+    let base = doc.span(list).start;
+    let mut items = Vec::with_capacity(elements.len());
+    let mut relative = Vec::with_capacity(elements.len());
+    for element in &elements {
+        let span = doc.span(element);
+        relative.push(span.start - base..span.end - base);
+        items.push(parse_item(doc, element, span, parse)?);
+    }
+    Ok(Conversation {
+        span: doc.span(list),
+        location,
+        items,
+        preamble: owner.map(preamble_of).unwrap_or_default(),
+        layout: ListLayout::Array(ArrayLayout::of(list.get(), &relative)),
+    })
+}
+
+fn lines_conversation(doc: &Doc, parse: fn(&Value, &mut Item)) -> Result<Conversation, ReadError> {
+    let Doc::Lines {
+        lines,
+        newline,
+        trailing_newline,
+        ..
+    } = doc
+    else {
+        unreachable!("AllLines comes only from JSONL")
+    };
+    let mut items = Vec::with_capacity(lines.len());
+    for line in lines {
+        items.push(parse_item(doc, line.raw, line.range(), parse)?);
+    }
+    Ok(Conversation {
+        span: lines_span(doc),
+        location: String::new(),
+        items,
+        preamble: Vec::new(),
+        layout: ListLayout::Lines {
+            newline,
+            trailing_newline: *trailing_newline,
+        },
+    })
+}
+
+/// The span of a JSONL file's records: from the first line to the end of the file.
+pub(super) fn lines_span(doc: &Doc) -> crate::json::Span {
+    let src = doc.src();
+    let start = doc.lines().and_then(|l| l.first()).map_or(0, |l| l.span.0);
+    start..src.len()
+}
+
+fn parse_item(
+    doc: &Doc,
+    raw: &RawValue,
+    span: crate::json::Span,
+    parse: fn(&Value, &mut Item),
+) -> Result<Item, ReadError> {
+    let line = doc.line_of(span.start);
+    let value: Value = serde_json::from_str(raw.get())
+        .map_err(|e| ReadError::whole(format!("line {line}: invalid JSON value: {e}")))?;
+    let mut item = Item::new(span, line, Role::None, Kind::NonContext);
+    parse(&value, &mut item);
+    Ok(item)
+}
+
+/// Tool definitions and a top-level system prompt kept beside the list.
+fn preamble_of(owner: &RawValue) -> Vec<Part> {
+    let mut parts = Vec::new();
+    for (key, kind) in [
+        ("tools", PartKind::ToolDefinitions),
+        ("functions", PartKind::ToolDefinitions),
+        ("system", PartKind::Text),
+    ] {
+        if let Some(raw) = member(owner, key) {
+            let Ok(value) = serde_json::from_str::<Value>(raw.get()) else {
+                continue;
+            };
+            let text = match &value {
+                Value::String(s) => s.clone(),
+                Value::Null => continue,
+                Value::Array(blocks) if kind == PartKind::Text => blocks_text(blocks),
+                other => other.to_string(),
+            };
+            parts.push(Part::new(kind, text));
+        }
+    }
+    parts
+}
+
+fn blocks_text(blocks: &[Value]) -> String {
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    texts.join("\n")
+}
+
+/// Fills `item` from one Chat Completions message.
+pub(super) fn parse_message(value: &Value, item: &mut Item) {
+    let Some(role) = value.get("role").and_then(Value::as_str) else {
+        return;
+    };
+    item.role = match role {
+        "system" => Role::System,
+        "developer" => Role::Developer,
+        "user" | "human" => Role::User,
+        "assistant" | "model" => Role::Assistant,
+        "tool" | "function" => Role::Tool,
+        _ => Role::None,
+    };
+    push_content(value.get("content"), PartKind::Text, item);
+    for key in ["reasoning_content", "reasoning"] {
+        if let Some(text) = value.get(key).and_then(Value::as_str) {
+            item.parts.push(Part::new(PartKind::Thinking, text));
+        }
+    }
+    for call in value
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        push_call(call.get("id"), call.get("function").unwrap_or(call), item);
+    }
+    if let Some(call) = value.get("function_call").filter(|c| c.is_object()) {
+        // Legacy function calling has no ids; `pair_legacy_function_calls` assigns them.
+        push_call(None, call, item);
+    }
+    if let Some(id) = value.get("tool_call_id").and_then(Value::as_str) {
+        item.results.push(id.to_string());
+    }
+    if item.role == Role::Tool {
+        for part in &mut item.parts {
+            part.kind = PartKind::ToolResult;
+        }
+    }
+    item.kind = kind_of(item);
+    item.ctxc_summary = item.kind == Kind::Summary;
+    item.in_context = item.role != Role::None;
+}
+
+fn push_call(id: Option<&Value>, function: &Value, item: &mut Item) {
+    let name = function.get("name").and_then(Value::as_str).unwrap_or("");
+    let arguments = match function.get("arguments") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    item.calls.push(ToolCall {
+        id: id.and_then(Value::as_str).unwrap_or("").to_string(),
+        name: name.to_string(),
+    });
+    item.parts.push(Part::new(PartKind::ToolName, name));
+    item.parts
+        .push(Part::new(PartKind::ToolArguments, arguments));
+}
+
+/// Adds the text of a `content` value: a string, or a list of typed parts.
+fn push_content(content: Option<&Value>, kind: PartKind, item: &mut Item) {
+    match content {
+        Some(Value::String(s)) => item.parts.push(Part::new(kind, s)),
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                match part.get("text").and_then(Value::as_str) {
+                    Some(text) => item.parts.push(Part::new(kind, text)),
+                    None if part.is_object() => item.parts.push(media_part(part)),
+                    None => {
+                        if let Some(s) = part.as_str() {
+                            item.parts.push(Part::new(kind, s));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An image or file part: the model is charged for the media, not for the base64 text, so
+/// only its type is counted.
+fn media_part(part: &Value) -> Part {
+    let kind = part.get("type").and_then(Value::as_str).unwrap_or("media");
+    Part::new(PartKind::Media, format!("[{kind}]"))
+}
+
+fn kind_of(item: &Item) -> Kind {
+    if item
+        .parts
+        .first()
+        .is_some_and(|p| p.text.starts_with(SUMMARY_MARKER))
+    {
+        return Kind::Summary;
+    }
+    match item.role {
+        Role::System | Role::Developer => Kind::System,
+        Role::User => Kind::User,
+        Role::Assistant if !item.calls.is_empty() => Kind::ToolCall,
+        Role::Assistant => Kind::AssistantText,
+        Role::Tool => Kind::ToolResult,
+        Role::None => Kind::NonContext,
+    }
+}
+
+/// Gives legacy `function_call`s ids and pairs each `function` message with the latest open
+/// call, so pairing rules apply to them too. Calls with real ids are left alone.
+fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
+    let mut open: Vec<String> = Vec::new();
+    for item in &mut conv.items {
+        for call in item.calls.iter_mut().filter(|c| c.id.is_empty()) {
+            *counter += 1;
+            call.id = format!("function-call-{counter}");
+            open.push(call.id.clone());
+        }
+        if item.role == Role::Tool && item.results.is_empty() {
+            if let Some(id) = open.pop() {
+                item.results.push(id);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Unit tests of the model over small hand-made transcripts.
+use super::*;
+
+fn read_str(s: &str) -> Transcript {
+    read(s.to_string(), &ReadOptions::default()).unwrap()
+}
+
+#[test]
+fn openai_array_round_trips_and_groups() {
+    let src = r#"[
+  {"role": "system", "content": "be brief"},
+  {"role": "user", "content": "hi"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+  {"role": "assistant", "content": "done"}
+]
+"#;
+    let t = read_str(src);
+    assert_eq!(t.format, Format::OpenAi);
+    let conv = &t.conversations[0];
+    assert_eq!(conv.items.len(), 5);
+    assert_eq!(conv.items[2].kind, Kind::ToolCall);
+    assert_eq!(conv.groups(), vec![0..1, 1..2, 2..4, 4..5]);
+    assert_eq!(t.write(&[None]), src);
+    let all: Vec<_> = (0..5).map(OutItem::Keep).collect();
+    assert_eq!(t.write(&[Some(all)]), src);
+    let dropped = t.write(&[Some(vec![OutItem::Keep(0), OutItem::Keep(4)])]);
+    assert_eq!(
+        dropped,
+        "[\n  {\"role\": \"system\", \"content\": \"be brief\"},\n  {\"role\": \"assistant\", \"content\": \"done\"}\n]\n"
+    );
+    assert!(check(&t).is_empty());
+}
+
+#[test]
+fn openai_summary_is_written_in_style_and_recognised() {
+    let src = "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"assistant\", \"content\": \"yo\"}\n]";
+    let t = read_str(src);
+    let out = t.write(&[Some(vec![
+        OutItem::Summary {
+            text: "s".into(),
+            replaces: 0..1,
+        },
+        OutItem::Keep(1),
+    ])]);
+    let again = read_str(&out);
+    assert_eq!(again.conversations[0].items[0].kind, Kind::Summary);
+    assert!(out.contains("\n  {\n    \"role\": \"user\""), "{out}");
+}
+
+#[test]
+fn orphan_result_and_unanswered_call_are_found() {
+    let src = r#"[{"role":"user","content":"x"},
+{"role":"tool","tool_call_id":"nope","content":"r"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},
+{"role":"user","content":"moving on"}]"#;
+    let t = read_str(src);
+    let findings = check(&t);
+    let text: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|f| f.starts_with("2: tool result for call 'nope' has no earlier tool call")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|f| f.starts_with("3: tool call 'c1' (ls) is never answered")),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn a_call_still_running_at_the_end_is_fine() {
+    let src = r#"[{"role":"user","content":"x"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}]"#;
+    assert!(check(&read_str(src)).is_empty());
+}
+
+#[test]
+fn containers_are_found() {
+    let traj = r#"{"environment": "x", "history": [{"role": "user", "content": "a"}], "info": {}}"#;
+    let t = read_str(&format!("{traj}\n"));
+    assert_eq!(t.conversations[0].items.len(), 1);
+    let runs = r#"[{"task_id": 1, "traj": [{"role": "user", "content": "a"}]}, {"task_id": 2, "traj": [{"role": "user", "content": "b"}, {"role": "assistant", "content": "c"}]}]"#;
+    let t = read_str(runs);
+    assert_eq!(t.conversations.len(), 2);
+    assert_eq!(t.conversations[1].location, "/1/traj");
+    assert_eq!(t.container, "json /*/traj");
+    let lines =
+        "{\"role\": \"user\", \"content\": \"a\"}\n{\"role\": \"assistant\", \"content\": \"b\"}\n";
+    let t = read_str(lines);
+    assert_eq!(t.container, "jsonl, one message per line");
+    let out = t.write(&[Some(vec![OutItem::Keep(1)])]);
+    assert_eq!(out, "{\"role\": \"assistant\", \"content\": \"b\"}\n");
+}
+
+#[test]
+fn messages_path_names_the_list() {
+    let src = r#"{"a": {"b": [[{"role": "user", "content": "x"}]]}}"#;
+    let opts = ReadOptions {
+        format: None,
+        messages_path: Some("/a/b/*".into()),
+    };
+    let t = read(src.to_string(), &opts).unwrap();
+    assert_eq!(t.conversations.len(), 1);
+    assert!(t.conversations[0].location.ends_with("/a/b/0"));
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    for (src, want) in [
+        ("", "empty file"),
+        ("{\"role\": \"user\"}\n{\"role\": ", "2: invalid JSON"),
+        ("[1, 2", "invalid JSON"),
+        ("[{\"x\": 1}]", "cannot tell the format"),
+    ] {
+        let err = read(src.to_string(), &ReadOptions::default()).unwrap_err();
+        let text = err.findings[0].to_string();
+        assert!(text.contains(want), "{src:?}: {text}");
+    }
+    let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+    assert!(read(deep, &ReadOptions::default()).is_err());
+}

@@ -1,0 +1,96 @@
+//! Properties checked over every file of `../shared/corpus`: detection, byte-exact
+//! round trips and `check`. No file is skipped silently: files ctxc does not support are
+//! listed in `UNSUPPORTED` with the error they must give.
+
+use ctxc::transcript::{self, OutItem, ReadOptions};
+use std::path::{Path, PathBuf};
+
+/// Corpus files that are not one of ctxc's formats, with the error text they must produce.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("openhands/trajs/basic.json", "cannot tell the format"),
+    (
+        "openhands/trajs/basic_interactions.json",
+        "cannot tell the format",
+    ),
+    ("openhands/resolver/output.jsonl", "cannot tell the format"),
+];
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+/// Every transcript file in the corpus, sorted, relative to the corpus root.
+fn corpus_files() -> Vec<String> {
+    let root = corpus_dir();
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("corpus is readable") {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if dir != root {
+                let rel = path.strip_prefix(&root).unwrap();
+                files.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 78, "corpus not found at {}", root.display());
+    files
+}
+
+fn load(rel: &str) -> Result<transcript::Transcript, transcript::ReadError> {
+    let text = std::fs::read_to_string(corpus_dir().join(rel)).unwrap();
+    transcript::read(text, &ReadOptions::default())
+}
+
+#[test]
+fn every_corpus_file_round_trips_byte_for_byte() {
+    let mut failures = Vec::new();
+    for rel in corpus_files() {
+        let expected_error = UNSUPPORTED.iter().find(|(f, _)| *f == rel).map(|(_, e)| *e);
+        match (load(&rel), expected_error) {
+            (Ok(t), None) => {
+                let unchanged = t.write(&vec![None; t.conversations.len()]);
+                let all_kept: Vec<_> = t
+                    .conversations
+                    .iter()
+                    .map(|c| Some((0..c.items.len()).map(OutItem::Keep).collect()))
+                    .collect();
+                if unchanged != t.source {
+                    failures.push(format!("{rel}: write without edits differs"));
+                } else if t.write(&all_kept) != t.source {
+                    failures.push(format!("{rel}: write keeping every item differs"));
+                }
+            }
+            (Ok(t), Some(_)) => {
+                failures.push(format!("{rel}: expected unsupported, read as {}", t.format))
+            }
+            (Err(e), None) => failures.push(format!("{rel}: {:?}", e.findings)),
+            (Err(e), Some(want)) => {
+                if !e.findings[0].message.contains(want) {
+                    failures.push(format!("{rel}: wrong error {:?}", e.findings));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn check_is_clean_on_every_supported_corpus_file() {
+    let mut failures = Vec::new();
+    for rel in corpus_files() {
+        if UNSUPPORTED.iter().any(|(f, _)| *f == rel) {
+            continue;
+        }
+        if let Ok(t) = load(&rel) {
+            let findings = transcript::check(&t);
+            if !findings.is_empty() {
+                failures.push(format!("{rel}: {findings:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
