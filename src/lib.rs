@@ -1,3 +1,40 @@
-//! ctxc library.
+//! ctxc: compact stored LLM agent transcripts offline, in their own format.
+//!
+//! The binary is a thin shell over [`run`]: it parses the command line into [`cli::Cli`] and
+//! maps the returned [`ExitStatus`] to the process exit code.
+
+pub mod cli;
+pub mod commands;
+pub mod discover;
 pub mod json;
 pub mod transcript;
+
+/// How a run ended, as the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitStatus {
+    /// 0: everything went well.
+    Success = 0,
+    /// 1: some input failed or has findings; the others were processed.
+    Failure = 1,
+    /// 2: usage or configuration error; nothing was processed.
+    Error = 2,
+}
+
+impl ExitStatus {
+    /// The worse of two statuses, for combining per-file results.
+    pub fn merge(self, other: ExitStatus) -> ExitStatus {
+        self.max(other)
+    }
+}
+
+/// Runs the command the user asked for.
+pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
+    if let Some(jobs) = cli.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build_global()?;
+    }
+    match &cli.command {
+        cli::Command::Check(args) => commands::check::run(args, cli.quiet),
+    }
+}

@@ -1,1 +1,23 @@
-fn main() {}
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = ctxc::cli::Cli::parse();
+    match ctxc::run(cli) {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("ctxc: {err:#}");
+            ExitCode::from(ctxc::ExitStatus::Error as u8)
+        }
+    }
+}
+
+/// A reader that closed our stdout early (`ctxc check ... | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

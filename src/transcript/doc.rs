@@ -173,40 +173,58 @@ impl<'a> Doc<'a> {
     /// A short description of what the file holds, for "cannot tell the format" errors.
     pub fn describe(&self) -> String {
         match self {
-            Doc::Json { root, .. } => describe_value("a JSON", root),
-            Doc::Lines { lines, .. } => {
-                let first = lines
-                    .first()
-                    .map(|l| describe_value("the first line is", l.raw))
-                    .unwrap_or_default();
-                format!("JSON Lines with {} records; {first}", lines.len())
-            }
+            Doc::Json { root, .. } => format!("the file is {}", shape(root)),
+            Doc::Lines { lines, .. } => match lines.first() {
+                Some(first) => format!(
+                    "JSON Lines with {} records, the first {}",
+                    lines.len(),
+                    shape(first.raw)
+                ),
+                None => "JSON Lines with no records".into(),
+            },
         }
     }
 }
 
-fn describe_value(prefix: &str, raw: &RawValue) -> String {
-    let text = raw.get();
+/// "an object with keys [a, b]", "an array of 3 values, the first ...", "the scalar 1".
+fn shape(raw: &RawValue) -> String {
     if let Some(members) = object_members(raw) {
         let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_str()).collect();
-        let tag = ["type", "action", "source"]
+        let more = if members.len() > 8 { ", ..." } else { "" };
+        let tag = ["type", "action", "from", "role"]
             .iter()
-            .find_map(|k| member(raw, k).map(|v| format!(", {k} = {}", v.get())))
+            .find_map(|k| member(raw, k).map(|v| format!(" ({k} = {})", clip(v.get()))))
             .unwrap_or_default();
-        format!("{prefix} object with keys [{}]{tag}", keys.join(", "))
+        format!("an object with keys [{}{more}]{tag}", keys.join(", "))
     } else if let Some(items) = crate::json::array_elements(raw) {
         match items.first() {
             Some(first) => format!(
-                "{prefix} array of {} values; {}",
+                "an array of {} values, the first {}",
                 items.len(),
-                describe_value("the first is an", first)
+                shape(first)
             ),
-            None => format!("{prefix} empty array"),
+            None => "an empty array".into(),
         }
     } else {
-        let shown: String = text.chars().take(40).collect();
-        format!("{prefix} scalar {shown}")
+        format!("the scalar {}", clip(raw.get()))
     }
+}
+
+/// At most 40 characters, with control characters escaped so messages stay printable.
+fn clip(text: &str) -> String {
+    let shown: String = text.chars().take(40).collect();
+    let ellipsis = if shown.len() < text.len() { "..." } else { "" };
+    let printable: String = shown
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    format!("{printable}{ellipsis}")
 }
 
 fn json_error(src: &str, body: &str, e: &serde_json::Error) -> ParseError {
@@ -224,7 +242,7 @@ fn json_error(src: &str, body: &str, e: &serde_json::Error) -> ParseError {
 }
 
 /// serde_json's message without its " at line L column C" tail: ctxc prints its own position.
-fn strip_position(e: &serde_json::Error) -> String {
+pub(super) fn strip_position(e: &serde_json::Error) -> String {
     let text = e.to_string();
     match text.rfind(" at line ") {
         Some(i) => text[..i].to_string(),

@@ -357,11 +357,26 @@ fn parse_item(
     parse: fn(&Value, &mut Item),
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
-    let value: Value = serde_json::from_str(raw.get())
-        .map_err(|e| ReadError::whole(format!("line {line}: invalid JSON value: {e}")))?;
+    let value: Value =
+        serde_json::from_str(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
     let mut item = Item::new(span, line, Role::None, Kind::NonContext);
     parse(&value, &mut item);
     Ok(item)
+}
+
+/// A value that is valid JSON text but not a valid JSON value for serde (too deep, a lone
+/// surrogate escape), reported at its line and byte.
+pub(super) fn value_error(line: usize, start: usize, e: &serde_json::Error) -> ReadError {
+    ReadError {
+        findings: vec![super::Finding::new(
+            line,
+            format!(
+                "invalid JSON value: {} (byte {})",
+                super::doc::strip_position(e),
+                start + e.column().saturating_sub(1)
+            ),
+        )],
+    }
 }
 
 /// Tool definitions and a top-level system prompt kept beside the list.

@@ -1,0 +1,180 @@
+//! Inputs: command-line paths (files, directories searched recursively, `-` for stdin) turned
+//! into one sorted, de-duplicated list, and each input's text loaded with errors that name it.
+
+use anyhow::{Context, Result};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One transcript to process.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Input {
+    /// Standard input (`-`).
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Input {
+    /// How the input is named in messages and reports.
+    pub fn display(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".into(),
+            Input::File(path) => path.display().to_string(),
+        }
+    }
+}
+
+/// An input that could not even be listed (missing path, unreadable directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The path as given.
+    pub path: String,
+    /// Why it was not usable.
+    pub message: String,
+}
+
+/// Expands `paths` into inputs: files as given, directories walked for names matching `globs`.
+/// Inputs come back sorted and de-duplicated; problems come back beside them, so one bad path
+/// never stops the others.
+pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<InputError>)> {
+    let matcher = glob_set(globs)?;
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+        } else if path.is_dir() {
+            let before = inputs.len();
+            walk(path, &matcher, &mut inputs, &mut errors);
+            if inputs.len() == before {
+                errors.push(InputError {
+                    path: path.display().to_string(),
+                    message: format!("no files matching {} in this directory", globs.join(", ")),
+                });
+            }
+        } else if path.exists() {
+            inputs.push(Input::File(path.clone()));
+        } else {
+            errors.push(InputError {
+                path: path.display().to_string(),
+                message: "no such file or directory".into(),
+            });
+        }
+    }
+    inputs.sort();
+    inputs.dedup();
+    Ok((inputs, errors))
+}
+
+fn glob_set(globs: &[String]) -> Result<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(Glob::new(glob).with_context(|| format!("invalid --glob pattern '{glob}'"))?);
+    }
+    Ok(builder.build()?)
+}
+
+fn walk(dir: &Path, matcher: &GlobSet, inputs: &mut Vec<Input>, errors: &mut Vec<InputError>) {
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        match entry {
+            Ok(e) if e.file_type().is_file() && matcher.is_match(e.file_name()) => {
+                inputs.push(Input::File(e.into_path()));
+            }
+            Ok(_) => {}
+            Err(e) => errors.push(InputError {
+                path: e.path().unwrap_or(dir).display().to_string(),
+                message: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// Why an input's text could not be loaded; `line` is 0 when not tied to a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// 1-based line of the problem, or 0.
+    pub line: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Reads an input's bytes and checks they are UTF-8 (JSON must be).
+pub fn load(input: &Input) -> Result<String, LoadError> {
+    let bytes = match input {
+        Input::Stdin => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map(|_| buf)
+                .map_err(|e| io_error(&e))?
+        }
+        Input::File(path) if path.is_dir() => {
+            return Err(LoadError {
+                line: 0,
+                message: "is a directory, not a transcript file".into(),
+            });
+        }
+        Input::File(path) => std::fs::read(path).map_err(|e| io_error(&e))?,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        LoadError {
+            line,
+            message: format!("invalid UTF-8 at byte {at}: JSON text must be UTF-8"),
+        }
+    })
+}
+
+fn io_error(e: &std::io::Error) -> LoadError {
+    let message = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    };
+    LoadError { line: 0, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_are_walked_sorted_and_deduplicated() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        for name in ["b.jsonl", "a.json", "sub/c.traj", "notes.txt"] {
+            std::fs::write(root.join(name), "[]").unwrap();
+        }
+        let globs: Vec<String> = ["*.json", "*.jsonl", "*.traj"].map(String::from).to_vec();
+        let paths = vec![
+            root.to_path_buf(),
+            root.join("a.json"),
+            root.join("missing.json"),
+        ];
+        let (inputs, errors) = discover(&paths, &globs).unwrap();
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|i| match i {
+                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                Input::Stdin => "-".into(),
+            })
+            .collect();
+        assert_eq!(names, ["a.json", "b.jsonl", "sub/c.traj"]);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].path.ends_with("missing.json"));
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line_and_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.jsonl");
+        std::fs::write(&path, b"{\"a\": 1}\n{\"b\": \"\xff\"}\n").unwrap();
+        let err = load(&Input::File(path)).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("byte 16"), "{}", err.message);
+    }
+}

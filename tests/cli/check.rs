@@ -1,0 +1,184 @@
+//! `ctxc check` on the corpus, on broken fixtures and on malformed input.
+
+use crate::{ctxc, fixture, shared, stdout_of};
+
+#[test]
+fn every_supported_corpus_folder_is_valid() {
+    for dir in [
+        "claude-code",
+        "codex-rollout",
+        "openai-chat",
+        "swe-agent",
+        "sharegpt",
+    ] {
+        let out = ctxc()
+            .arg("check")
+            .arg(shared(&format!("corpus/{dir}")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{dir}: {}", stdout_of(&out));
+        assert!(out.stdout.is_empty(), "{dir}: {}", stdout_of(&out));
+    }
+}
+
+#[test]
+fn broken_fixtures_give_their_finding_and_exit_1() {
+    let cases = [
+        (
+            "openai-orphan-result.json",
+            ":4: tool result for call 'call_missing' has no earlier tool call",
+        ),
+        (
+            "openai-unanswered-call.json",
+            ":3: tool call 'call_1' (read_file) is never answered, yet the conversation goes on",
+        ),
+        (
+            "openai-role-order.json",
+            ":3: a tool message must follow an assistant message with tool_calls",
+        ),
+        (
+            "openai-truncated.jsonl",
+            ":3: invalid JSON: EOF while parsing a string (byte 116)",
+        ),
+    ];
+    for (file, expected) in cases {
+        let path = fixture(&format!("broken/{file}"));
+        let out = ctxc().arg("check").arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}");
+        let text = stdout_of(&out);
+        let want = format!("{}{expected}", path.display());
+        assert!(
+            text.lines().any(|l| l == want),
+            "{file}: expected {want:?} in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn one_bad_file_does_not_hide_the_others() {
+    let out = ctxc()
+        .arg("check")
+        .arg("--json")
+        .arg(fixture("broken/openai-truncated.jsonl"))
+        .arg(shared("corpus/swe-agent/ctf__crypto__katy.traj"))
+        .arg("no/such/file.json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["schemaVersion"], 1);
+    assert_eq!(report["totals"]["files"], 3);
+    assert_eq!(report["totals"]["valid"], 1);
+    let files = report["files"].as_array().unwrap();
+    let katy = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("katy.traj"))
+        .unwrap();
+    assert_eq!(katy["format"], "openai");
+    assert_eq!(katy["valid"], true);
+    let missing = files
+        .iter()
+        .find(|f| f["path"] == "no/such/file.json")
+        .unwrap();
+    assert_eq!(
+        missing["findings"][0]["message"],
+        "no such file or directory"
+    );
+}
+
+#[test]
+fn every_jsontestsuite_case_is_parsed_or_rejected_without_a_panic() {
+    let dir = shared("jsontestsuite/test_parsing");
+    let count = std::fs::read_dir(&dir).unwrap().count();
+    assert!(count > 300, "JSONTestSuite not found at {}", dir.display());
+    let out = ctxc()
+        .args(["check", "--glob", "*"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // None of these is a transcript, so each must be named with a finding.
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout_of(&out);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(text.contains(&format!("/{name}")), "{name} has no finding");
+    }
+}
+
+/// Writes `content` to a temp file and runs `ctxc check` on it.
+fn check_bytes(name: &str, content: &[u8]) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    let out = ctxc().args(["check", "-q"]).arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code(), stdout_of(&out))
+}
+
+#[test]
+fn malformed_inputs_get_clear_errors() {
+    let deep = format!(
+        "[{{\"role\": \"user\", \"content\": {}1{}}}]",
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.json", b"".to_vec(), "empty file"),
+        (
+            "bad-utf8.jsonl",
+            b"{\"role\": \"user\", \"content\": \"\xc3\x28\"}\n".to_vec(),
+            ":1: invalid UTF-8 at byte 29",
+        ),
+        (
+            "surrogate.jsonl",
+            b"{\"role\": \"user\", \"content\": \"\\ud800\"}\n".to_vec(),
+            ":1: invalid JSON value: unexpected end of hex escape (byte 35)",
+        ),
+        (
+            "deep.json",
+            deep.into_bytes(),
+            ":1: invalid JSON value: recursion limit exceeded",
+        ),
+    ];
+    for (name, content, want) in cases {
+        let (code, text) = check_bytes(name, &content);
+        assert_eq!(code, Some(1), "{name}: {text}");
+        assert!(text.contains(want), "{name}: expected {want:?} in {text}");
+    }
+}
+
+#[test]
+fn a_bom_is_tolerated() {
+    let (code, text) = check_bytes(
+        "bom.json",
+        "\u{feff}[{\"role\": \"user\", \"content\": \"hi\"}]".as_bytes(),
+    );
+    assert_eq!(code, Some(0), "{text}");
+}
+
+#[test]
+fn a_directory_given_as_a_file_and_a_100_mb_line_are_handled() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty_dir = dir.path().join("empty");
+    std::fs::create_dir(&empty_dir).unwrap();
+    let big = dir.path().join("big.jsonl");
+    let blob = "A".repeat(100 * 1024 * 1024);
+    std::fs::write(
+        &big,
+        format!("{{\"role\": \"user\", \"content\": \"{blob}\"}}\n"),
+    )
+    .unwrap();
+    let out = ctxc()
+        .args(["check", "-q"])
+        .arg(&empty_dir)
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout_of(&out);
+    assert!(text.contains("no files matching"), "{text}");
+    assert!(!text.contains("big.jsonl"), "the big file is valid: {text}");
+}

@@ -1,0 +1,39 @@
+//! End-to-end tests: the real `ctxc` binary on temp dirs, corpus copies and fixtures.
+
+mod check;
+mod man;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The `ctxc` binary under test.
+pub fn ctxc() -> Command {
+    let mut cmd = Command::cargo_bin("ctxc").unwrap();
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file under `../shared`.
+pub fn shared(rel: &str) -> PathBuf {
+    root().join("../shared").join(rel)
+}
+
+/// A file under `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// The text of stdout.
+pub fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Whether `path` exists (for readable asserts).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
