@@ -32,6 +32,12 @@ pub enum Command {
     ///
     /// Findings print as `path:line: message`. Exit status: 0 all valid, 1 findings, 2 usage.
     Check(CheckArgs),
+
+    /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
+    ///
+    /// Context tokens are what the model would be sent: after the latest compact boundary,
+    /// without records that never reach it (reported as stored-only bytes).
+    Stats(StatsArgs),
 }
 
 /// Where transcripts come from and how to read them.
@@ -64,6 +70,100 @@ pub struct CheckArgs {
     /// Print findings as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How tokens are counted and how big the context window is.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TokenArgs {
+    /// Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5).
+    /// Models without a public tokenizer are counted with o200k_base and marked estimated.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Context window in tokens (default: the model's, else 200000).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+
+    /// Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate.
+    #[arg(long, value_name = "ENCODING")]
+    pub encoding: Option<crate::tokens::Encoding>,
+
+    /// Tokenize every text, even text seen before (for measurements).
+    #[arg(long, hide = true)]
+    pub no_cache: bool,
+}
+
+/// When compaction is due; 0 switches a trigger off.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TriggerArgs {
+    /// Fire when context tokens reach this share of the window [default: 0.8].
+    #[arg(long, value_name = "RATIO")]
+    pub trigger_ratio: Option<f64>,
+
+    /// Fire when a conversation has this many user turns [default: 200].
+    #[arg(long, value_name = "N")]
+    pub turn_threshold: Option<usize>,
+
+    /// Fire when a conversation has this many messages [default: 700].
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<usize>,
+
+    /// Ignore the !!!SUMMARY!!! marker in the last assistant message.
+    #[arg(long)]
+    pub no_marker: bool,
+}
+
+/// How a report is printed.
+#[derive(Debug, Args, Clone, Default)]
+#[group(multiple = false)]
+pub struct OutputArgs {
+    /// Print the report as JSON (camelCase, with schemaVersion).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the report as YAML.
+    #[arg(long)]
+    pub yaml: bool,
+
+    /// Print the report as a markdown table.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+impl OutputArgs {
+    /// The chosen format (a table by default).
+    pub fn format(&self) -> crate::report::OutputFormat {
+        use crate::report::OutputFormat;
+        if self.json {
+            OutputFormat::Json
+        } else if self.yaml {
+            OutputFormat::Yaml
+        } else if self.markdown {
+            OutputFormat::Markdown
+        } else {
+            OutputFormat::Table
+        }
+    }
+}
+
+/// Arguments of `ctxc stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Token counting.
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+
+    /// Triggers to evaluate.
+    #[command(flatten)]
+    pub triggers: TriggerArgs,
+
+    /// Report format.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

@@ -5,9 +5,15 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
+pub mod count;
 pub mod discover;
 pub mod json;
+pub mod progress;
+pub mod report;
+pub mod tokens;
 pub mod transcript;
+pub mod trigger;
 
 /// How a run ended, as the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,5 +42,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     }
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
+        cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
     }
 }

@@ -202,8 +202,8 @@ fn openai_model(name: &str) -> Option<ModelInfo> {
         TiktokenModel::P50kBase | TiktokenModel::P50kEdit => Encoding::P50kBase,
         TiktokenModel::R50kBase | TiktokenModel::Gpt2 => Encoding::R50kBase,
     };
-    let context_window = tiktoken_rs::model::get_context_size(name)
-        .unwrap_or_else(|| openai_context_fallback(name));
+    let context_window =
+        tiktoken_rs::model::get_context_size(name).unwrap_or_else(|| openai_context_fallback(name));
     Some(ModelInfo {
         encoding,
         context_window,
@@ -298,7 +298,10 @@ impl TokenCounter {
 
     /// Cache hits and misses so far (all zero without a cache).
     pub fn cache_stats(&self) -> CacheStats {
-        self.cache.as_ref().map(CountCache::stats).unwrap_or_default()
+        self.cache
+            .as_ref()
+            .map(CountCache::stats)
+            .unwrap_or_default()
     }
 }
 
@@ -443,7 +446,12 @@ mod engine {
             return text.len();
         }
         let bytes = text.as_bytes();
-        let after_non_space = |i: usize| text[..i].chars().next_back().is_some_and(|c| !c.is_whitespace());
+        let after_non_space = |i: usize| {
+            text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !c.is_whitespace())
+        };
         let exact = (1..=max)
             .rev()
             .find(|&i| bytes[i] == b' ' && after_non_space(i));

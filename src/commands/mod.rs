@@ -1,3 +1,4 @@
 //! One module per command: each turns its resolved arguments into output and an exit status.
 
 pub mod check;
+pub mod stats;

@@ -1,0 +1,405 @@
+//! `ctxc stats`: a dry-run token report per file — context tokens, stored-only bytes,
+//! breakdowns, provider-reported usage, and which triggers would fire.
+
+use crate::ExitStatus;
+use crate::cli::StatsArgs;
+use crate::config::{TokenSettings, trigger_settings};
+use crate::count::{Breakdown, count_transcript, stored_only_bytes};
+use crate::discover::{self, Input};
+use crate::progress::Progress;
+use crate::report::{self, OutputFormat, Table, thousands};
+use crate::tokens::TokenCounter;
+use crate::transcript::{self, ReadOptions, Transcript, Usage};
+use crate::trigger::{self, Measures, TriggerSettings};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatsReport {
+    /// Bumped when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// How tokens were counted.
+    pub tokenizer: TokenSettings,
+    /// The token threshold the token trigger uses, if on.
+    pub trigger_threshold: Option<usize>,
+    /// One entry per input, in input order.
+    pub files: Vec<FileStats>,
+    /// Sums over all files.
+    pub totals: Totals,
+}
+
+/// Figures of one file (or its error).
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileStats {
+    /// The input's path.
+    pub path: String,
+    /// Why the file could not be read, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Detected (or forced) format.
+    pub format: Option<String>,
+    /// How the messages are stored.
+    pub container: Option<String>,
+    /// Figures summed over the file's conversations.
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// Figures that add up over conversations and files.
+#[derive(Debug, Default, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Figures {
+    /// Conversations.
+    pub conversations: usize,
+    /// Logical messages in the live context.
+    pub messages: usize,
+    /// Bytes of the file.
+    pub bytes: usize,
+    /// Tokens the model would be sent (summed over conversations).
+    pub context_tokens: usize,
+    /// The largest conversation's context tokens.
+    pub max_conversation_tokens: usize,
+    /// Bytes stored that never reach the model.
+    pub stored_only_bytes: usize,
+    /// Context tokens by role, kind and tool.
+    #[serde(flatten)]
+    pub breakdown: Breakdown,
+    /// Usage the provider reported in the transcript, kept apart from ctxc's counts.
+    pub provider_usage: Option<ProviderUsage>,
+    /// Trigger name → number of conversations where it would fire.
+    pub triggers: BTreeMap<String, usize>,
+}
+
+/// Provider-reported usage summed over a file's messages.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderUsage {
+    /// Messages that carried usage.
+    pub messages: usize,
+    /// Input tokens (uncached).
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// The prompt size of the last reported call (input + cache creation + cache read): the
+    /// provider's own view of the context, to compare with `contextTokens`.
+    pub last_context_tokens: u64,
+}
+
+/// Sums over all files.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Inputs.
+    pub files: usize,
+    /// Inputs that could not be read.
+    pub failed: usize,
+    /// Summed figures.
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// Runs `ctxc stats`.
+pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
+    let tokens = TokenSettings::from_args(&args.tokens)?;
+    let triggers = trigger_settings(&args.triggers, &tokens, false)?;
+    let counter = tokens.counter()?;
+    let opts = ReadOptions {
+        format: args.input.format,
+        messages_path: args.input.messages_path.clone(),
+    };
+    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let progress = Progress::new(inputs.len(), quiet);
+    let mut files: Vec<FileStats> = errors
+        .into_iter()
+        .map(|e| FileStats {
+            path: e.path,
+            error: Some(e.message),
+            ..Default::default()
+        })
+        .collect();
+    let measured: Vec<FileStats> = inputs
+        .par_iter()
+        .map(|input| {
+            let stats = file_stats(input, &opts, &counter, &triggers);
+            progress.advance();
+            stats
+        })
+        .collect();
+    files.extend(measured);
+    progress.finish();
+    for file in files.iter().filter(|f| f.error.is_some()) {
+        progress.warn(&format!(
+            "{}: {}",
+            file.path,
+            file.error.as_deref().unwrap_or("")
+        ));
+    }
+    let report = StatsReport {
+        schema_version: 1,
+        tokenizer: tokens,
+        trigger_threshold: triggers.token_threshold(),
+        totals: totals(&files),
+        files,
+    };
+    print(&report, args.output.format(), quiet)?;
+    Ok(if report.totals.failed == 0 {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if quiet && format == OutputFormat::Table {
+        writeln!(out, "{}", report.totals.figures.context_tokens)?;
+    } else {
+        let text = report::render(format, report, &table(report))?;
+        out.write_all(text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Reads and measures one input; a failure is recorded, not raised.
+pub fn file_stats(
+    input: &Input,
+    opts: &ReadOptions,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+) -> FileStats {
+    let path = input.display();
+    let loaded = discover::load(input)
+        .map_err(|e| locate(e.line, &e.message))
+        .and_then(|text| {
+            transcript::read(text, opts).map_err(|e| {
+                let first = &e.findings[0];
+                locate(first.line, &first.message)
+            })
+        });
+    match loaded {
+        Ok(t) => FileStats {
+            path,
+            error: None,
+            format: Some(t.format.to_string()),
+            container: Some(t.container.clone()),
+            figures: measure(&t, counter, triggers),
+        },
+        Err(error) => FileStats {
+            path,
+            error: Some(error),
+            ..Default::default()
+        },
+    }
+}
+
+fn locate(line: usize, message: &str) -> String {
+    if line == 0 {
+        message.to_string()
+    } else {
+        format!("line {line}: {message}")
+    }
+}
+
+/// Every figure of a transcript.
+pub fn measure(t: &Transcript, counter: &TokenCounter, triggers: &TriggerSettings) -> Figures {
+    let counts = count_transcript(counter, t);
+    let mut figures = Figures {
+        conversations: t.conversations.len(),
+        bytes: t.source.len(),
+        provider_usage: provider_usage(t),
+        ..Default::default()
+    };
+    // Bytes outside the message lists (trajectory copies, metadata) never reach the model.
+    let listed: usize = t.conversations.iter().map(|c| c.span.len()).sum();
+    figures.stored_only_bytes = t.source.len().saturating_sub(listed);
+    for (conv, tokens) in t.conversations.iter().zip(&counts.conversations) {
+        let total = tokens.total();
+        let measures = Measures::of(conv, total);
+        figures.messages += measures.events;
+        figures.context_tokens += total;
+        figures.max_conversation_tokens = figures.max_conversation_tokens.max(total);
+        figures.stored_only_bytes += stored_only_bytes(conv);
+        figures.breakdown.add(counter, conv, tokens);
+        for fired in trigger::fired(triggers, &measures) {
+            *figures.triggers.entry(fired.name().into()).or_default() += 1;
+        }
+    }
+    figures
+}
+
+fn provider_usage(t: &Transcript) -> Option<ProviderUsage> {
+    let usages: Vec<&Usage> = t
+        .conversations
+        .iter()
+        .flat_map(|c| &c.items)
+        .filter_map(|i| i.usage.as_ref())
+        .collect();
+    let last = usages.last()?;
+    let mut sum = ProviderUsage {
+        messages: usages.len(),
+        last_context_tokens: last.input_tokens
+            + last.cache_creation_input_tokens
+            + last.cache_read_input_tokens,
+        ..Default::default()
+    };
+    for u in &usages {
+        sum.input_tokens += u.input_tokens;
+        sum.output_tokens += u.output_tokens;
+        sum.cache_creation_input_tokens += u.cache_creation_input_tokens;
+        sum.cache_read_input_tokens += u.cache_read_input_tokens;
+    }
+    Some(sum)
+}
+
+impl Figures {
+    fn add(&mut self, other: &Figures) {
+        self.conversations += other.conversations;
+        self.messages += other.messages;
+        self.bytes += other.bytes;
+        self.context_tokens += other.context_tokens;
+        self.max_conversation_tokens = self
+            .max_conversation_tokens
+            .max(other.max_conversation_tokens);
+        self.stored_only_bytes += other.stored_only_bytes;
+        self.breakdown.merge(&other.breakdown);
+        if let Some(theirs) = other.provider_usage {
+            let mine = self.provider_usage.get_or_insert_default();
+            mine.messages += theirs.messages;
+            mine.input_tokens += theirs.input_tokens;
+            mine.output_tokens += theirs.output_tokens;
+            mine.cache_creation_input_tokens += theirs.cache_creation_input_tokens;
+            mine.cache_read_input_tokens += theirs.cache_read_input_tokens;
+            mine.last_context_tokens += theirs.last_context_tokens;
+        }
+        for (name, n) in &other.triggers {
+            *self.triggers.entry(name.clone()).or_default() += n;
+        }
+    }
+}
+
+fn totals(files: &[FileStats]) -> Totals {
+    let mut totals = Totals {
+        files: files.len(),
+        failed: files.iter().filter(|f| f.error.is_some()).count(),
+        ..Default::default()
+    };
+    for file in files {
+        totals.figures.add(&file.figures);
+    }
+    totals
+}
+
+fn table(report: &StatsReport) -> Table {
+    let estimated = if report.tokenizer.exact {
+        ""
+    } else {
+        " (est.)"
+    };
+    let headers = [
+        "FILE".to_string(),
+        "FORMAT".into(),
+        "CONV".into(),
+        "MSGS".into(),
+        "BYTES".into(),
+        format!("CONTEXT TOKENS{estimated}"),
+        "STORED-ONLY BYTES".into(),
+        "PROVIDER CONTEXT".into(),
+        "TRIGGERS".into(),
+    ];
+    let rows = report
+        .files
+        .iter()
+        .map(|f| match &f.error {
+            Some(_) => {
+                let mut cells = vec![f.path.clone(), "failed".into()];
+                cells.resize(9, "-".into());
+                cells
+            }
+            None => row(
+                f.path.clone(),
+                f.format.clone().unwrap_or_default(),
+                &f.figures,
+            ),
+        })
+        .collect();
+    let total_label = format!("TOTAL ({} files)", report.totals.files);
+    Table {
+        numeric: vec![false, false, true, true, true, true, true, true, false],
+        headers: headers.to_vec(),
+        rows,
+        total: Some(row(total_label, String::new(), &report.totals.figures)),
+        notes: notes(report),
+    }
+}
+
+fn row(label: String, format: String, f: &Figures) -> Vec<String> {
+    let triggers: Vec<String> = f.triggers.iter().map(|(k, n)| format!("{k}×{n}")).collect();
+    vec![
+        label,
+        format,
+        thousands(f.conversations as u64),
+        thousands(f.messages as u64),
+        thousands(f.bytes as u64),
+        thousands(f.context_tokens as u64),
+        thousands(f.stored_only_bytes as u64),
+        f.provider_usage
+            .map(|u| thousands(u.last_context_tokens))
+            .unwrap_or_else(|| "-".into()),
+        if triggers.is_empty() {
+            "-".into()
+        } else {
+            triggers.join(" ")
+        },
+    ]
+}
+
+fn notes(report: &StatsReport) -> Vec<String> {
+    let t = &report.tokenizer;
+    let exactness = if t.exact { "exact" } else { "estimated" };
+    let model = t
+        .model
+        .as_deref()
+        .map(|m| format!("{m}, "))
+        .unwrap_or_default();
+    let threshold = report
+        .trigger_threshold
+        .map(|n| format!("token trigger at {} tokens", thousands(n as u64)))
+        .unwrap_or_else(|| "token trigger off".into());
+    let b = &report.totals.figures.breakdown;
+    vec![
+        String::new(),
+        format!(
+            "tokens: {model}{} ({exactness}); context window {}; {threshold}",
+            t.encoding,
+            thousands(t.context_window as u64)
+        ),
+        format!("by role: {}", breakdown_line(&b.by_role, usize::MAX)),
+        format!("by kind: {}", breakdown_line(&b.by_kind, usize::MAX)),
+        format!("by tool (top 10): {}", breakdown_line(&b.by_tool, 10)),
+        "provider context: the prompt size the provider reported for the last call (input + cache), never mixed into ctxc's counts".into(),
+    ]
+}
+
+/// `a 1,234 · b 567`, largest first, at most `limit` entries.
+fn breakdown_line(map: &BTreeMap<String, u64>, limit: usize) -> String {
+    let mut entries: Vec<(&String, &u64)> = map.iter().collect();
+    entries.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if entries.is_empty() {
+        return "-".into();
+    }
+    let shown: Vec<String> = entries
+        .iter()
+        .take(limit)
+        .map(|(k, v)| format!("{k} {}", thousands(**v)))
+        .collect();
+    shown.join(" · ")
+}

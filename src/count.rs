@@ -1,0 +1,189 @@
+//! Context tokens: what the model would be sent for a conversation, counted once per item.
+//!
+//! Counted: the chat format's per-message overhead (once per logical message, so Claude Code's
+//! split assistant records are one message), text, thinking, tool names and arguments, tool
+//! results, tool definitions and top-level system prompts. Not counted, but reported as
+//! stored-only bytes: records that never reach the model (progress, snapshots, metadata),
+//! history before the latest compact boundary, and duplicate copies such as Claude Code's
+//! `toolUseResult`. Media parts count only their short stub: providers bill images by pixels,
+//! which a transcript does not record.
+
+use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
+use crate::transcript::{Conversation, Item, Kind, PartKind, Transcript};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Conversations with at least this many items are counted item-parallel, so one huge file
+/// keeps every core busy instead of one.
+const PARALLEL_ITEMS: usize = 64;
+
+/// Token counts of one conversation, per item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationTokens {
+    /// Tokens of each item (0 for items that never reach the model).
+    pub items: Vec<usize>,
+    /// Tokens of the preamble (tool definitions, top-level system prompt).
+    pub preamble: usize,
+}
+
+impl ConversationTokens {
+    /// Everything the model would be sent, reply priming included.
+    pub fn total(&self) -> usize {
+        self.preamble + self.items.iter().sum::<usize>() + TOKENS_PER_REPLY
+    }
+}
+
+/// Counts every item of `conv`.
+pub fn count_conversation(counter: &TokenCounter, conv: &Conversation) -> ConversationTokens {
+    let first = first_of_message(conv);
+    let count = |(i, item): (usize, &Item)| item_tokens(counter, item, first[i]);
+    let items = if conv.items.len() >= PARALLEL_ITEMS {
+        conv.items.par_iter().enumerate().map(count).collect()
+    } else {
+        conv.items.iter().enumerate().map(count).collect()
+    };
+    let preamble = conv.preamble.iter().map(|p| counter.count(&p.text)).sum();
+    ConversationTokens { items, preamble }
+}
+
+/// Tokens of one item; `pays_overhead` is false for the later records of a logical message.
+pub fn item_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> usize {
+    if !item.in_context {
+        return 0;
+    }
+    let overhead = if pays_overhead { TOKENS_PER_MESSAGE } else { 0 };
+    overhead
+        + item
+            .parts
+            .iter()
+            .map(|p| counter.count(&p.text))
+            .sum::<usize>()
+}
+
+/// For each item, whether it is the first in-context record of its logical message.
+pub fn first_of_message(conv: &Conversation) -> Vec<bool> {
+    let mut seen = HashSet::new();
+    conv.items
+        .iter()
+        .map(|item| match &item.message_id {
+            Some(id) if item.in_context => seen.insert(id.as_str()),
+            _ => true,
+        })
+        .collect()
+}
+
+/// Bytes stored in the file that never reach the model.
+pub fn stored_only_bytes(conv: &Conversation) -> usize {
+    conv.items
+        .iter()
+        .map(|item| {
+            if item.in_context {
+                item.stored_only_bytes
+            } else {
+                item.span.len()
+            }
+        })
+        .sum()
+}
+
+/// Context tokens broken down three ways.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Breakdown {
+    /// By role (`user`, `assistant`, `tool`, ...; `preamble` for tool definitions and system).
+    pub by_role: BTreeMap<String, u64>,
+    /// By item kind (`user`, `assistant`, `tool_call`, `tool_result`, `thinking`, ...).
+    pub by_kind: BTreeMap<String, u64>,
+    /// By tool name: the calls' names and arguments plus their results.
+    pub by_tool: BTreeMap<String, u64>,
+}
+
+impl Breakdown {
+    /// Adds a conversation's counts.
+    pub fn add(
+        &mut self,
+        counter: &TokenCounter,
+        conv: &Conversation,
+        tokens: &ConversationTokens,
+    ) {
+        if tokens.preamble > 0 {
+            *self.by_role.entry("preamble".into()).or_default() += tokens.preamble as u64;
+            *self.by_kind.entry("preamble".into()).or_default() += tokens.preamble as u64;
+        }
+        let tool_of = tool_names(conv);
+        for (item, &n) in conv.items.iter().zip(&tokens.items) {
+            if n == 0 {
+                continue;
+            }
+            *self.by_role.entry(item.role.name().into()).or_default() += n as u64;
+            *self.by_kind.entry(item.kind.name().into()).or_default() += n as u64;
+            self.add_tools(counter, item, &tool_of);
+        }
+    }
+
+    fn add_tools(&mut self, counter: &TokenCounter, item: &Item, tool_of: &HashMap<&str, &str>) {
+        if item.kind == Kind::ToolResult {
+            let tokens: usize = item
+                .parts
+                .iter()
+                .filter(|p| p.kind == PartKind::ToolResult)
+                .map(|p| counter.count(&p.text))
+                .sum();
+            let name = item
+                .results
+                .first()
+                .and_then(|id| tool_of.get(id.as_str()))
+                .unwrap_or(&"(unknown)");
+            *self.by_tool.entry(name.to_string()).or_default() += tokens as u64;
+        }
+        // A call's name and arguments parts come in pairs, in call order.
+        let calls = item.parts.iter().filter(|p| p.kind == PartKind::ToolName);
+        let args = item
+            .parts
+            .iter()
+            .filter(|p| p.kind == PartKind::ToolArguments);
+        for (name, arguments) in calls.zip(args) {
+            let tokens = counter.count(&name.text) + counter.count(&arguments.text);
+            *self.by_tool.entry(name.text.clone()).or_default() += tokens as u64;
+        }
+    }
+
+    /// Adds another breakdown into this one.
+    pub fn merge(&mut self, other: &Breakdown) {
+        for (mine, theirs) in [
+            (&mut self.by_role, &other.by_role),
+            (&mut self.by_kind, &other.by_kind),
+            (&mut self.by_tool, &other.by_tool),
+        ] {
+            for (k, v) in theirs {
+                *mine.entry(k.clone()).or_default() += v;
+            }
+        }
+    }
+}
+
+/// Call id → tool name, for attributing results to their tool.
+pub fn tool_names(conv: &Conversation) -> HashMap<&str, &str> {
+    conv.items
+        .iter()
+        .flat_map(|item| &item.calls)
+        .map(|call| (call.id.as_str(), call.name.as_str()))
+        .collect()
+}
+
+/// Counts of a whole transcript.
+#[derive(Debug, Clone)]
+pub struct TranscriptTokens {
+    /// Per conversation, in order.
+    pub conversations: Vec<ConversationTokens>,
+}
+
+/// Counts every conversation of `t`.
+pub fn count_transcript(counter: &TokenCounter, t: &Transcript) -> TranscriptTokens {
+    TranscriptTokens {
+        conversations: t
+            .conversations
+            .par_iter()
+            .map(|c| count_conversation(counter, c))
+            .collect(),
+    }
+}

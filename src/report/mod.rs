@@ -1,0 +1,78 @@
+//! Reports in every output format: a table on a terminal, JSON, YAML and markdown.
+//!
+//! A command builds its report as serde data (for JSON and YAML, camelCase and stable, with a
+//! `schemaVersion`) and as a [`Table`] (for the terminal and markdown). One file per format.
+
+mod markdown;
+mod terminal;
+
+use serde::Serialize;
+
+/// The output formats of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// An aligned table with thousands separators, for people.
+    #[default]
+    Table,
+    /// Pretty JSON, camelCase fields, `schemaVersion`.
+    Json,
+    /// YAML with the same fields as JSON.
+    Yaml,
+    /// A GitHub-flavoured markdown table.
+    Markdown,
+}
+
+/// Tabular view of a report: a header, rows, an optional total row, and notes printed below.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// Column titles.
+    pub headers: Vec<String>,
+    /// Which columns hold numbers (right-aligned).
+    pub numeric: Vec<bool>,
+    /// The rows, cells already formatted.
+    pub rows: Vec<Vec<String>>,
+    /// The total row, if any.
+    pub total: Option<Vec<String>>,
+    /// Lines printed after the table (breakdowns, notes).
+    pub notes: Vec<String>,
+}
+
+/// Renders a report in `format`; `data` for JSON/YAML, `table` for the others.
+pub fn render<T: Serialize>(
+    format: OutputFormat,
+    data: &T,
+    table: &Table,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Json => serde_json::to_string_pretty(data)? + "\n",
+        OutputFormat::Yaml => serde_yaml::to_string(data)?,
+        OutputFormat::Table => terminal::render(table),
+        OutputFormat::Markdown => markdown::render(table),
+    })
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

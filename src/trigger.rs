@@ -1,0 +1,216 @@
+//! Which compaction triggers fire for a conversation (DESIGN "Triggers"): context tokens
+//! against a share of the window, conversation turns, events, the `!!!SUMMARY!!!` marker, or
+//! the user's `--force`. Any one firing is enough.
+
+use crate::transcript::{Conversation, Kind};
+use serde::Serialize;
+
+/// The marker an agent writes in its last message to ask for a summary (seed 000).
+pub const SUMMARY_REQUEST_MARKER: &str = "!!!SUMMARY!!!";
+
+/// Trigger thresholds; a threshold of 0 switches that trigger off.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriggerSettings {
+    /// The model's context window in tokens.
+    pub context_window: usize,
+    /// Fire when context tokens ≥ this share of the window (0 = off).
+    pub trigger_ratio: f64,
+    /// Fire when the conversation has this many turns (user messages) (0 = off).
+    pub turn_threshold: usize,
+    /// Fire when the conversation has this many events (logical messages) (0 = off).
+    pub max_events: usize,
+    /// Fire when the last assistant message contains `!!!SUMMARY!!!`.
+    pub marker: bool,
+    /// Always fire (the user asks).
+    pub force: bool,
+}
+
+impl Default for TriggerSettings {
+    fn default() -> Self {
+        TriggerSettings {
+            context_window: crate::tokens::DEFAULT_CONTEXT_WINDOW,
+            trigger_ratio: 0.8,
+            turn_threshold: 200,
+            max_events: 700,
+            marker: true,
+            force: false,
+        }
+    }
+}
+
+impl TriggerSettings {
+    /// The token count at which the token trigger fires, if it is on.
+    pub fn token_threshold(&self) -> Option<usize> {
+        (self.trigger_ratio > 0.0)
+            .then(|| (self.trigger_ratio * self.context_window as f64).ceil() as usize)
+    }
+}
+
+/// What is measured of a conversation for its triggers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measures {
+    /// Context tokens.
+    pub tokens: usize,
+    /// User turns in the live context.
+    pub turns: usize,
+    /// Logical messages in the live context.
+    pub events: usize,
+    /// Whether the last assistant message carries the summary marker.
+    pub marker: bool,
+}
+
+impl Measures {
+    /// Measures `conv` given its context tokens.
+    pub fn of(conv: &Conversation, tokens: usize) -> Self {
+        let live = || conv.items.iter().filter(|i| i.in_context);
+        let turns = live().filter(|i| i.kind == Kind::User).count();
+        let first = crate::count::first_of_message(conv);
+        let events = conv
+            .items
+            .iter()
+            .zip(first)
+            .filter(|(i, first)| i.in_context && *first)
+            .count();
+        let marker = live()
+            .rev()
+            .find(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall))
+            .is_some_and(|i| {
+                i.parts
+                    .iter()
+                    .any(|p| p.text.contains(SUMMARY_REQUEST_MARKER))
+            });
+        Measures {
+            tokens,
+            turns,
+            events,
+            marker,
+        }
+    }
+}
+
+/// A trigger that fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "trigger")]
+pub enum Trigger {
+    /// Context tokens reached the threshold.
+    Tokens {
+        /// Context tokens.
+        tokens: usize,
+        /// The threshold.
+        threshold: usize,
+    },
+    /// Turns reached the threshold.
+    Turns {
+        /// User turns.
+        turns: usize,
+        /// The threshold.
+        threshold: usize,
+    },
+    /// Events reached the threshold.
+    Events {
+        /// Logical messages.
+        events: usize,
+        /// The threshold.
+        threshold: usize,
+    },
+    /// The last assistant message asked for a summary.
+    Marker,
+    /// The user forced compaction.
+    Force,
+}
+
+impl Trigger {
+    /// Short name for tables and logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Trigger::Tokens { .. } => "tokens",
+            Trigger::Turns { .. } => "turns",
+            Trigger::Events { .. } => "events",
+            Trigger::Marker => "marker",
+            Trigger::Force => "force",
+        }
+    }
+}
+
+/// Every trigger that fires for `m` under `settings`.
+pub fn fired(settings: &TriggerSettings, m: &Measures) -> Vec<Trigger> {
+    let mut fired = Vec::new();
+    if let Some(threshold) = settings.token_threshold().filter(|&t| m.tokens >= t) {
+        fired.push(Trigger::Tokens {
+            tokens: m.tokens,
+            threshold,
+        });
+    }
+    let turns = settings.turn_threshold;
+    if turns > 0 && m.turns >= turns {
+        fired.push(Trigger::Turns {
+            turns: m.turns,
+            threshold: turns,
+        });
+    }
+    let events = settings.max_events;
+    if events > 0 && m.events >= events {
+        fired.push(Trigger::Events {
+            events: m.events,
+            threshold: events,
+        });
+    }
+    if settings.marker && m.marker {
+        fired.push(Trigger::Marker);
+    }
+    if settings.force {
+        fired.push(Trigger::Force);
+    }
+    fired
+}
+
+/// Why nothing fired, for the report.
+pub fn why_not(settings: &TriggerSettings, m: &Measures) -> String {
+    let tokens = match settings.token_threshold() {
+        Some(t) => format!("{} < {t} tokens", m.tokens),
+        None => "token trigger off".into(),
+    };
+    format!(
+        "no trigger fired: {tokens}, {} turns, {} events, no {SUMMARY_REQUEST_MARKER} marker",
+        m.turns, m.events
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_trigger_fires_at_its_threshold_and_zero_switches_it_off() {
+        let s = TriggerSettings {
+            context_window: 1000,
+            ..Default::default()
+        };
+        let below = Measures {
+            tokens: 799,
+            turns: 199,
+            events: 699,
+            marker: false,
+        };
+        assert!(fired(&s, &below).is_empty());
+        let at = Measures {
+            tokens: 800,
+            turns: 200,
+            events: 700,
+            marker: true,
+        };
+        let names: Vec<_> = fired(&s, &at).iter().map(Trigger::name).collect();
+        assert_eq!(names, ["tokens", "turns", "events", "marker"]);
+        let off = TriggerSettings {
+            trigger_ratio: 0.0,
+            turn_threshold: 0,
+            max_events: 0,
+            marker: false,
+            force: true,
+            ..s
+        };
+        let names: Vec<_> = fired(&off, &at).iter().map(Trigger::name).collect();
+        assert_eq!(names, ["force"]);
+    }
+}
