@@ -1,20 +1,530 @@
-//! TEMPORARY scaffold: replaced by the real adapter.
-use super::{Adapter, Conversation, Doc, OutItem, ReadError, ReadOptions, Transcript};
+//! Anthropic Messages API transcripts: request bodies `{model, system, tools, messages}`,
+//! bare message arrays and JSONL, in the same containers as OpenAI messages (the container
+//! finding is `openai::read_lists`; only the message parsing differs).
+//!
+//! Content is a string or a list of blocks: `text`, `thinking`, `redacted_thinking` (encrypted,
+//! not counted), `tool_use` (a call), `tool_result` (a result, inside a user message), `image`
+//! and `document` (media stubs, except plain-text documents, which are text). A user message
+//! holding `tool_result` blocks is a [`Kind::ToolResult`] with [`Role::Tool`] even when it also
+//! carries text: the API only accepts it right after its `tool_use` message, so it must move
+//! with the call, never be treated as a turn of its own.
+//!
+//! Detection claims a file only when it is clearly Anthropic: a block type OpenAI never uses
+//! (`tool_use`, `tool_result`, `thinking`, `redacted_thinking`, `image`/`document` with a
+//! `source`), or a top-level `system` beside a list with no `system` message.
 
+use super::openai::{ListRef, element_indent, find_lists, read_lists};
+use super::{
+    Adapter, Conversation, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
+    ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
+};
+use crate::json::{
+    ArrayLayout, Span, array_elements, member, parse_raw, quote, replace_member, span_of, splice,
+    to_string_styled,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// Block types no other chat format uses.
+const ANTHROPIC_BLOCKS: [&str; 4] = ["tool_use", "tool_result", "thinking", "redacted_thinking"];
+
+/// The Anthropic Messages API adapter.
 pub struct Anthropic;
 
 impl Adapter for Anthropic {
-    fn detect(&self, _doc: &Doc) -> bool {
-        false
+    fn detect(&self, doc: &Doc) -> bool {
+        let Ok(lists) = find_lists(doc, None) else {
+            return false;
+        };
+        lists.iter().any(|list| match list {
+            ListRef::Array { list, owner, .. } => {
+                is_anthropic(&array_elements(list).unwrap_or_default(), *owner)
+            }
+            ListRef::AllLines => {
+                let lines: Vec<&RawValue> = doc
+                    .lines()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|l| l.raw)
+                    .collect();
+                is_anthropic(&lines, None)
+            }
+        })
     }
+
     fn read(
         &self,
-        _doc: &Doc,
-        _opts: &ReadOptions,
+        doc: &Doc,
+        opts: &ReadOptions,
     ) -> Result<(Vec<Conversation>, String), ReadError> {
-        Err(ReadError::whole("not yet"))
+        read_lists(doc, opts, parse_message)
     }
-    fn render(&self, _t: &Transcript, _conv: &Conversation, _out: &OutItem) -> String {
-        String::new()
+
+    fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
+        let raw = |i: usize| &t.source[conv.items[i].span.clone()];
+        match out {
+            OutItem::Keep(i) => raw(*i).to_string(),
+            OutItem::Summary { text, .. } => {
+                let message = serde_json::json!({
+                    "role": "user",
+                    "content": format!("{SUMMARY_MARKER}\n{text}"),
+                });
+                to_string_styled(&message, element_indent(conv))
+            }
+            OutItem::ReplaceResult(i, text) => {
+                replace_results(raw(*i), text).unwrap_or_else(|| raw(*i).to_string())
+            }
+            OutItem::ReplaceText(i, text) => {
+                replace_text(raw(*i), text).unwrap_or_else(|| raw(*i).to_string())
+            }
+        }
+    }
+
+    fn check(&self, t: &Transcript) -> Vec<Finding> {
+        t.conversations
+            .iter()
+            .flat_map(|conv| check_messages(t, conv))
+            .collect()
+    }
+}
+
+fn is_anthropic(messages: &[&RawValue], owner: Option<&RawValue>) -> bool {
+    let system_outside = owner.is_some_and(|o| member(o, "system").is_some())
+        && !messages
+            .iter()
+            .any(|m| role_of(m).as_deref() == Some("system"));
+    system_outside || messages.iter().any(|m| has_anthropic_block(m))
+}
+
+fn role_of(message: &RawValue) -> Option<String> {
+    serde_json::from_str(member(message, "role")?.get()).ok()
+}
+
+fn has_anthropic_block(message: &RawValue) -> bool {
+    let Some(blocks) = member(message, "content").and_then(array_elements) else {
+        return false;
+    };
+    blocks.iter().any(|b| {
+        let ty: String = member(b, "type")
+            .and_then(|t| serde_json::from_str(t.get()).ok())
+            .unwrap_or_default();
+        ANTHROPIC_BLOCKS.contains(&ty.as_str())
+            || (matches!(ty.as_str(), "image" | "document") && member(b, "source").is_some())
+    })
+}
+
+/// Fills `item` from one Messages API message.
+fn parse_message(value: &Value, item: &mut Item) {
+    let Some(role) = value.get("role").and_then(Value::as_str) else {
+        return;
+    };
+    item.role = match role {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        // Not valid in `messages`, but say what it is; `check` reports it.
+        "system" => Role::System,
+        _ => Role::None,
+    };
+    match value.get("content") {
+        Some(Value::String(s)) => item.parts.push(Part::new(PartKind::Text, s)),
+        Some(Value::Array(blocks)) => blocks.iter().for_each(|b| push_block(b, item)),
+        _ => {}
+    }
+    if item.role == Role::User && !item.results.is_empty() {
+        item.role = Role::Tool;
+    }
+    item.kind = kind_of(item);
+    item.ctxc_summary = item.kind == Kind::Summary;
+    item.in_context = item.role != Role::None;
+}
+
+fn str_at<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn push_block(block: &Value, item: &mut Item) {
+    let ty = str_at(block, "type");
+    match ty {
+        "text" => item
+            .parts
+            .push(Part::new(PartKind::Text, str_at(block, "text"))),
+        "thinking" => item
+            .parts
+            .push(Part::new(PartKind::Thinking, str_at(block, "thinking"))),
+        // Encrypted reasoning: sent back to the model, but nothing ctxc can count as text.
+        "redacted_thinking" => {}
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+            // Server and MCP tools are answered inside the same assistant message, so only
+            // client `tool_use` calls take part in pairing.
+            if ty == "tool_use" {
+                item.calls.push(ToolCall {
+                    id: str_at(block, "id").to_string(),
+                    name: str_at(block, "name").to_string(),
+                });
+            }
+            item.parts
+                .push(Part::new(PartKind::ToolName, str_at(block, "name")));
+            let input = block.get("input").map(Value::to_string).unwrap_or_default();
+            item.parts.push(Part::new(PartKind::ToolArguments, input));
+        }
+        "tool_result" => {
+            item.results.push(str_at(block, "tool_use_id").to_string());
+            push_result_content(block.get("content"), item);
+        }
+        _ if ty.ends_with("_tool_result") => push_result_content(block.get("content"), item),
+        "image" | "document" => item.parts.push(media_part(block)),
+        _ => {
+            if let Some(text) = block.get("text").and_then(Value::as_str) {
+                item.parts.push(Part::new(PartKind::Text, text));
+            }
+        }
+    }
+}
+
+/// A `tool_result`'s content: a string or a list of text and image blocks.
+fn push_result_content(content: Option<&Value>, item: &mut Item) {
+    match content {
+        Some(Value::String(s)) => item.parts.push(Part::new(PartKind::ToolResult, s)),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                match block.get("text").and_then(Value::as_str) {
+                    Some(text) => item.parts.push(Part::new(PartKind::ToolResult, text)),
+                    None => item.parts.push(media_part(block)),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An image or document. The model is charged for the media, not the base64 text, so only a
+/// stub is counted; a plain-text document reaches the model as its text.
+fn media_part(block: &Value) -> Part {
+    let source = block.get("source").unwrap_or(&Value::Null);
+    if str_at(source, "type") == "text" {
+        return Part::new(PartKind::Text, str_at(source, "data"));
+    }
+    let ty = block.get("type").and_then(Value::as_str).unwrap_or("media");
+    Part::new(PartKind::Media, format!("[{ty}]"))
+}
+
+fn kind_of(item: &Item) -> Kind {
+    let first = item.parts.first().map_or("", |p| p.text.as_str());
+    let all_thinking =
+        !item.parts.is_empty() && item.parts.iter().all(|p| p.kind == PartKind::Thinking);
+    match item.role {
+        Role::User if first.starts_with(SUMMARY_MARKER) => Kind::Summary,
+        Role::User => Kind::User,
+        Role::Tool => Kind::ToolResult,
+        Role::Assistant if !item.calls.is_empty() => Kind::ToolCall,
+        Role::Assistant if all_thinking => Kind::Thinking,
+        Role::Assistant => Kind::AssistantText,
+        Role::System | Role::Developer => Kind::System,
+        Role::None => Kind::NonContext,
+    }
+}
+
+/// The message with the content of every `tool_result` block replaced by `text`; all other
+/// bytes (other blocks, ids, `is_error`) unchanged.
+fn replace_results(message: &str, text: &str) -> Option<String> {
+    let raw = parse_raw(message).ok()?;
+    let blocks = array_elements(member(raw, "content")?)?;
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    for block in blocks.iter().filter(|b| block_type(b) == "tool_result") {
+        match member(block, "content") {
+            Some(content) => edits.push((span_of(message, content.get()), quote(text))),
+            None => {
+                // A result without content: add one just before the block's closing brace.
+                let end = span_of(message, block.get()).end - 1;
+                let (sep, colon) = match block.get().contains("\": ") {
+                    true => (", ", ": "),
+                    false => (",", ":"),
+                };
+                let sep = if block.get()[1..].trim() == "}" {
+                    ""
+                } else {
+                    sep
+                };
+                edits.push((end..end, format!("{sep}\"content\"{colon}{}", quote(text))));
+            }
+        }
+    }
+    (!edits.is_empty()).then(|| splice(message, &edits))
+}
+
+fn block_type(block: &RawValue) -> String {
+    member(block, "type")
+        .and_then(|t| serde_json::from_str(t.get()).ok())
+        .unwrap_or_default()
+}
+
+fn replace_text(message: &str, text: &str) -> Option<String> {
+    let content = member(parse_raw(message).ok()?, "content")?;
+    let new_content = if content.get().starts_with('"') {
+        quote(text)
+    } else {
+        replace_text_blocks(content.get(), |b| str_at(b, "type") == "text", text)?
+    };
+    replace_member(message, "content", &new_content)
+}
+
+/// `content` (a raw JSON array of content blocks) with its text replaced: the first block
+/// `is_text` accepts takes `text`, the other text blocks are removed, every other block (images,
+/// tool calls, thinking with its signature) is kept byte-for-byte, in the array's own layout.
+/// `None` when there is no text block. Shared with the Codex adapter.
+pub(super) fn replace_text_blocks(
+    content: &str,
+    is_text: impl Fn(&Value) -> bool,
+    text: &str,
+) -> Option<String> {
+    let blocks = array_elements(parse_raw(content).ok()?)?;
+    let spans: Vec<Span> = blocks.iter().map(|b| span_of(content, b.get())).collect();
+    let mut replaced = false;
+    let mut kept = Vec::with_capacity(blocks.len());
+    for block in &blocks {
+        let value: Value = serde_json::from_str(block.get()).ok()?;
+        if !is_text(&value) {
+            kept.push(block.get().to_string());
+        } else if !replaced {
+            kept.push(replace_member(block.get(), "text", &quote(text))?);
+            replaced = true;
+        }
+    }
+    let layout = ArrayLayout::of(content, &spans);
+    replaced.then(|| layout.render(kept.iter().map(String::as_str)))
+}
+
+/// What the API rejects: a first message that is not `user`, roles other than `user` and
+/// `assistant`, `tool_result` blocks anywhere but the user message right after the assistant
+/// message with the matching `tool_use` (and first in it), and a `tool_use` whose next message
+/// does not answer it.
+fn check_messages(t: &Transcript, conv: &Conversation) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let items = &conv.items;
+    for (i, item) in items.iter().enumerate() {
+        let raw = parse_raw(&t.source[item.span.clone()]).ok();
+        let role = raw.and_then(role_of).unwrap_or_default();
+        if !matches!(role.as_str(), "user" | "assistant") {
+            findings.push(Finding::new(
+                item.line,
+                format!("role '{role}' is not allowed in messages (only user and assistant; the system prompt goes in top-level system)"),
+            ));
+        } else if i == 0 && role != "user" {
+            findings.push(Finding::new(
+                item.line,
+                "the first message must have role user",
+            ));
+        }
+        let prev = i.checked_sub(1).map(|p| &items[p]);
+        for id in &item.results {
+            if !prev.is_some_and(|p| p.calls.iter().any(|c| &c.id == id)) {
+                findings.push(Finding::new(item.line, format!("tool_result '{id}' must be in the user message right after the assistant message with that tool_use")));
+            }
+        }
+        if let Some(next) = items.get(i + 1) {
+            for call in item.calls.iter().filter(|c| !next.results.contains(&c.id)) {
+                findings.push(Finding::new(
+                    item.line,
+                    format!(
+                        "tool_use '{}' ({}) has no tool_result in the next message",
+                        call.id, call.name
+                    ),
+                ));
+            }
+        }
+        if !item.results.is_empty() && raw.is_some_and(text_before_results) {
+            findings.push(Finding::new(
+                item.line,
+                "tool_result blocks must come before any other content in their message",
+            ));
+        }
+    }
+    findings
+}
+
+fn text_before_results(message: &RawValue) -> bool {
+    let blocks = member(message, "content")
+        .and_then(array_elements)
+        .unwrap_or_default();
+    let types: Vec<String> = blocks.iter().map(|b| block_type(b)).collect();
+    let last_result = types.iter().rposition(|t| t == "tool_result");
+    let first_other = types.iter().position(|t| t != "tool_result");
+    matches!((first_other, last_result), (Some(o), Some(r)) if o < r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Format, ReadOptions, check, read};
+    use super::*;
+
+    fn read_str(s: &str) -> Transcript {
+        read(s.to_string(), &ReadOptions::default()).unwrap()
+    }
+
+    fn fixture(name: &str) -> String {
+        let path = format!("{}/fixtures/anthropic/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn findings(src: &str) -> Vec<String> {
+        check(&read_str(src))
+            .iter()
+            .map(|f| f.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn detects_clear_anthropic_shapes_only() {
+        for src in [
+            fixture("request.json"),
+            r#"[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"yo"}]}]"#.into(),
+            r#"{"system":"be brief","messages":[{"role":"user","content":"hi"}]}"#.into(),
+            "{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"url\",\"url\":\"u\"}}]}\n{\"role\":\"assistant\",\"content\":\"a cat\"}\n".into(),
+        ] {
+            assert_eq!(read_str(&src).format, Format::Anthropic, "{src}");
+        }
+        for src in [
+            r#"[{"role":"system","content":"s"},{"role":"user","content":"hi"}]"#,
+            r#"{"system":"s","messages":[{"role":"system","content":"s"}]}"#,
+            r#"[{"role":"user","content":[{"type":"image_url","image_url":{"url":"u"}}]}]"#,
+            r#"[{"conversations":[{"from":"human","value":"hi"}]}]"#,
+            r#"[{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}]"#,
+        ] {
+            let doc = Doc::parse(src).unwrap();
+            assert!(!Anthropic.detect(&doc), "{src}");
+        }
+    }
+
+    #[test]
+    fn reads_blocks_into_parts_calls_and_results() {
+        let t = read_str(&fixture("request.json"));
+        let conv = &t.conversations[0];
+        let kinds: Vec<Kind> = conv.items.iter().map(|i| i.kind).collect();
+        use Kind::*;
+        assert_eq!(
+            kinds,
+            [
+                User,
+                ToolCall,
+                ToolResult,
+                ToolCall,
+                ToolResult,
+                AssistantText
+            ]
+        );
+        assert_eq!(conv.preamble.len(), 2);
+        assert_eq!(conv.preamble[1].text, "You are a careful coding agent.");
+        let call = &conv.items[1];
+        assert_eq!(call.calls[0].id, "toolu_01");
+        assert_eq!(call.parts[0].kind, PartKind::Thinking);
+        assert_eq!(call.parts[2].text, r#"{"command":"ls"}"#);
+        let result = &conv.items[2];
+        assert_eq!(
+            (result.role, result.results.as_slice()),
+            (Role::Tool, &["toolu_01".to_string()][..])
+        );
+        assert_eq!(result.parts[0].text, "Cargo.toml\nsrc");
+        assert_eq!(conv.items[4].parts[1].kind, PartKind::Media);
+        // Redacted thinking is not counted.
+        assert!(conv.items[5].parts.iter().all(|p| p.kind == PartKind::Text));
+        assert_eq!(conv.groups(), vec![0..1, 1..3, 3..5, 5..6]);
+        assert!(check(&t).is_empty(), "{:?}", check(&t));
+        let all: Vec<_> = (0..6).map(OutItem::Keep).collect();
+        assert_eq!(t.write(&[Some(all)]), t.source);
+    }
+
+    #[test]
+    fn summary_is_a_user_message_and_reads_back() {
+        let t = read_str(&fixture("request.json"));
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::Summary {
+                text: "ran ls".into(),
+                replaces: 1..3,
+            },
+            OutItem::Keep(3),
+            OutItem::Keep(4),
+            OutItem::Keep(5),
+        ])]);
+        assert!(
+            out.contains("\"content\": \"[ctxc summary]\\nran ls\""),
+            "{out}"
+        );
+        let again = read_str(&out);
+        let item = &again.conversations[0].items[1];
+        assert_eq!((item.kind, item.ctxc_summary), (Kind::Summary, true));
+        assert!(check(&again).is_empty(), "{:?}", check(&again));
+    }
+
+    #[test]
+    fn replace_result_splices_every_tool_result_only() {
+        let src = r#"[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"x","input":{}},{"type":"tool_use","id":"b","name":"y","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"long"}]},{"type":"tool_result","tool_use_id":"b","is_error":true},{"type":"text","text":"keep me"}]}]"#;
+        let t = read_str(src);
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::Keep(1),
+            OutItem::ReplaceResult(2, "[masked]".into()),
+        ])]);
+        assert!(out.ends_with(r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"[masked]"},{"type":"tool_result","tool_use_id":"b","is_error":true,"content":"[masked]"},{"type":"text","text":"keep me"}]}]"#), "{out}");
+        let again = read_str(&out);
+        assert_eq!(again.conversations[0].items[2].results, ["a", "b"]);
+        assert!(check(&again).is_empty());
+    }
+
+    #[test]
+    fn replace_text_keeps_non_text_blocks() {
+        let src = r#"[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"sig"},{"type":"text","text":"one"},{"type":"text","text":"two"}]},{"role":"user","content":"plain"}]"#;
+        let t = read_str(src);
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::ReplaceText(1, "short".into()),
+            OutItem::ReplaceText(2, "p".into()),
+        ])]);
+        assert_eq!(
+            out,
+            r#"[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"sig"},{"type":"text","text":"short"}]},{"role":"user","content":"p"}]"#
+        );
+    }
+
+    #[test]
+    fn orphan_tool_result_is_found() {
+        let text = findings(&fixture("orphan-tool-result.json"));
+        assert!(
+            text.iter().any(|f| f
+                .starts_with("13: tool_result 'toolu_99' must be in the user message right after")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|f| f
+                    .starts_with("13: tool result for call 'toolu_99' has no earlier tool call")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|f| f.starts_with(
+                "7: tool_use 'toolu_01' (bash) has no tool_result in the next message"
+            )),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn wrong_role_order_is_found() {
+        let text = findings(&fixture("wrong-role-order.jsonl"));
+        assert!(
+            text.iter()
+                .any(|f| f == "1: the first message must have role user"),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|f| f.starts_with("2: role 'system' is not allowed")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|f| f.starts_with("5: tool_result blocks must come before")),
+            "{text:?}"
+        );
     }
 }

@@ -338,8 +338,8 @@ impl Conversation {
         let mut groups = Vec::new();
         let mut start = 0;
         let mut end = 0;
-        for i in 0..n {
-            end = end.max(reach[i]);
+        for (i, &r) in reach.iter().enumerate() {
+            end = end.max(r);
             if i == end {
                 groups.push(start..i + 1);
                 start = i + 1;

@@ -213,7 +213,7 @@ fn detect_object_list<'a>(obj: &'a RawValue, location: &str) -> Vec<ListRef<'a>>
         elements
             .first()
             .is_some_and(|e| is_message(e))
-            .then(|| (key, *list))
+            .then_some((key, *list))
     });
     match found {
         Some((key, list)) => vec![ListRef::Array {
