@@ -22,11 +22,17 @@ _ctxc() {
             ctxc,help)
                 cmd="ctxc__subcmd__help"
                 ;;
+            ctxc,stats)
+                cmd="ctxc__subcmd__stats"
+                ;;
             ctxc__subcmd__help,check)
                 cmd="ctxc__subcmd__help__subcmd__check"
                 ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
+                ;;
+            ctxc__subcmd__help,stats)
+                cmd="ctxc__subcmd__help__subcmd__stats"
                 ;;
             *)
                 ;;
@@ -35,7 +41,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -j -h -V --quiet --jobs --help --version check help"
+            opts="-q -j -h -V --quiet --jobs --help --version check stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -91,7 +97,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help)
-            opts="check help"
+            opts="check stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -125,6 +131,78 @@ _ctxc() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__stats)
+            opts="-q -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --turn-threshold --max-events --no-marker --json --yaml --markdown --quiet --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trigger-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --turn-threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-events)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

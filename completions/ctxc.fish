@@ -29,6 +29,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -s q -l quiet -d 'Print nothing 
 complete -c ctxc -n "__fish_ctxc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_needs_command" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r
@@ -38,5 +39,24 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l json -d 'Print findi
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l yaml -d 'Print the report as YAML'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l markdown -d 'Print the report as a markdown table'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -4,6 +4,9 @@ use crate::{ctxc, fixture, shared, stdout_of};
 
 #[test]
 fn every_supported_corpus_folder_is_valid() {
+    // claude-code-log's edge_cases.jsonl is damaged on purpose (misspelt keys, stray lines);
+    // its findings are the only ones expected.
+    let edge_cases = "claude-code/claude-code-log/edge_cases.jsonl";
     for dir in [
         "claude-code",
         "codex-rollout",
@@ -16,8 +19,11 @@ fn every_supported_corpus_folder_is_valid() {
             .arg(shared(&format!("corpus/{dir}")))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{dir}: {}", stdout_of(&out));
-        assert!(out.stdout.is_empty(), "{dir}: {}", stdout_of(&out));
+        let text = stdout_of(&out);
+        let unexpected: Vec<&str> = text.lines().filter(|l| !l.contains(edge_cases)).collect();
+        assert!(unexpected.is_empty(), "{dir}: {text}");
+        let expected_status = if dir == "claude-code" { 1 } else { 0 };
+        assert_eq!(out.status.code(), Some(expected_status), "{dir}: {text}");
     }
 }
 
