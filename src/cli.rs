@@ -33,6 +33,13 @@ pub enum Command {
     /// Findings print as `path:line: message`. Exit status: 0 all valid, 1 findings, 2 usage.
     Check(CheckArgs),
 
+    /// Compact transcripts: write each in its own format, smaller, and report what was done.
+    ///
+    /// A file is compacted when a trigger fires (or with --force), with the adaptive chain of
+    /// strategies unless --strategy names others, until its context tokens reach the target.
+    /// Outputs go beside their input as NAME.compact.EXT; the input is never modified.
+    Compact(CompactArgs),
+
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
     /// Context tokens are what the model would be sent: after the latest compact boundary,
@@ -164,6 +171,70 @@ pub struct StatsArgs {
     /// Report format.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Arguments of `ctxc compact`.
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Token counting.
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+
+    /// Triggers.
+    #[command(flatten)]
+    pub triggers: TriggerArgs,
+
+    /// Compact even when no trigger fires.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Strategies to run in order, comma-separated [default: adaptive]: adaptive,
+    /// strip-payloads, sliding-window, importance, key-events, incremental, selective,
+    /// observation-masking, full-summary, truncate.
+    #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_strategy)]
+    pub strategy: Vec<crate::strategy::StrategyName>,
+
+    /// Compact each conversation to at most this many context tokens [default: the trigger
+    /// threshold].
+    #[arg(long, value_name = "TOKENS", conflicts_with = "target_ratio")]
+    pub target_tokens: Option<usize>,
+
+    /// Compact each conversation to at most this share of its context tokens (e.g. 0.5).
+    #[arg(long, value_name = "RATIO")]
+    pub target_ratio: Option<f64>,
+
+    /// Token budget of each summary [default: 1000].
+    #[arg(long, value_name = "TOKENS")]
+    pub summary_max_tokens: Option<usize>,
+
+    /// Do not strip stored payloads (progress records, toolUseResult copies, base64 media)
+    /// in the adaptive chain.
+    #[arg(long)]
+    pub keep_payloads: bool,
+
+    /// Write the output here instead of beside the input (one input only; `-` for stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force_overwrite: bool,
+
+    /// Do everything but write: report what would happen.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Report format.
+    #[command(flatten)]
+    pub report: OutputArgs,
+}
+
+fn parse_strategy(s: &str) -> Result<crate::strategy::StrategyName, String> {
+    s.parse()
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {

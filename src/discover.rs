@@ -137,6 +137,55 @@ fn io_error(e: &std::io::Error) -> LoadError {
     LoadError { line: 0, message }
 }
 
+/// The infix of compacted outputs written beside their input: `a.jsonl` → `a.compact.jsonl`.
+pub const OUTPUT_INFIX: &str = "compact";
+
+/// Where the compacted copy of `input` goes by default: beside it, `NAME.compact.EXT`.
+pub fn beside(input: &Path) -> PathBuf {
+    let stem = input.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match input.extension() {
+        Some(ext) => format!("{stem}.{OUTPUT_INFIX}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{OUTPUT_INFIX}"),
+    };
+    input.with_file_name(name)
+}
+
+/// Whether a file found in a directory is one of ctxc's own outputs, which a second run over
+/// the same directory must not take as input.
+pub fn is_ctxc_output(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    name.contains(&format!(".{OUTPUT_INFIX}.")) || name.ends_with(".ctxc-archive.json")
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
+/// disk, then renamed over the target. Keeps the permissions of `like` (the input) if given.
+pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ctxc-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    if let Some(permissions) = like
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.permissions())
+    {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .with_context(|| format!("setting permissions of {}", path.display()))?;
+    }
+    tmp.persist(path)
+        .with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +215,31 @@ mod tests {
         assert_eq!(names, ["a.json", "b.jsonl", "sub/c.traj"]);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].path.ends_with("missing.json"));
+    }
+
+    #[test]
+    fn outputs_go_beside_their_input() {
+        assert_eq!(
+            beside(Path::new("d/a.jsonl")),
+            Path::new("d/a.compact.jsonl")
+        );
+        assert_eq!(beside(Path::new("a.b.json")), Path::new("a.b.compact.json"));
+        assert_eq!(beside(Path::new("noext")), Path::new("noext.compact"));
+        assert!(is_ctxc_output(Path::new("d/a.compact.jsonl")));
+        assert!(!is_ctxc_output(Path::new("d/compact.jsonl")));
+    }
+
+    #[test]
+    fn atomic_writes_replace_and_keep_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.json");
+        std::fs::write(&input, "[]").unwrap();
+        let out = dir.path().join("out.json");
+        write_atomic(&out, b"one", Some(&input)).unwrap();
+        write_atomic(&out, b"two", Some(&input)).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "two");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 2, "no temporary file is left behind");
     }
 
     #[test]

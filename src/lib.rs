@@ -8,12 +8,21 @@ pub mod commands;
 pub mod config;
 pub mod count;
 pub mod discover;
+pub mod engine;
+pub mod facts;
 pub mod json;
+pub mod pipeline;
+pub mod plan;
+pub mod preserve;
 pub mod progress;
 pub mod report;
+pub mod retention;
+pub mod strategy;
+pub mod summarizer;
 pub mod tokens;
 pub mod transcript;
 pub mod trigger;
+pub mod verify;
 
 /// How a run ended, as the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,5 +52,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
+        cli::Command::Compact(args) => commands::compact::run(args, cli.quiet),
     }
 }

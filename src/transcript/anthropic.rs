@@ -64,6 +64,7 @@ impl Adapter for Anthropic {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
             OutItem::Keep(i) => raw(*i).to_string(),
+            OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 let message = serde_json::json!({
                     "role": "user",
@@ -169,6 +170,7 @@ fn push_block(block: &Value, item: &mut Item) {
         }
         "tool_result" => {
             item.results.push(str_at(block, "tool_use_id").to_string());
+            item.is_error |= block.get("is_error") == Some(&Value::Bool(true));
             push_result_content(block.get("content"), item);
         }
         _ if ty.ends_with("_tool_result") => push_result_content(block.get("content"), item),

@@ -53,12 +53,26 @@ pub fn check(t: &Transcript) -> Vec<Finding> {
 /// while it is still running (nothing but calls and results after it).
 fn check_pairing(conv: &Conversation) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let mut open: HashMap<&str, (usize, &str)> = HashMap::new();
+    // Open calls: id → (line, tool name, index of the calling item).
+    let mut open: HashMap<&str, (usize, &str, usize)> = HashMap::new();
     let mut seen_calls: HashSet<&str> = HashSet::new();
     let mut answered: HashSet<&str> = HashSet::new();
-    for item in &conv.items {
+    let unanswered = |id: &str, line: usize, name: &str| {
+        Finding::new(
+            line,
+            format!("tool call '{id}' ({name}) is never answered, yet the conversation goes on"),
+        )
+    };
+    // Records of one logical message (Claude Code splits parallel calls over several) count
+    // as one caller.
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    for (at, item) in conv.items.iter().enumerate() {
+        let caller_index = match &item.message_id {
+            Some(id) => *first_of.entry(id.as_str()).or_insert(at),
+            None => at,
+        };
         for id in &item.results {
-            if open.remove(id.as_str()).is_none() {
+            let Some((_, _, caller)) = open.remove(id.as_str()) else {
                 let why = if answered.contains(id.as_str()) {
                     "answers a call that already has a result"
                 } else if seen_calls.contains(id.as_str()) {
@@ -70,22 +84,33 @@ fn check_pairing(conv: &Conversation) -> Vec<Finding> {
                     item.line,
                     format!("tool result for call '{id}' {why}"),
                 ));
-            }
+                answered.insert(id.as_str());
+                continue;
+            };
             answered.insert(id.as_str());
+            // A later call got its result: calls made before it are not still running.
+            let abandoned: Vec<&str> = open
+                .iter()
+                .filter(|(_, (_, _, c))| *c < caller)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in abandoned {
+                let (line, name, _) = open.remove(id).expect("listed above");
+                findings.push(unanswered(id, line, name));
+            }
         }
         if moves_on(item.kind) && item.in_context {
-            findings.extend(open.drain().map(|(id, (line, name))| {
-                Finding::new(
-                    line,
-                    format!(
-                        "tool call '{id}' ({name}) is never answered, yet the conversation goes on"
-                    ),
-                )
-            }));
+            findings.extend(
+                open.drain()
+                    .map(|(id, (line, name, _))| unanswered(id, line, name)),
+            );
         }
         for call in &item.calls {
             seen_calls.insert(call.id.as_str());
-            open.insert(call.id.as_str(), (item.line, call.name.as_str()));
+            open.insert(
+                call.id.as_str(),
+                (item.line, call.name.as_str(), caller_index),
+            );
         }
     }
     findings

@@ -129,7 +129,18 @@ impl Adapter for ClaudeCode {
             .flat_map(|conv| dangling_links(conv, &chains_of(t, conv)))
             .collect()
     }
+
+    fn copy_members(&self) -> &'static [&'static str] {
+        &COPY_MEMBERS
+    }
 }
+
+/// The structured copy of a tool result kept for Claude Code's UI; the model gets the
+/// `tool_result` block.
+const COPY_MEMBERS: [&str; 1] = ["toolUseResult"];
+
+/// Record types that never reach the model and that resuming does not need.
+const DISPOSABLE_TYPES: [&str; 2] = ["progress", "file-history-snapshot"];
 
 // ----- Containers and detection -----
 
@@ -234,12 +245,18 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
         let line = doc.line_of(record.span.start);
         let value: Value = serde_json::from_str(record.raw.get())
             .map_err(|e| value_error(line, record.span.start, &e))?;
-        if is_compact_boundary(&value) {
+        let is_boundary = is_compact_boundary(&value);
+        if is_boundary {
             boundary = Some(i);
         }
         let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
         parse_record(&value, &mut item);
+        item.anchor = is_boundary;
         item.stored_only_bytes = member(record.raw, "toolUseResult").map_or(0, |v| v.get().len());
+        item.disposable = value
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| DISPOSABLE_TYPES.contains(&t));
         items.push(item);
     }
     // The model's live context starts at the latest compaction; older records are history.
@@ -285,6 +302,7 @@ fn parse_record(value: &Value, item: &mut Item) {
         _ => {}
     }
     item.message_id = message.get("id").and_then(Value::as_str).map(String::from);
+    item.meta = value.get("isMeta") == Some(&Value::Bool(true));
     item.usage = message.get("usage").map(usage_of);
     let marked = value.get(CTXC_FLAG) == Some(&Value::Bool(true))
         || item
@@ -346,6 +364,7 @@ fn push_block(block: &Value, item: &mut Item) {
             if let Some(id) = block.get("tool_use_id").and_then(Value::as_str) {
                 item.results.push(id.to_string());
             }
+            item.is_error |= block.get("is_error") == Some(&Value::Bool(true));
             push_result(block.get("content"), item);
         }
         _ if block.get("text").is_some() => {
@@ -567,9 +586,10 @@ impl<'a> Links<'a> {
         let mut summarized = vec![None; chains.len()];
         for (at, out) in items.iter().enumerate() {
             match out {
-                OutItem::Keep(i) | OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => {
-                    kept[*i] = true
-                }
+                OutItem::Keep(i)
+                | OutItem::ReplaceResult(i, _)
+                | OutItem::ReplaceText(i, _)
+                | OutItem::Strip(i) => kept[*i] = true,
                 OutItem::Summary { replaces, .. } => {
                     replaces.clone().for_each(|i| summarized[i] = Some(at))
                 }
@@ -707,7 +727,10 @@ fn plan_around(n: usize, out: &OutItem) -> Vec<OutItem> {
             plan.insert(replaces.start.min(plan.len()), out.clone());
             plan
         }
-        OutItem::Keep(i) | OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => (0..n)
+        OutItem::Keep(i)
+        | OutItem::ReplaceResult(i, _)
+        | OutItem::ReplaceText(i, _)
+        | OutItem::Strip(i) => (0..n)
             .map(|j| {
                 if j == *i {
                     out.clone()
@@ -730,6 +753,10 @@ fn render_item<'t>(
     let raw = |i: usize| &t.source[conv.items[i].span.clone()];
     match out {
         OutItem::Keep(i) => links.relink(Cow::Borrowed(raw(*i)), &chains[*i]),
+        OutItem::Strip(i) => links.relink(
+            Cow::Owned(super::payload::strip(raw(*i), &COPY_MEMBERS)),
+            &chains[*i],
+        ),
         OutItem::ReplaceResult(i, text) => {
             links.relink(Cow::Owned(replace_result(raw(*i), text)), &chains[*i])
         }

@@ -82,10 +82,15 @@ impl Adapter for Codex {
                 "response_item" => parse_response_item(payload, &mut item),
                 "compacted" => {
                     parse_compacted(payload, &mut item);
+                    item.anchor = true;
                     boundary = Some(items.len());
                 }
                 // A forked rollout repeats its parent's meta; the first one is this session's.
-                "session_meta" if preamble.is_empty() => preamble = instructions_of(payload),
+                "session_meta" if preamble.is_empty() => {
+                    preamble = instructions_of(payload);
+                    item.anchor = true;
+                }
+                "session_meta" => item.anchor = true,
                 "event_msg" => item.usage = usage_of(payload),
                 _ => {}
             }
@@ -108,6 +113,7 @@ impl Adapter for Codex {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
             OutItem::Keep(i) => raw(*i).to_string(),
+            OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, replaces } => {
                 let timestamp = replaces.clone().find_map(|i| timestamp_of(raw(i)));
                 summary_record(timestamp, text, element_indent(conv))

@@ -13,6 +13,7 @@ mod claude_code;
 mod codex;
 mod doc;
 mod openai;
+pub mod payload;
 mod sharegpt;
 
 pub use check::{Finding, check};
@@ -57,6 +58,16 @@ impl Format {
             Format::Codex => "codex",
             Format::ShareGpt => "sharegpt",
         }
+    }
+
+    /// Record members that only duplicate what the model is sent.
+    pub fn copy_members(self) -> &'static [&'static str] {
+        self.adapter().copy_members()
+    }
+
+    /// Whether user-side and assistant-side turns must strictly alternate in this format.
+    pub fn strict_alternation(self) -> bool {
+        self.adapter().strict_alternation()
     }
 
     fn adapter(self) -> &'static dyn Adapter {
@@ -250,6 +261,17 @@ pub struct Item {
     pub usage: Option<Usage>,
     /// Whether the item is a summary written by ctxc.
     pub ctxc_summary: bool,
+    /// Whether a tool result is flagged as an error by the format (`is_error`).
+    pub is_error: bool,
+    /// Whether the record never reaches the model and nothing needs it to resume the session
+    /// (Claude Code progress records and file-history snapshots): `strip-payloads` drops it.
+    pub disposable: bool,
+    /// Whether the record anchors the file's structure — a compaction boundary, session
+    /// metadata — and so is never removed, whatever reaches the model.
+    pub anchor: bool,
+    /// Whether the harness injected the message rather than the user typing it (Claude Code
+    /// `isMeta`: skill bodies, command expansions, caveats).
+    pub meta: bool,
 }
 
 impl Item {
@@ -268,6 +290,10 @@ impl Item {
             stored_only_bytes: 0,
             usage: None,
             ctxc_summary: false,
+            is_error: false,
+            disposable: false,
+            anchor: false,
+            meta: false,
         }
     }
 
@@ -382,6 +408,34 @@ pub enum OutItem {
     ReplaceResult(usize, String),
     /// Item `i`, a text message, with its text replaced by this text (truncation).
     ReplaceText(usize, String),
+    /// Item `i` without its stored payloads: duplicate copies that never reach the model
+    /// (Claude Code `toolUseResult`) removed, and embedded base64 media above
+    /// [`payload::MEDIA_STUB_MIN_BYTES`] replaced by a text stub naming its type, size and hash.
+    Strip(usize),
+}
+
+impl OutItem {
+    /// The original items this output item stands for.
+    pub fn originals(&self) -> Range<usize> {
+        match self {
+            OutItem::Keep(i)
+            | OutItem::ReplaceResult(i, _)
+            | OutItem::ReplaceText(i, _)
+            | OutItem::Strip(i) => *i..*i + 1,
+            OutItem::Summary { replaces, .. } => replaces.clone(),
+        }
+    }
+
+    /// The original item written (possibly edited) in this output item's place, if any.
+    pub fn kept(&self) -> Option<usize> {
+        match self {
+            OutItem::Keep(i)
+            | OutItem::ReplaceResult(i, _)
+            | OutItem::ReplaceText(i, _)
+            | OutItem::Strip(i) => Some(*i),
+            OutItem::Summary { .. } => None,
+        }
+    }
 }
 
 /// Options that steer reading.
@@ -438,6 +492,26 @@ trait Adapter: Sync {
     fn check(&self, _t: &Transcript) -> Vec<Finding> {
         Vec::new()
     }
+
+    /// Top-level record members that only duplicate what the model is sent, removed by
+    /// [`OutItem::Strip`].
+    fn copy_members(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether user-side and assistant-side messages must strictly alternate (ShareGPT as
+    /// LLaMA-Factory reads it), so a summary may only stand where a user turn did.
+    fn strict_alternation(&self) -> bool {
+        false
+    }
+}
+
+/// Item `i` of `conv` with its payloads stripped, as [`OutItem::Strip`] writes it.
+fn strip_item(adapter: &dyn Adapter, t: &Transcript, conv: &Conversation, i: usize) -> String {
+    payload::strip(
+        &t.source[conv.items[i].span.clone()],
+        adapter.copy_members(),
+    )
 }
 
 /// Writes list elements in `layout`.

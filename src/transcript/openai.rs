@@ -46,6 +46,7 @@ impl Adapter for OpenAi {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         match out {
             OutItem::Keep(i) => t.source[conv.items[*i].span.clone()].to_string(),
+            OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 let message = serde_json::json!({
                     "role": "user",
@@ -444,6 +445,13 @@ pub(super) fn parse_message(value: &Value, item: &mut Item) {
     }
     if let Some(id) = value.get("tool_call_id").and_then(Value::as_str) {
         item.results.push(id.to_string());
+    }
+    // SWE-agent writes the answered ids as a list.
+    let listed = value.get("tool_call_ids").and_then(Value::as_array);
+    for id in listed.into_iter().flatten().filter_map(Value::as_str) {
+        if !item.results.iter().any(|r| r == id) {
+            item.results.push(id.to_string());
+        }
     }
     if item.role == Role::Tool {
         for part in &mut item.parts {

@@ -73,6 +73,7 @@ impl Adapter for ShareGpt {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
             OutItem::Keep(i) => raw(*i).to_string(),
+            OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 let turn = serde_json::json!({
                     "from": "human",
@@ -92,6 +93,10 @@ impl Adapter for ShareGpt {
             .iter()
             .flat_map(|conv| check_turns(t, conv))
             .collect()
+    }
+
+    fn strict_alternation(&self) -> bool {
+        true
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod check;
 mod man;
+mod stats;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -2,11 +2,14 @@
 //! round trips and `check`. No file is skipped silently: files ctxc does not support are
 //! listed in `UNSUPPORTED` with the error they must give.
 
+mod compact;
+mod tokens;
+
 use ctxc::transcript::{self, OutItem, ReadOptions};
 use std::path::{Path, PathBuf};
 
 /// Corpus files that are not one of ctxc's formats, with the error text they must produce.
-const UNSUPPORTED: &[(&str, &str)] = &[
+pub const UNSUPPORTED: &[(&str, &str)] = &[
     ("openhands/trajs/basic.json", "cannot tell the format"),
     (
         "openhands/trajs/basic_interactions.json",
@@ -32,7 +35,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// Every transcript file in the corpus, sorted, relative to the corpus root.
-fn corpus_files() -> Vec<String> {
+pub fn corpus_files() -> Vec<String> {
     let root = corpus_dir();
     let mut files = Vec::new();
     let mut dirs = vec![root.clone()];
@@ -52,7 +55,7 @@ fn corpus_files() -> Vec<String> {
     files
 }
 
-fn load(rel: &str) -> Result<transcript::Transcript, transcript::ReadError> {
+pub fn load(rel: &str) -> Result<transcript::Transcript, transcript::ReadError> {
     let text = std::fs::read_to_string(corpus_dir().join(rel)).unwrap();
     transcript::read(text, &ReadOptions::default())
 }

@@ -1,0 +1,440 @@
+//! The report of `ctxc compact`: per file and totals (DESIGN "Report"), as serde data for
+//! JSON and YAML and as a table for people.
+
+use crate::config::TokenSettings;
+use crate::pipeline::Outcome;
+use crate::report::{Table, thousands};
+use crate::retention::Retention;
+use crate::strategy::StrategyName;
+use serde::Serialize;
+
+/// Bumped when a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Conversations of one file whose shortfall is spelled out; the rest are counted.
+const MAX_NOTES: usize = 3;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactReport {
+    /// See [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// How tokens were counted (and whether counts are exact).
+    pub tokenizer: TokenSettings,
+    /// The strategies asked for.
+    pub strategies: Vec<StrategyName>,
+    /// The summarizer.
+    pub summarizer: String,
+    /// Whether outputs were written.
+    pub dry_run: bool,
+    /// One entry per input, in input order.
+    pub files: Vec<FileReport>,
+    /// Sums over all files.
+    pub totals: Totals,
+}
+
+/// What became of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// Compacted and written.
+    Compacted,
+    /// Nothing to do: written back byte-identical.
+    #[default]
+    Unchanged,
+    /// Could not be read, compacted or written; nothing was written.
+    Failed,
+}
+
+impl Status {
+    fn name(self) -> &'static str {
+        match self {
+            Status::Compacted => "compacted",
+            Status::Unchanged => "unchanged",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One strategy's effect on a file, summed over the conversations it ran on.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct StepReport {
+    /// The strategy.
+    pub strategy: StrategyName,
+    /// Conversations it ran on.
+    pub conversations: usize,
+    /// Context tokens before it.
+    pub tokens_before: usize,
+    /// Context tokens after it.
+    pub tokens_after: usize,
+}
+
+/// The figures of one file.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileReport {
+    /// The input.
+    pub path: String,
+    /// Where the output went (`-` for stdout), when written.
+    pub output: Option<String>,
+    /// compacted, unchanged or failed.
+    pub status: Status,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Detected (or forced) format.
+    pub format: Option<String>,
+    /// Task types adaptive detected, per conversation compacted (deduplicated).
+    pub task_types: Vec<String>,
+    /// Conversations in the file.
+    pub conversations: usize,
+    /// Conversations that were compacted.
+    pub conversations_compacted: usize,
+    /// File size before.
+    pub bytes_before: usize,
+    /// File size after.
+    pub bytes_after: usize,
+    /// Logical messages the model sees, before.
+    pub messages_before: usize,
+    /// Logical messages the model sees, after.
+    pub messages_after: usize,
+    /// Context tokens before (summed over conversations).
+    pub context_tokens_before: usize,
+    /// Context tokens after (exact: counted on the output read back).
+    pub context_tokens_after: usize,
+    /// The target, summed over compacted conversations.
+    pub target_tokens: Option<usize>,
+    /// 1 − after / before.
+    pub saved_ratio: f64,
+    /// Triggers that fired, in order of first firing.
+    pub triggers: Vec<String>,
+    /// Why nothing fired, or why the target was not reached.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Strategies tried, with tokens before and after each.
+    pub steps: Vec<StepReport>,
+    /// Summaries written.
+    pub summaries: usize,
+    /// Their tokens.
+    pub summary_tokens: usize,
+    /// Requests made to a model.
+    pub llm_calls: usize,
+    /// Prompt tokens reported by the model.
+    pub llm_prompt_tokens: u64,
+    /// Completion tokens reported by the model.
+    pub llm_completion_tokens: u64,
+    /// Summaries a fallback wrote because the summarizer failed, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub summary_fallbacks: Vec<String>,
+    /// Share of the original's facts still present.
+    pub retention: Retention,
+    /// Milliseconds spent on the file.
+    pub time_ms: u64,
+}
+
+impl FileReport {
+    /// The report of a file that went through the pipeline.
+    pub fn of(path: String, t: &crate::transcript::Transcript, outcome: &Outcome) -> FileReport {
+        let mut r = FileReport {
+            path,
+            status: if outcome.changed {
+                Status::Compacted
+            } else {
+                Status::Unchanged
+            },
+            format: Some(t.format.to_string()),
+            conversations: outcome.conversations.len(),
+            bytes_before: t.source.len(),
+            bytes_after: outcome.output.len(),
+            summaries: outcome.stats.summaries,
+            summary_tokens: outcome.stats.summary_tokens,
+            llm_calls: outcome.stats.llm_calls,
+            llm_prompt_tokens: outcome.stats.prompt_tokens,
+            llm_completion_tokens: outcome.stats.completion_tokens,
+            summary_fallbacks: outcome.stats.fallbacks.clone(),
+            ..FileReport::default()
+        };
+        let many = outcome.conversations.len() > 1;
+        let mut targets = None::<usize>;
+        let mut unreached = 0;
+        for conv in &outcome.conversations {
+            let at = if many && !conv.location.is_empty() {
+                format!("{}: ", conv.location)
+            } else {
+                String::new()
+            };
+            r.messages_before += conv.before.events;
+            r.messages_after += conv.messages_after;
+            r.context_tokens_before += conv.before.tokens;
+            r.context_tokens_after += conv.tokens_after;
+            r.retention += conv.retention;
+            for trigger in &conv.triggers {
+                let name = trigger.name().to_string();
+                if !r.triggers.contains(&name) {
+                    r.triggers.push(name);
+                }
+            }
+            if let Some(target) = conv.target_tokens {
+                *targets.get_or_insert(0) += target;
+            }
+            if !many {
+                r.notes.extend(conv.why_not.iter().cloned());
+            }
+            let Some(c) = &conv.compaction else { continue };
+            if c.steps.iter().any(|s| s.changed) {
+                r.conversations_compacted += 1;
+            }
+            if let Some(task) = c.task_type {
+                let name = task.name().to_string();
+                if !r.task_types.contains(&name) {
+                    r.task_types.push(name);
+                }
+            }
+            if let Some(why) = &c.shortfall {
+                unreached += 1;
+                if unreached <= MAX_NOTES {
+                    r.notes.push(format!("{at}{why}"));
+                }
+            }
+            for step in &c.steps {
+                match r.steps.iter_mut().find(|s| s.strategy == step.strategy) {
+                    Some(s) => {
+                        s.conversations += 1;
+                        s.tokens_before += step.tokens_before;
+                        s.tokens_after += step.tokens_after;
+                    }
+                    None => r.steps.push(StepReport {
+                        strategy: step.strategy,
+                        conversations: 1,
+                        tokens_before: step.tokens_before,
+                        tokens_after: step.tokens_after,
+                    }),
+                }
+            }
+        }
+        if unreached > MAX_NOTES {
+            r.notes.push(format!(
+                "... and {} more conversations that did not reach their target",
+                unreached - MAX_NOTES
+            ));
+        }
+        if many && r.triggers.is_empty() {
+            r.notes.push(format!(
+                "no trigger fired in any of the {} conversations",
+                outcome.conversations.len()
+            ));
+        }
+        r.target_tokens = targets;
+        r.saved_ratio = saved(r.context_tokens_before, r.context_tokens_after);
+        r
+    }
+
+    /// The report of a file that failed.
+    pub fn failed(path: String, error: String) -> FileReport {
+        FileReport {
+            path,
+            status: Status::Failed,
+            error: Some(error),
+            ..FileReport::default()
+        }
+    }
+}
+
+fn saved(before: usize, after: usize) -> f64 {
+    if before == 0 {
+        0.0
+    } else {
+        let ratio = 1.0 - after as f64 / before as f64;
+        (ratio * 10_000.0).round() / 10_000.0
+    }
+}
+
+/// Sums over all files, plus seed 004's monitoring figures.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Inputs.
+    pub files: usize,
+    /// Files compacted.
+    pub compacted: usize,
+    /// Files left unchanged.
+    pub unchanged: usize,
+    /// Files that failed.
+    pub failed: usize,
+    /// Files where a trigger fired.
+    pub triggered: usize,
+    /// Bytes before.
+    pub bytes_before: usize,
+    /// Bytes after.
+    pub bytes_after: usize,
+    /// Context tokens before.
+    pub context_tokens_before: usize,
+    /// Context tokens after.
+    pub context_tokens_after: usize,
+    /// 1 − after / before.
+    pub saved_ratio: f64,
+    /// Summaries written.
+    pub summaries: usize,
+    /// Share of summaries the configured summarizer wrote itself (no fallback).
+    pub summary_success_rate: f64,
+    /// Requests made to a model.
+    pub llm_calls: usize,
+    /// Prompt tokens reported by the model.
+    pub llm_prompt_tokens: u64,
+    /// Completion tokens reported by the model.
+    pub llm_completion_tokens: u64,
+    /// Retention over all files.
+    pub retention: Retention,
+    /// Mean milliseconds per file.
+    pub mean_time_ms: f64,
+}
+
+/// Totals of `files`.
+pub fn totals(files: &[FileReport]) -> Totals {
+    let mut t = Totals {
+        files: files.len(),
+        ..Totals::default()
+    };
+    let mut fallbacks = 0;
+    let mut time = 0;
+    for f in files {
+        match f.status {
+            Status::Compacted => t.compacted += 1,
+            Status::Unchanged => t.unchanged += 1,
+            Status::Failed => t.failed += 1,
+        }
+        t.triggered += usize::from(!f.triggers.is_empty());
+        t.bytes_before += f.bytes_before;
+        t.bytes_after += f.bytes_after;
+        t.context_tokens_before += f.context_tokens_before;
+        t.context_tokens_after += f.context_tokens_after;
+        t.summaries += f.summaries;
+        fallbacks += f.summary_fallbacks.len();
+        t.llm_calls += f.llm_calls;
+        t.llm_prompt_tokens += f.llm_prompt_tokens;
+        t.llm_completion_tokens += f.llm_completion_tokens;
+        t.retention += f.retention;
+        time += f.time_ms;
+    }
+    t.saved_ratio = saved(t.context_tokens_before, t.context_tokens_after);
+    t.summary_success_rate = if t.summaries == 0 {
+        1.0
+    } else {
+        1.0 - fallbacks as f64 / t.summaries as f64
+    };
+    t.mean_time_ms = if files.is_empty() {
+        0.0
+    } else {
+        time as f64 / files.len() as f64
+    };
+    t
+}
+
+fn percent(ratio: f64) -> String {
+    format!("{:.0}%", ratio * 100.0)
+}
+
+fn retention_cell(r: &Retention) -> String {
+    r.counts()
+        .iter()
+        .map(|(_, t)| {
+            if t.total == 0 {
+                "-".to_string()
+            } else {
+                percent(t.ratio())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The report as a table.
+pub fn table(report: &CompactReport) -> Table {
+    let estimated = if report.tokenizer.exact {
+        ""
+    } else {
+        " (est.)"
+    };
+    let headers = vec![
+        "FILE".to_string(),
+        "FORMAT".into(),
+        "STATUS".into(),
+        format!("TOKENS BEFORE{estimated}"),
+        "TOKENS AFTER".into(),
+        "SAVED".into(),
+        "TARGET".into(),
+        "STEPS".into(),
+        "RETENTION p/c/e/u".into(),
+    ];
+    let numeric = vec![false, false, false, true, true, true, true, false, false];
+    let rows = report
+        .files
+        .iter()
+        .map(|f| {
+            let steps: Vec<&str> = f
+                .steps
+                .iter()
+                .filter(|s| s.tokens_after < s.tokens_before || f.steps.len() == 1)
+                .map(|s| s.strategy.name())
+                .collect();
+            vec![
+                f.path.clone(),
+                f.format.clone().unwrap_or_else(|| "-".into()),
+                f.status.name().into(),
+                thousands(f.context_tokens_before as u64),
+                thousands(f.context_tokens_after as u64),
+                percent(f.saved_ratio),
+                f.target_tokens.map_or("-".into(), |t| thousands(t as u64)),
+                if steps.is_empty() {
+                    "-".into()
+                } else {
+                    steps.join(",")
+                },
+                retention_cell(&f.retention),
+            ]
+        })
+        .collect();
+    let t = &report.totals;
+    let total = vec![
+        format!(
+            "TOTAL ({} {})",
+            t.files,
+            if t.files == 1 { "file" } else { "files" }
+        ),
+        String::new(),
+        format!("{} compacted, {} failed", t.compacted, t.failed),
+        thousands(t.context_tokens_before as u64),
+        thousands(t.context_tokens_after as u64),
+        percent(t.saved_ratio),
+        String::new(),
+        String::new(),
+        retention_cell(&t.retention),
+    ];
+    let mut notes = vec![String::new()];
+    for f in &report.files {
+        if let Some(error) = &f.error {
+            notes.push(format!("{}: failed: {error}", f.path));
+        }
+        for note in &f.notes {
+            notes.push(format!("{}: {note}", f.path));
+        }
+    }
+    notes.push(format!(
+        "tokens: {}{}; retention p/c/e/u = file paths, commands, error lines, user requests kept",
+        report.tokenizer.encoding,
+        if report.tokenizer.exact {
+            " (exact)"
+        } else {
+            " (estimated: no public tokenizer for this model)"
+        }
+    ));
+    Table {
+        headers,
+        numeric,
+        rows,
+        total: Some(total),
+        notes,
+    }
+}

@@ -1,0 +1,137 @@
+//! Retention: the share of a conversation's facts (file paths, shell commands, error lines,
+//! user requests; see `facts`) that are still in what the model is sent after compaction —
+//! verbatim in kept messages or written into a summary.
+
+use crate::facts::{Facts, collapse_whitespace, string_values};
+use crate::transcript::{Conversation, PartKind};
+use aho_corasick::AhoCorasick;
+use serde::{Serialize, Serializer};
+use std::ops::AddAssign;
+
+/// How many of a kind of fact survived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Facts still present.
+    pub kept: usize,
+    /// Facts in the original.
+    pub total: usize,
+}
+
+impl Tally {
+    /// The share kept, 1 when there was nothing to keep.
+    pub fn ratio(&self) -> f64 {
+        if self.total == 0 {
+            1.0
+        } else {
+            self.kept as f64 / self.total as f64
+        }
+    }
+}
+
+impl AddAssign for Tally {
+    fn add_assign(&mut self, other: Tally) {
+        self.kept += other.kept;
+        self.total += other.total;
+    }
+}
+
+impl Serialize for Tally {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Four decimals: stable in snapshots, precise enough for a share.
+        s.serialize_f64((self.ratio() * 10_000.0).round() / 10_000.0)
+    }
+}
+
+/// Retention of each kind of fact.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retention {
+    /// File paths.
+    pub paths: Tally,
+    /// Shell commands.
+    pub commands: Tally,
+    /// Error lines.
+    pub errors: Tally,
+    /// User requests.
+    pub user_requests: Tally,
+}
+
+impl AddAssign for Retention {
+    fn add_assign(&mut self, other: Retention) {
+        self.paths += other.paths;
+        self.commands += other.commands;
+        self.errors += other.errors;
+        self.user_requests += other.user_requests;
+    }
+}
+
+impl Retention {
+    /// The counts behind the shares, for reports: `[kept, total]` per kind.
+    pub fn counts(&self) -> [(&'static str, Tally); 4] {
+        [
+            ("paths", self.paths),
+            ("commands", self.commands),
+            ("errors", self.errors),
+            ("userRequests", self.user_requests),
+        ]
+    }
+}
+
+/// How much of `before`'s facts `after` still holds.
+pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
+    let facts = Facts::of(&before.items);
+    let text = context_text(after);
+    let flat = collapse_whitespace(&text);
+    Retention {
+        paths: tally(&facts.paths, &text),
+        commands: tally(&facts.commands, &text),
+        errors: tally(&facts.errors, &text),
+        user_requests: tally(&facts.user_requests, &flat),
+    }
+}
+
+/// Everything the model is sent of a conversation as one text (tool arguments decoded).
+pub fn context_text(conv: &Conversation) -> String {
+    let mut text = String::new();
+    for item in conv.items.iter().filter(|i| i.in_context) {
+        for part in &item.parts {
+            if part.kind == PartKind::ToolArguments {
+                if let Ok(value) = serde_json::from_str::<serde_json::Value>(&part.text) {
+                    let mut strings = Vec::new();
+                    string_values(&value, &mut strings);
+                    for s in strings {
+                        text.push_str(s);
+                        text.push('\n');
+                    }
+                    continue;
+                }
+            }
+            text.push_str(&part.text);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// How many of `facts` occur in `haystack`.
+fn tally(facts: &[String], haystack: &str) -> Tally {
+    let total = facts.len();
+    if total == 0 {
+        return Tally::default();
+    }
+    let Ok(searcher) = AhoCorasick::new(facts) else {
+        let kept = facts
+            .iter()
+            .filter(|f| haystack.contains(f.as_str()))
+            .count();
+        return Tally { kept, total };
+    };
+    let mut found = vec![false; total];
+    for m in searcher.find_overlapping_iter(haystack) {
+        found[m.pattern().as_usize()] = true;
+    }
+    Tally {
+        kept: found.iter().filter(|f| **f).count(),
+        total,
+    }
+}

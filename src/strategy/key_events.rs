@@ -1,0 +1,33 @@
+//! `key-events` (seed 000): keep key events verbatim — user messages, errors (and, being
+//! state changes, the fixes that follow them), state-changing tool calls, completed tasks —
+//! keep the most recent non-key units (5), and summarize the other runs of non-key units.
+
+use super::importance::recent_indices;
+use super::signals::Signals;
+use super::{Context, Strategy, StrategyName, compactable};
+use crate::plan::{Plan, runs};
+use crate::summarizer::Scope;
+use anyhow::Result;
+
+/// Key-event extraction.
+pub struct KeyEvents;
+
+impl Strategy for KeyEvents {
+    fn name(&self) -> StrategyName {
+        StrategyName::KeyEvents
+    }
+
+    fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
+        let units = plan.units(cx.subject);
+        let routine: Vec<bool> = units
+            .iter()
+            .map(|u| {
+                let entries = plan.entries(cx.subject, u.elements.clone());
+                compactable(u) && !Signals::of(u, &entries).is_key()
+            })
+            .collect();
+        let spare = recent_indices(&routine, cx.settings.key_events_keep_recent);
+        let picked = runs(&units, |i, _| routine[i] && !spare.contains(&i));
+        cx.summarize_runs(plan, picked, Scope::Span)
+    }
+}

@@ -1,0 +1,276 @@
+//! Compaction strategies, one file each behind [`Strategy`]. A strategy is a pure function of
+//! a plan: it reads the plan's units (whole tool-call groups), never touches preserved or
+//! frozen items, and returns a plan that is never larger in tokens than the one it was given.
+//! `adaptive` (the default) chooses and chains the others.
+
+mod adaptive;
+mod full_summary;
+mod importance;
+mod incremental;
+mod key_events;
+mod observation_masking;
+mod selective;
+mod signals;
+mod sliding_window;
+mod strip_payloads;
+mod truncate;
+
+pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
+pub use selective::{Rule, RuleAction, default_rules};
+pub use signals::Signals;
+
+use crate::plan::{Plan, Subject, Unit, fit_summary_run};
+use crate::summarizer::{Scope, Summarizer, SummaryRequest};
+use anyhow::Result;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+/// Settings every strategy reads (DESIGN "Strategies" defaults; config keys in brackets).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StrategySettings {
+    /// Sliding window: user and tool messages kept [`sliding_window_size` / 2].
+    pub window_user_messages: usize,
+    /// Sliding window: assistant messages kept [the rest of `sliding_window_size`].
+    pub window_assistant_messages: usize,
+    /// Importance: messages scoring at least this are kept [`importance_score_threshold`].
+    pub importance_threshold: f64,
+    /// Importance: the most recent low-scoring units kept anyway.
+    pub importance_keep_recent: usize,
+    /// Key events: the most recent non-key units kept anyway.
+    pub key_events_keep_recent: usize,
+    /// Incremental: user/tool turns per chunk [`incremental_summary_chunk_size`].
+    pub incremental_chunk_turns: usize,
+    /// Observation masking: the most recent tool outputs left whole.
+    pub masking_keep_recent: usize,
+    /// Truncate: the most recent messages kept [`keep_recent_count`].
+    pub truncate_keep_recent: usize,
+    /// The summary budget in tokens [`summary_max_tokens`].
+    pub summary_max_tokens: usize,
+    /// Selective: the rule table, in priority order.
+    pub selective_rules: Vec<Rule>,
+    /// Adaptive: skip `strip-payloads` [`--keep-payloads`].
+    pub keep_payloads: bool,
+}
+
+impl Default for StrategySettings {
+    fn default() -> Self {
+        StrategySettings {
+            window_user_messages: 4,
+            window_assistant_messages: 5,
+            importance_threshold: 3.0,
+            importance_keep_recent: 5,
+            key_events_keep_recent: 5,
+            incremental_chunk_turns: 20,
+            masking_keep_recent: 3,
+            truncate_keep_recent: 10,
+            summary_max_tokens: 1000,
+            selective_rules: default_rules(),
+            keep_payloads: false,
+        }
+    }
+}
+
+/// Summaries written while compacting one conversation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryStats {
+    /// Summaries written.
+    pub summaries: usize,
+    /// Their tokens.
+    pub summary_tokens: usize,
+    /// Requests made to a model.
+    pub llm_calls: usize,
+    /// Prompt tokens the model reported.
+    pub prompt_tokens: u64,
+    /// Completion tokens the model reported.
+    pub completion_tokens: u64,
+    /// Fallbacks taken when the summarizer failed, with why.
+    pub fallbacks: Vec<String>,
+}
+
+/// What a strategy works with.
+pub struct Context<'a> {
+    /// The conversation and its counts.
+    pub subject: &'a Subject<'a>,
+    /// Who writes summaries.
+    pub summarizer: &'a dyn Summarizer,
+    /// Strategy settings.
+    pub settings: &'a StrategySettings,
+    /// The token count to get under.
+    pub target: usize,
+    /// Summaries written so far.
+    pub stats: RefCell<SummaryStats>,
+}
+
+/// One compaction strategy.
+pub trait Strategy: Sync {
+    /// Its name on the command line and in reports.
+    fn name(&self) -> StrategyName;
+
+    /// Applies the strategy once; returns `plan` unchanged when it has nothing to do.
+    fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan>;
+}
+
+/// The strategies, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StrategyName {
+    /// Chooses and chains the others.
+    Adaptive,
+    /// Drops records that never reach the model; stubs embedded media.
+    StripPayloads,
+    /// Keeps the latest messages, summarizes the rest.
+    SlidingWindow,
+    /// Keeps high-scoring messages, summarizes the rest.
+    Importance,
+    /// Keeps key events, summarizes the rest.
+    KeyEvents,
+    /// Summarizes history chunk by chunk, all but the last.
+    Incremental,
+    /// Per-kind DROP / TRUNCATE / NONE rules.
+    Selective,
+    /// Replaces old tool outputs with placeholders.
+    ObservationMasking,
+    /// One summary for everything not preserved.
+    FullSummary,
+    /// Keeps the last messages, drops the rest without a summary.
+    Truncate,
+}
+
+impl StrategyName {
+    /// Every strategy.
+    pub const ALL: [StrategyName; 10] = [
+        StrategyName::Adaptive,
+        StrategyName::StripPayloads,
+        StrategyName::SlidingWindow,
+        StrategyName::Importance,
+        StrategyName::KeyEvents,
+        StrategyName::Incremental,
+        StrategyName::Selective,
+        StrategyName::ObservationMasking,
+        StrategyName::FullSummary,
+        StrategyName::Truncate,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyName::Adaptive => "adaptive",
+            StrategyName::StripPayloads => "strip-payloads",
+            StrategyName::SlidingWindow => "sliding-window",
+            StrategyName::Importance => "importance",
+            StrategyName::KeyEvents => "key-events",
+            StrategyName::Incremental => "incremental",
+            StrategyName::Selective => "selective",
+            StrategyName::ObservationMasking => "observation-masking",
+            StrategyName::FullSummary => "full-summary",
+            StrategyName::Truncate => "truncate",
+        }
+    }
+
+    /// The strategy itself.
+    pub fn strategy(self) -> &'static dyn Strategy {
+        match self {
+            StrategyName::Adaptive => &adaptive::Adaptive,
+            StrategyName::StripPayloads => &strip_payloads::StripPayloads,
+            StrategyName::SlidingWindow => &sliding_window::SlidingWindow,
+            StrategyName::Importance => &importance::Importance,
+            StrategyName::KeyEvents => &key_events::KeyEvents,
+            StrategyName::Incremental => &incremental::Incremental,
+            StrategyName::Selective => &selective::Selective,
+            StrategyName::ObservationMasking => &observation_masking::ObservationMasking,
+            StrategyName::FullSummary => &full_summary::FullSummary,
+            StrategyName::Truncate => &truncate::Truncate,
+        }
+    }
+}
+
+impl fmt::Display for StrategyName {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for StrategyName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        StrategyName::ALL
+            .into_iter()
+            .find(|n| n.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = StrategyName::ALL.iter().map(|n| n.name()).collect();
+                format!(
+                    "unknown strategy '{s}' (expected one of: {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl Context<'_> {
+    /// Tokens of `plan`.
+    pub fn tokens(&self, plan: &Plan) -> usize {
+        plan.tokens(self.subject)
+    }
+
+    /// Replaces each run of units with a summary of it, when the summary is smaller than the
+    /// run. Runs are narrowed first where the format needs it (strict alternation).
+    pub fn summarize_runs(
+        &self,
+        mut plan: Plan,
+        runs: Vec<Range<usize>>,
+        scope: Scope,
+    ) -> Result<Plan> {
+        let units = plan.units(self.subject);
+        // Back to front, so earlier units keep their positions.
+        for run in runs.into_iter().rev() {
+            let Some(run) = fit_summary_run(self.subject, &units, run) else {
+                continue;
+            };
+            let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
+            let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
+            let entries = plan.entries(self.subject, elements);
+            let summary = self.summarizer.summarize(&SummaryRequest {
+                entries: &entries,
+                scope,
+                max_tokens: self.settings.summary_max_tokens,
+                counter: self.subject.counter,
+            })?;
+            let tokens = self.subject.summary_tokens(&summary.text);
+            let applied = tokens < run_tokens;
+            self.record(&summary, applied.then_some(tokens));
+            if applied {
+                plan.summarize(&units, run, summary.text);
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Books a summary's cost, and the summary itself when it is used (`tokens`).
+    fn record(&self, summary: &crate::summarizer::Summary, tokens: Option<usize>) {
+        let mut stats = self.stats.borrow_mut();
+        if let Some(tokens) = tokens {
+            stats.summaries += 1;
+            stats.summary_tokens += tokens;
+        }
+        stats.llm_calls += summary.llm_calls;
+        stats.prompt_tokens += summary.prompt_tokens;
+        stats.completion_tokens += summary.completion_tokens;
+        if let Some(why) = &summary.fallback {
+            stats.fallbacks.push(why.clone());
+        }
+    }
+}
+
+/// Whether a unit may be summarized or dropped by a partial strategy: free, not an earlier
+/// summary, and a message the model sees.
+pub fn compactable(unit: &Unit) -> bool {
+    unit.free && !unit.summary
+}
+
+#[cfg(test)]
+mod tests;

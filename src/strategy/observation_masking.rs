@@ -1,0 +1,86 @@
+//! `observation-masking`: replace old tool outputs with a one-line placeholder naming the
+//! tool, the output's size and its first error line, keeping every call (and so every path
+//! and command) verbatim. The most recent outputs (3) stay whole. Research on agent
+//! trajectories found this simple masking as good as LLM summaries at half the cost.
+
+use super::{Context, Strategy, StrategyName, compactable};
+use crate::facts::{clip, error_lines, tool_output};
+use crate::plan::Plan;
+use crate::transcript::{Kind, OutItem};
+use anyhow::Result;
+use std::collections::HashMap;
+
+/// Observation masking.
+pub struct ObservationMasking;
+
+impl Strategy for ObservationMasking {
+    fn name(&self) -> StrategyName {
+        StrategyName::ObservationMasking
+    }
+
+    fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
+        let s = cx.subject;
+        let names = crate::count::tool_names(s.conv);
+        let units = plan.units(s);
+        let outputs: Vec<usize> = plan
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| {
+                o.kept()
+                    .is_some_and(|i| s.conv.items[i].kind == Kind::ToolResult)
+            })
+            .map(|(at, _)| at)
+            .collect();
+        let keep_from = outputs
+            .len()
+            .saturating_sub(cx.settings.masking_keep_recent);
+        let free_at: HashMap<usize, bool> = units
+            .iter()
+            .flat_map(|u| u.elements.clone().map(move |at| (at, compactable(u))))
+            .collect();
+        for &at in &outputs[..keep_from] {
+            let (OutItem::Keep(i) | OutItem::Strip(i)) = plan.items[at] else {
+                continue;
+            };
+            if !free_at.get(&at).copied().unwrap_or(false) {
+                continue;
+            }
+            let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names));
+            if s.out_tokens(&masked) < s.out_tokens(&plan.items[at]) {
+                plan.items[at] = masked;
+            }
+        }
+        Ok(plan)
+    }
+}
+
+/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines; first error: ...]`.
+fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
+    let item = &cx.subject.conv.items[i];
+    let mut tools: Vec<&str> = item
+        .results
+        .iter()
+        .map(|id| names.get(id.as_str()).copied().unwrap_or("a tool"))
+        .collect();
+    tools.dedup();
+    let tool = if tools.is_empty() {
+        "a tool".to_string()
+    } else {
+        tools.join(", ")
+    };
+    let output = tool_output(item);
+    let tokens = cx.subject.counter.count(&output);
+    let lines = output.lines().count();
+    let mut text = format!(
+        "[ctxc: output of {tool} masked, {} tokens in {} lines",
+        crate::report::thousands(tokens as u64),
+        crate::report::thousands(lines as u64)
+    );
+    if let Some(error) = error_lines(&output, item.is_error).first() {
+        text.push_str("; first error: ");
+        text.push_str(&clip(error, 200));
+    }
+    text.push(']');
+    text
+}

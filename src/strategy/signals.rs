@@ -1,0 +1,207 @@
+//! What a unit of conversation says about itself: the signals `importance` scores and
+//! `key-events` keys on.
+//!
+//! Importance score of a unit = the highest base score of its messages + its features:
+//!
+//! | base | score | feature | adds |
+//! |---|---:|---|---:|
+//! | user message | 3.0 | error (flagged result, or an error line) | +2.0 |
+//! | earlier summary | 5.0 | task completion said by the assistant | +2.0 |
+//! | assistant text | 2.0 | state change (file written, mutating command or API call) | +1.5 |
+//! | tool call round | 1.0 | decision or finding stated | +1.0 |
+//! | thinking, tool output | 0.5 | names a file path | +0.5 |
+//! |  |  | bulky (over 2,000 tokens) | −1.0 |
+//!
+//! With the default threshold 3.0, user messages, errors, decisions and completions stay;
+//! routine tool rounds and chatter are summarized.
+
+use crate::facts::{Effect, error_lines, file_effect, paths_in_text, tool_calls, tool_output};
+use crate::plan::Unit;
+use crate::transcript::{Item, Kind, PartKind};
+
+/// What a unit shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Signals {
+    /// The highest base score of its messages.
+    pub base: f64,
+    /// It holds a user message.
+    pub user: bool,
+    /// It holds an error.
+    pub error: bool,
+    /// It changes state (files, repository, packages, a service's records).
+    pub state_change: bool,
+    /// The assistant says a task is done.
+    pub completion: bool,
+    /// The assistant states a decision or finding.
+    pub decision: bool,
+    /// It names a file path.
+    pub path: bool,
+    /// Its tokens.
+    pub tokens: usize,
+}
+
+impl Signals {
+    /// Reads the signals of a unit's entries.
+    pub fn of(unit: &Unit, entries: &[std::borrow::Cow<Item>]) -> Signals {
+        let mut s = Signals {
+            tokens: unit.tokens,
+            ..Signals::default()
+        };
+        for item in entries {
+            s.base = s.base.max(base_score(item.kind));
+            match item.kind {
+                Kind::User => {
+                    s.user = true;
+                    s.error |= !error_lines(&item.text(), false).is_empty();
+                    s.path |= paths_in_text(&item.text()).next().is_some();
+                }
+                Kind::ToolResult => {
+                    s.error |= !error_lines(&tool_output(item), item.is_error).is_empty();
+                }
+                Kind::AssistantText | Kind::ToolCall => {
+                    let text = prose(item);
+                    s.completion |= says_done(&text);
+                    s.decision |= says_decision(&text);
+                    s.path |= paths_in_text(&text).next().is_some();
+                    for call in tool_calls(item) {
+                        s.state_change |= changes_state(&call);
+                        s.path |= !call.paths().is_empty();
+                    }
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// The importance score (see the module table).
+    pub fn score(&self) -> f64 {
+        let mut score = self.base;
+        for (on, weight) in [
+            (self.error, 2.0),
+            (self.completion, 2.0),
+            (self.state_change, 1.5),
+            (self.decision, 1.0),
+            (self.path, 0.5),
+            (self.tokens > 2_000, -1.0),
+        ] {
+            if on {
+                score += weight;
+            }
+        }
+        score
+    }
+
+    /// Whether the unit is a key event: a user message, an error, a state change or a
+    /// completed task.
+    pub fn is_key(&self) -> bool {
+        self.user || self.error || self.state_change || self.completion
+    }
+}
+
+fn base_score(kind: Kind) -> f64 {
+    match kind {
+        Kind::Summary => 5.0,
+        Kind::User => 3.0,
+        Kind::AssistantText => 2.0,
+        Kind::ToolCall => 1.0,
+        Kind::Thinking | Kind::ToolResult => 0.5,
+        Kind::System | Kind::NonContext => 0.0,
+    }
+}
+
+fn prose(item: &Item) -> String {
+    let texts: Vec<&str> = item
+        .parts
+        .iter()
+        .filter(|p| p.kind == PartKind::Text)
+        .map(|p| p.text.as_str())
+        .collect();
+    texts.join("\n")
+}
+
+fn says_done(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "all tests pass",
+        "tests pass",
+        "task is complete",
+        "task complete",
+        "is now fixed",
+        "has been fixed",
+        "successfully",
+        "completed",
+        "is done",
+        "i've finished",
+        "i have finished",
+    ]
+    .iter()
+    .any(|cue| lower.contains(cue))
+}
+
+fn says_decision(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "root cause",
+        "the issue is",
+        "the problem is",
+        "the bug is",
+        "instead of",
+        "decided",
+        "the fix is",
+        "turns out",
+    ]
+    .iter()
+    .any(|cue| lower.contains(cue))
+}
+
+/// Shell words that change files, the repository or installed packages.
+const MUTATING_COMMANDS: [&str; 22] = [
+    " > ",
+    ">>",
+    "rm ",
+    "mv ",
+    "cp ",
+    "mkdir",
+    "touch ",
+    "sed -i",
+    "tee ",
+    "chmod ",
+    "git add",
+    "git commit",
+    "git checkout",
+    "git apply",
+    "git merge",
+    "git rebase",
+    "git reset",
+    "git push",
+    "pip install",
+    "npm install",
+    "cargo add",
+    "patch ",
+];
+
+/// API verbs that change a service's records (`update_reservation`, `cancel_order`, ...).
+const MUTATING_VERBS: [&str; 18] = [
+    "update", "cancel", "book", "create", "delete", "remove", "add", "set", "send", "submit",
+    "write", "edit", "insert", "modify", "transfer", "apply", "commit", "exchange",
+];
+
+/// Whether a tool call changes state: writes a file, runs a mutating command, or calls an
+/// API whose name starts with a mutating verb.
+pub fn changes_state(call: &crate::facts::CallArgs) -> bool {
+    if matches!(
+        file_effect(call),
+        Effect::Create | Effect::Modify | Effect::Delete
+    ) {
+        return true;
+    }
+    if let Some(command) = call.command() {
+        let padded = format!(" {command} ");
+        return MUTATING_COMMANDS.iter().any(|w| padded.contains(w));
+    }
+    let name = call.name.to_ascii_lowercase();
+    MUTATING_VERBS
+        .iter()
+        .any(|verb| name == *verb || name.starts_with(&format!("{verb}_")))
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the strategies on small hand-made transcripts.

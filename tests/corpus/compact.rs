@@ -1,0 +1,126 @@
+//! The invariants of compaction over every corpus transcript × every strategy × targets of
+//! 75%, 50%, 25% and 10% of each conversation's context tokens (`--force --target-ratio R`):
+//! the pipeline's own checks pass (re-parse, `check`, kept and preserved content, no token
+//! growth), every conversation ends at or under its target or says why not, and a second
+//! run gives the same bytes.
+
+use crate::{UNSUPPORTED, corpus_files, load};
+use ctxc::count::count_conversation;
+use ctxc::pipeline::{self, Settings, Target};
+use ctxc::strategy::{StrategyName, StrategySettings};
+use ctxc::summarizer::extractive::Extractive;
+use ctxc::tokens::{Encoding, TokenCounter};
+use ctxc::transcript::{ReadOptions, Transcript};
+use ctxc::trigger::TriggerSettings;
+use rayon::prelude::*;
+
+const RATIOS: [f64; 4] = [0.75, 0.5, 0.25, 0.1];
+
+fn settings<'a>(
+    strategy: StrategyName,
+    ratio: f64,
+    counter: &'a TokenCounter,
+    summarizer: &'a Extractive,
+) -> Settings<'a> {
+    Settings {
+        read: ReadOptions::default(),
+        triggers: TriggerSettings {
+            force: true,
+            ..TriggerSettings::default()
+        },
+        target: Target::Ratio(ratio),
+        strategies: vec![strategy],
+        strategy: StrategySettings::default(),
+        summarizer,
+        counter,
+    }
+}
+
+/// What is wrong with one run, if anything.
+fn problems(
+    t: &Transcript,
+    strategy: StrategyName,
+    ratio: f64,
+    counter: &TokenCounter,
+) -> Vec<String> {
+    let summarizer = Extractive;
+    let settings = settings(strategy, ratio, counter, &summarizer);
+    let outcome = match pipeline::run(t, &settings) {
+        Ok(o) => o,
+        Err(e) => return vec![format!("{e:#}")],
+    };
+    let mut problems = Vec::new();
+    for (c, conv) in outcome.conversations.iter().enumerate() {
+        let before = count_conversation(counter, &t.conversations[c]).total();
+        if conv.tokens_after > before {
+            problems.push(format!(
+                "{}: tokens grew {before} → {}",
+                conv.location, conv.tokens_after
+            ));
+        }
+        let compaction = conv
+            .compaction
+            .as_ref()
+            .expect("--force compacts every conversation");
+        let target = conv.target_tokens.expect("a target");
+        if conv.tokens_after > target && compaction.shortfall.is_none() {
+            problems.push(format!(
+                "{}: {} tokens over the target {target} and no reason given",
+                conv.location, conv.tokens_after
+            ));
+        }
+        // The plan's own price is what the report shows; it must match the output.
+        if outcome.changed && compaction.tokens_after != conv.tokens_after {
+            problems.push(format!(
+                "{}: planned {} tokens but the output has {}",
+                conv.location, compaction.tokens_after, conv.tokens_after
+            ));
+        }
+    }
+    let again = pipeline::run(t, &settings).map(|o| o.output);
+    if again.as_ref().ok() != Some(&outcome.output) {
+        problems.push("a second run gave different bytes".into());
+    }
+    problems
+}
+
+#[test]
+fn every_strategy_keeps_every_invariant_on_every_corpus_file() {
+    let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+    let transcripts: Vec<(String, Transcript)> = corpus_files()
+        .into_iter()
+        .filter(|rel| !UNSUPPORTED.iter().any(|(f, _)| f == rel))
+        .map(|rel| {
+            let t = load(&rel).unwrap_or_else(|e| panic!("{rel}: {e:?}"));
+            (rel, t)
+        })
+        .collect();
+    let cases: Vec<(usize, StrategyName, f64)> = (0..transcripts.len())
+        .flat_map(|f| {
+            StrategyName::ALL
+                .into_iter()
+                .flat_map(move |s| RATIOS.into_iter().map(move |r| (f, s, r)))
+        })
+        .collect();
+    let failures: Vec<String> = cases
+        .par_iter()
+        .flat_map(|&(f, strategy, ratio)| {
+            let (rel, t) = &transcripts[f];
+            problems(t, strategy, ratio, &counter)
+                .into_iter()
+                .map(|p| format!("{rel} [{strategy} at {ratio}]: {p}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(100000)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
