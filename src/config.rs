@@ -47,8 +47,8 @@ impl TokenSettings {
         if context_window == 0 {
             bail!("--context-window must be at least 1");
         }
-        let exact = encoding != Encoding::Estimate
-            && (args.encoding.is_some() || model.is_none_or(|m| m.exact));
+        // A model without a public tokenizer is estimated whatever encoding stands in for it.
+        let exact = encoding != Encoding::Estimate && model.is_none_or(|m| m.exact);
         Ok(TokenSettings {
             model: args.model.clone(),
             encoding,

@@ -88,6 +88,7 @@ pub fn stored_only_bytes(conv: &Conversation) -> usize {
 
 /// Context tokens broken down three ways.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Breakdown {
     /// By role (`user`, `assistant`, `tool`, ...; `preamble` for tool definitions and system).
     pub by_role: BTreeMap<String, u64>,

@@ -63,7 +63,12 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
         }
     }
     inputs.sort();
-    inputs.dedup();
+    // The same file named twice (`dir` and `./dir/a.json`) is one input.
+    let mut seen = std::collections::HashSet::new();
+    inputs.retain(|input| match input {
+        Input::File(p) => seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())),
+        Input::Stdin => seen.insert(PathBuf::from("-")),
+    });
     Ok((inputs, errors))
 }
 

@@ -86,7 +86,7 @@ impl Collector {
             Kind::AssistantText | Kind::ToolCall => {
                 for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
                     paths_in_text(&part.text).for_each(|p| self.push(0, p));
-                    if answered && item.calls.is_empty() {
+                    if answered && !has_tool_parts(item) {
                         if let Some(action) = trailing_action(&part.text) {
                             self.push(1, command_key(&action));
                         }
@@ -108,6 +108,11 @@ impl Collector {
             _ => {}
         }
     }
+}
+
+/// Whether an item calls tools in its content (text-based actions have calls but no parts).
+pub fn has_tool_parts(item: &Item) -> bool {
+    item.parts.iter().any(|p| p.kind == PartKind::ToolName)
 }
 
 /// A tool call of an item: its name and parsed arguments.

@@ -81,6 +81,8 @@ pub fn run(args: &CompactArgs, quiet: bool) -> Result<ExitStatus> {
         })
         .collect();
     files.extend(done);
+    // Unusable paths among the others, all in path order.
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     progress.finish();
     for f in files.iter().filter(|f| f.error.is_some()) {
         progress.warn(&format!("{}: {}", f.path, f.error.as_deref().unwrap_or("")));

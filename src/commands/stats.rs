@@ -135,6 +135,8 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         })
         .collect();
     files.extend(measured);
+    // Unusable paths among the others, all in path order.
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     progress.finish();
     for file in files.iter().filter(|f| f.error.is_some()) {
         progress.warn(&format!(
@@ -331,12 +333,24 @@ fn table(report: &StatsReport) -> Table {
             ),
         })
         .collect();
-    let total_label = format!("TOTAL ({} files)", report.totals.files);
+    let t = &report.totals;
+    let files = if t.files == 1 { "file" } else { "files" };
+    let failed = if t.failed > 0 {
+        format!(", {} failed", t.failed)
+    } else {
+        String::new()
+    };
+    let total_label = format!("TOTAL ({} {files}{failed})", t.files);
     Table {
         numeric: vec![false, false, true, true, true, true, true, true, false],
         headers: headers.to_vec(),
         rows,
-        total: Some(row(total_label, String::new(), &report.totals.figures)),
+        total: Some({
+            let mut total = row(total_label, String::new(), &report.totals.figures);
+            // Each file's last prompt size is its own session's; a sum would mean nothing.
+            total[7] = "-".into();
+            total
+        }),
         notes: notes(report),
     }
 }
@@ -375,8 +389,13 @@ fn notes(report: &StatsReport) -> Vec<String> {
         .map(|n| format!("token trigger at {} tokens", thousands(n as u64)))
         .unwrap_or_else(|| "token trigger off".into());
     let b = &report.totals.figures.breakdown;
-    vec![
-        String::new(),
+    let mut notes = vec![String::new()];
+    for f in &report.files {
+        if let Some(error) = &f.error {
+            notes.push(format!("{}: failed: {error}", f.path));
+        }
+    }
+    notes.extend([
         format!(
             "tokens: {model}{} ({exactness}); context window {}; {threshold}",
             t.encoding,
@@ -386,7 +405,8 @@ fn notes(report: &StatsReport) -> Vec<String> {
         format!("by kind: {}", breakdown_line(&b.by_kind, usize::MAX)),
         format!("by tool (top 10): {}", breakdown_line(&b.by_tool, 10)),
         "provider context: the prompt size the provider reported for the last call (input + cache), never mixed into ctxc's counts".into(),
-    ]
+    ]);
+    notes
 }
 
 /// `a 1,234 · b 567`, largest first, at most `limit` entries.

@@ -21,7 +21,7 @@ pub fn render(table: &Table) -> String {
         let bold: Vec<String> = total
             .iter()
             .map(|c| {
-                if c.is_empty() {
+                if c.is_empty() || c == "-" {
                     c.clone()
                 } else {
                     format!("**{c}**")
@@ -32,7 +32,9 @@ pub fn render(table: &Table) -> String {
     }
     if !table.notes.is_empty() {
         out.push('\n');
-        for note in &table.notes {
+        // Notes may open with their own blank line (for the terminal); one is enough here.
+        let skip = usize::from(table.notes.first().is_some_and(|n| n.is_empty()));
+        for note in &table.notes[skip..] {
             out.push_str(note);
             out.push('\n');
         }

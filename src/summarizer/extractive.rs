@@ -274,7 +274,7 @@ impl Notes {
             for path in paths_in_text(&text) {
                 self.add(List::Mentioned, path);
             }
-            if item.calls.is_empty() {
+            if !crate::facts::has_tool_parts(item) {
                 if let Some(action) = crate::facts::trailing_action(&text) {
                     self.add(List::Commands, format!("`{}`", command_key(&action)));
                 }

@@ -40,7 +40,9 @@ impl Adapter for OpenAi {
         doc: &Doc,
         opts: &ReadOptions,
     ) -> Result<(Vec<Conversation>, String), ReadError> {
-        read_lists(doc, opts, parse_message)
+        let (mut conversations, container) = read_lists(doc, opts, parse_message)?;
+        conversations.iter_mut().for_each(mark_text_observations);
+        Ok((conversations, container))
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -522,6 +524,39 @@ fn kind_of(item: &Item) -> Kind {
         Role::Assistant => Kind::AssistantText,
         Role::Tool => Kind::ToolResult,
         Role::None => Kind::NonContext,
+    }
+}
+
+/// Text-based agents (SWE-agent without function calling) end each assistant message with a
+/// fenced command block and get its output back as a user message. In a conversation without
+/// tool calls, such a user message is a tool result: the harness wrote it, not the user. The
+/// pair gets a call id (`action-LINE`, named after the command's first word) so it pairs and
+/// groups like a real tool call and no step separates the output from its action.
+fn mark_text_observations(conv: &mut Conversation) {
+    if conv.items.iter().any(|i| !i.calls.is_empty()) {
+        return;
+    }
+    for at in 1..conv.items.len() {
+        let (before, rest) = conv.items.split_at_mut(at);
+        let (prev, item) = (&before[at - 1], &mut rest[0]);
+        let action = (prev.role == Role::Assistant)
+            .then(|| prev.parts.iter().rev().find(|p| p.kind == PartKind::Text))
+            .flatten()
+            .and_then(|p| crate::facts::trailing_action(&p.text));
+        let Some(action) = action.filter(|_| item.kind == Kind::User) else {
+            continue;
+        };
+        let id = format!("action-{}", prev.line);
+        let name = action.split_whitespace().next().unwrap_or("action");
+        before[at - 1].calls.push(ToolCall {
+            id: id.clone(),
+            name: name.to_string(),
+        });
+        item.results.push(id);
+        item.kind = Kind::ToolResult;
+        for part in item.parts.iter_mut().filter(|p| p.kind == PartKind::Text) {
+            part.kind = PartKind::ToolResult;
+        }
     }
 }
 
