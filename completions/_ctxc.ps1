@@ -25,12 +25,18 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Work with compaction reports')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -44,6 +50,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print findings as JSON')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -58,31 +66,195 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Fire when context tokens reach this share of the window [default: 0.8]')
+            [CompletionResult]::new('--trigger-remaining', '--trigger-remaining', [CompletionResultType]::ParameterName, 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO')
             [CompletionResult]::new('--turn-threshold', '--turn-threshold', [CompletionResultType]::ParameterName, 'Fire when a conversation has this many user turns [default: 200]')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Fire when a conversation has this many messages [default: 700]')
             [CompletionResult]::new('--strategy', '--strategy', [CompletionResultType]::ParameterName, 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate')
             [CompletionResult]::new('--target-tokens', '--target-tokens', [CompletionResultType]::ParameterName, 'Compact each conversation to at most this many context tokens [default: the trigger threshold]')
             [CompletionResult]::new('--target-ratio', '--target-ratio', [CompletionResultType]::ParameterName, 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)')
             [CompletionResult]::new('--summary-max-tokens', '--summary-max-tokens', [CompletionResultType]::ParameterName, 'Token budget of each summary [default: 1000]')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY')
+            [CompletionResult]::new('--summary-model', '--summary-model', [CompletionResultType]::ParameterName, 'The model that writes summaries (required with openai and anthropic)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API''s base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1]')
+            [CompletionResult]::new('--summary-timeout', '--summary-timeout', [CompletionResultType]::ParameterName, 'Seconds a summary request may take, connect and response [default: 30]')
+            [CompletionResult]::new('--llm-concurrency', '--llm-concurrency', [CompletionResultType]::ParameterName, 'Summary requests in flight at once, whatever --jobs is [default: 4]')
+            [CompletionResult]::new('--on-summary-failure', '--on-summary-failure', [CompletionResultType]::ParameterName, 'What to do when a summary request finally fails: extractive (default), truncate or fail')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the output here instead of beside the input (one input only; `-` for stdout)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the output here instead of beside the input (one input only; `-` for stdout)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write outputs under this directory, mirroring the inputs'' tree')
+            [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]')
+            [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...')
+            [CompletionResult]::new('--archive-dir', '--archive-dir', [CompletionResultType]::ParameterName, 'Write archives to this directory instead (mirroring the inputs, like --out-dir)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the report to this file (format from its extension: .json, .yaml or .yml, .md; anything else a table)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Tokenize every text, even text seen before (for measurements)')
             [CompletionResult]::new('--no-marker', '--no-marker', [CompletionResultType]::ParameterName, 'Ignore the !!!SUMMARY!!! marker in the last assistant message')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Compact even when no trigger fires')
             [CompletionResult]::new('--keep-payloads', '--keep-payloads', [CompletionResultType]::ParameterName, 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Send transcripts without redacting secrets (API keys, tokens, passwords) first')
+            [CompletionResult]::new('--allow-insecure-http', '--allow-insecure-http', [CompletionResultType]::ParameterName, 'Allow plain http:// to a host that is not this machine')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace each input with its compacted version (atomically)')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Do everything but write: report what would happen')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Do everything but write: report what would happen, create or change no file')
+            [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'Ask before writing each file (only at a terminal)')
+            [CompletionResult]::new('--fail-fast', '--fail-fast', [CompletionResultType]::ParameterName, 'Stop at the first file that fails (files already written stay written)')
+            [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Read no settings file (environment and flags only)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON (camelCase, with schemaVersion)')
             [CompletionResult]::new('--yaml', '--yaml', [CompletionResultType]::ParameterName, 'Print the report as YAML')
             [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the report as a markdown table')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;restore' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
+            [CompletionResult]::new('--steps', '--steps', [CompletionResultType]::ParameterName, 'Undo only the last N compactions of a chain [default: all]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Restore even if the compacted file no longer matches the archive')
+            [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;archive' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'What each compaction of an archive dropped or summarized')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;archive;show' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;archive;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'What each compaction of an archive dropped or summarized')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;archive;help;show' {
+            break
+        }
+        'ctxc;archive;help;help' {
+            break
+        }
+        'ctxc;config' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of `ctxc compact` and where each comes from')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;config;show' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Read no settings file (environment and flags only)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;config;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of `ctxc compact` and where each comes from')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;config;help;show' {
+            break
+        }
+        'ctxc;config;help;help' {
+            break
+        }
+        'ctxc;report' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Combine JSON reports of `ctxc compact` (from shards or machines) into one')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;report;merge' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON (camelCase, with schemaVersion)')
+            [CompletionResult]::new('--yaml', '--yaml', [CompletionResultType]::ParameterName, 'Print the report as YAML')
+            [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the report as a markdown table')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;report;help' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Combine JSON reports of `ctxc compact` (from shards or machines) into one')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxc;report;help;merge' {
+            break
+        }
+        'ctxc;report;help;help' {
             break
         }
         'ctxc;stats' {
@@ -93,6 +265,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Fire when context tokens reach this share of the window [default: 0.8]')
+            [CompletionResult]::new('--trigger-remaining', '--trigger-remaining', [CompletionResultType]::ParameterName, 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO')
             [CompletionResult]::new('--turn-threshold', '--turn-threshold', [CompletionResultType]::ParameterName, 'Fire when a conversation has this many user turns [default: 200]')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Fire when a conversation has this many messages [default: 700]')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
@@ -104,6 +277,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the report as a markdown table')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -113,6 +288,10 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
         'ctxc;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Work with compaction reports')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -121,6 +300,30 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;help;compact' {
+            break
+        }
+        'ctxc;help;restore' {
+            break
+        }
+        'ctxc;help;archive' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'What each compaction of an archive dropped or summarized')
+            break
+        }
+        'ctxc;help;archive;show' {
+            break
+        }
+        'ctxc;help;config' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print the effective settings of `ctxc compact` and where each comes from')
+            break
+        }
+        'ctxc;help;config;show' {
+            break
+        }
+        'ctxc;help;report' {
+            [CompletionResult]::new('merge', 'merge', [CompletionResultType]::ParameterValue, 'Combine JSON reports of `ctxc compact` (from shards or machines) into one')
+            break
+        }
+        'ctxc;help;report;merge' {
             break
         }
         'ctxc;help;stats' {

@@ -16,17 +16,56 @@ _ctxc() {
             ",$1")
                 cmd="ctxc"
                 ;;
+            ctxc,archive)
+                cmd="ctxc__subcmd__archive"
+                ;;
             ctxc,check)
                 cmd="ctxc__subcmd__check"
                 ;;
             ctxc,compact)
                 cmd="ctxc__subcmd__compact"
                 ;;
+            ctxc,config)
+                cmd="ctxc__subcmd__config"
+                ;;
             ctxc,help)
                 cmd="ctxc__subcmd__help"
                 ;;
+            ctxc,report)
+                cmd="ctxc__subcmd__report"
+                ;;
+            ctxc,restore)
+                cmd="ctxc__subcmd__restore"
+                ;;
             ctxc,stats)
                 cmd="ctxc__subcmd__stats"
+                ;;
+            ctxc__subcmd__archive,help)
+                cmd="ctxc__subcmd__archive__subcmd__help"
+                ;;
+            ctxc__subcmd__archive,show)
+                cmd="ctxc__subcmd__archive__subcmd__show"
+                ;;
+            ctxc__subcmd__archive__subcmd__help,help)
+                cmd="ctxc__subcmd__archive__subcmd__help__subcmd__help"
+                ;;
+            ctxc__subcmd__archive__subcmd__help,show)
+                cmd="ctxc__subcmd__archive__subcmd__help__subcmd__show"
+                ;;
+            ctxc__subcmd__config,help)
+                cmd="ctxc__subcmd__config__subcmd__help"
+                ;;
+            ctxc__subcmd__config,show)
+                cmd="ctxc__subcmd__config__subcmd__show"
+                ;;
+            ctxc__subcmd__config__subcmd__help,help)
+                cmd="ctxc__subcmd__config__subcmd__help__subcmd__help"
+                ;;
+            ctxc__subcmd__config__subcmd__help,show)
+                cmd="ctxc__subcmd__config__subcmd__help__subcmd__show"
+                ;;
+            ctxc__subcmd__help,archive)
+                cmd="ctxc__subcmd__help__subcmd__archive"
                 ;;
             ctxc__subcmd__help,check)
                 cmd="ctxc__subcmd__help__subcmd__check"
@@ -34,11 +73,41 @@ _ctxc() {
             ctxc__subcmd__help,compact)
                 cmd="ctxc__subcmd__help__subcmd__compact"
                 ;;
+            ctxc__subcmd__help,config)
+                cmd="ctxc__subcmd__help__subcmd__config"
+                ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
                 ;;
+            ctxc__subcmd__help,report)
+                cmd="ctxc__subcmd__help__subcmd__report"
+                ;;
+            ctxc__subcmd__help,restore)
+                cmd="ctxc__subcmd__help__subcmd__restore"
+                ;;
             ctxc__subcmd__help,stats)
                 cmd="ctxc__subcmd__help__subcmd__stats"
+                ;;
+            ctxc__subcmd__help__subcmd__archive,show)
+                cmd="ctxc__subcmd__help__subcmd__archive__subcmd__show"
+                ;;
+            ctxc__subcmd__help__subcmd__config,show)
+                cmd="ctxc__subcmd__help__subcmd__config__subcmd__show"
+                ;;
+            ctxc__subcmd__help__subcmd__report,merge)
+                cmd="ctxc__subcmd__help__subcmd__report__subcmd__merge"
+                ;;
+            ctxc__subcmd__report,help)
+                cmd="ctxc__subcmd__report__subcmd__help"
+                ;;
+            ctxc__subcmd__report,merge)
+                cmd="ctxc__subcmd__report__subcmd__merge"
+                ;;
+            ctxc__subcmd__report__subcmd__help,help)
+                cmd="ctxc__subcmd__report__subcmd__help__subcmd__help"
+                ;;
+            ctxc__subcmd__report__subcmd__help,merge)
+                cmd="ctxc__subcmd__report__subcmd__help__subcmd__merge"
                 ;;
             *)
                 ;;
@@ -47,7 +116,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -j -h -V --quiet --jobs --help --version check compact stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version check compact restore archive config report stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -68,8 +137,94 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__archive)
+            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__archive__subcmd__help)
+            opts="show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__archive__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__archive__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__archive__subcmd__show)
+            opts="-q -v -j -h -V --json --quiet --verbose --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__check)
-            opts="-q -j -h -V --glob --format --messages-path --json --quiet --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --json --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,7 +258,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --turn-threshold --max-events --no-marker --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --output --force-overwrite --dry-run --json --yaml --markdown --quiet --jobs --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --confirm --fail-fast --shard --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -137,6 +292,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --trigger-remaining)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --turn-threshold)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -161,11 +320,149 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-summary-failure)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --archive-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config)
+            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config__subcmd__help)
+            opts="show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config__subcmd__show)
+            opts="-q -v -j -h -V --config --no-config --json --quiet --verbose --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -185,8 +482,36 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help)
-            opts="check compact stats help"
+            opts="check compact restore archive config report stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__archive)
+            opts="show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__archive__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -226,7 +551,77 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__help__subcmd__config)
+            opts="show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__config__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__report)
+            opts="merge"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__report__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -254,8 +649,128 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__report)
+            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__report__subcmd__help)
+            opts="merge help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__report__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__report__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__report__subcmd__merge)
+            opts="-q -v -j -h -V --json --yaml --markdown --quiet --verbose --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__restore)
+            opts="-o -q -v -j -h -V --output --steps --force --force-overwrite --quiet --verbose --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__stats)
-            opts="-q -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --turn-threshold --max-events --no-marker --json --yaml --markdown --quiet --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --json --yaml --markdown --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,6 +801,10 @@ _ctxc() {
                     return 0
                     ;;
                 --trigger-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trigger-remaining)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -22,12 +22,18 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --jobs 'Worker threads (default: one per core)'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
+            cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
+            cand archive 'Inspect compaction archives'
+            cand config 'Show the effective configuration and where each value comes from'
+            cand report 'Work with compaction reports'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -40,6 +46,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --json 'Print findings as JSON'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -53,31 +61,179 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
             cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
             cand --trigger-ratio 'Fire when context tokens reach this share of the window [default: 0.8]'
+            cand --trigger-remaining 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO'
             cand --turn-threshold 'Fire when a conversation has this many user turns [default: 200]'
             cand --max-events 'Fire when a conversation has this many messages [default: 700]'
             cand --strategy 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate'
             cand --target-tokens 'Compact each conversation to at most this many context tokens [default: the trigger threshold]'
             cand --target-ratio 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)'
             cand --summary-max-tokens 'Token budget of each summary [default: 1000]'
+            cand --summarizer 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY'
+            cand --summary-model 'The model that writes summaries (required with openai and anthropic)'
+            cand --base-url 'The API''s base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1]'
+            cand --summary-timeout 'Seconds a summary request may take, connect and response [default: 30]'
+            cand --llm-concurrency 'Summary requests in flight at once, whatever --jobs is [default: 4]'
+            cand --on-summary-failure 'What to do when a summary request finally fails: extractive (default), truncate or fail'
             cand -o 'Write the output here instead of beside the input (one input only; `-` for stdout)'
             cand --output 'Write the output here instead of beside the input (one input only; `-` for stdout)'
+            cand --out-dir 'Write outputs under this directory, mirroring the inputs'' tree'
+            cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]'
+            cand --shard 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...'
+            cand --archive-dir 'Write archives to this directory instead (mirroring the inputs, like --out-dir)'
+            cand --config 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]'
+            cand --report 'Also write the report to this file (format from its extension: .json, .yaml or .yml, .md; anything else a table)'
             cand -j 'Worker threads (default: one per core)'
             cand --jobs 'Worker threads (default: one per core)'
             cand --no-cache 'Tokenize every text, even text seen before (for measurements)'
             cand --no-marker 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
             cand --force 'Compact even when no trigger fires'
             cand --keep-payloads 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
+            cand --no-redact 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
+            cand --allow-insecure-http 'Allow plain http:// to a host that is not this machine'
+            cand --in-place 'Replace each input with its compacted version (atomically)'
             cand --force-overwrite 'Replace an existing output file'
-            cand --dry-run 'Do everything but write: report what would happen'
+            cand --dry-run 'Do everything but write: report what would happen, create or change no file'
+            cand --confirm 'Ask before writing each file (only at a terminal)'
+            cand --fail-fast 'Stop at the first file that fails (files already written stay written)'
+            cand --archive 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original'
+            cand --no-config 'Read no settings file (environment and flags only)'
             cand --json 'Print the report as JSON (camelCase, with schemaVersion)'
             cand --yaml 'Print the report as YAML'
             cand --markdown 'Print the report as a markdown table'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'ctxc;restore'= {
+            cand -o 'Write the restored transcript here [default: the original''s path, when it is free]'
+            cand --output 'Write the restored transcript here [default: the original''s path, when it is free]'
+            cand --steps 'Undo only the last N compactions of a chain [default: all]'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --force 'Restore even if the compacted file no longer matches the archive'
+            cand --force-overwrite 'Replace an existing output file'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;archive'= {
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'What each compaction of an archive dropped or summarized'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;archive;show'= {
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --json 'Print as JSON'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;archive;help'= {
+            cand show 'What each compaction of an archive dropped or summarized'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;archive;help;show'= {
+        }
+        &'ctxc;archive;help;help'= {
+        }
+        &'ctxc;config'= {
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'Print the effective settings of `ctxc compact` and where each comes from'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;config;show'= {
+            cand --config 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --no-config 'Read no settings file (environment and flags only)'
+            cand --json 'Print as JSON'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;config;help'= {
+            cand show 'Print the effective settings of `ctxc compact` and where each comes from'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;config;help;show'= {
+        }
+        &'ctxc;config;help;help'= {
+        }
+        &'ctxc;report'= {
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand merge 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;report;merge'= {
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --json 'Print the report as JSON (camelCase, with schemaVersion)'
+            cand --yaml 'Print the report as YAML'
+            cand --markdown 'Print the report as a markdown table'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;report;help'= {
+            cand merge 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxc;report;help;merge'= {
+        }
+        &'ctxc;report;help;help'= {
         }
         &'ctxc;stats'= {
             cand --glob 'File-name patterns to pick in directories (repeatable)'
@@ -87,6 +243,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
             cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
             cand --trigger-ratio 'Fire when context tokens reach this share of the window [default: 0.8]'
+            cand --trigger-remaining 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO'
             cand --turn-threshold 'Fire when a conversation has this many user turns [default: 200]'
             cand --max-events 'Fire when a conversation has this many messages [default: 700]'
             cand -j 'Worker threads (default: one per core)'
@@ -98,6 +255,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --markdown 'Print the report as a markdown table'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -106,12 +265,33 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help'= {
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
+            cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
+            cand archive 'Inspect compaction archives'
+            cand config 'Show the effective configuration and where each value comes from'
+            cand report 'Work with compaction reports'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxc;help;check'= {
         }
         &'ctxc;help;compact'= {
+        }
+        &'ctxc;help;restore'= {
+        }
+        &'ctxc;help;archive'= {
+            cand show 'What each compaction of an archive dropped or summarized'
+        }
+        &'ctxc;help;archive;show'= {
+        }
+        &'ctxc;help;config'= {
+            cand show 'Print the effective settings of `ctxc compact` and where each comes from'
+        }
+        &'ctxc;help;config;show'= {
+        }
+        &'ctxc;help;report'= {
+            cand merge 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
+        }
+        &'ctxc;help;report;merge'= {
         }
         &'ctxc;help;stats'= {
         }

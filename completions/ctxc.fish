@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxc_global_optspecs
-    string join \n q/quiet j/jobs= h/help V/version
+    string join \n q/quiet v/verbose j/jobs= h/help V/version
 end
 
 function __fish_ctxc_needs_command
@@ -26,10 +26,15 @@ end
 
 complete -c ctxc -n "__fish_ctxc_needs_command" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_needs_command" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_needs_command" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_needs_command" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "report" -d 'Work with compaction reports'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
@@ -38,6 +43,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l messages-path -d 'JS
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l json -d 'Print findings as JSON'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
@@ -47,26 +53,105 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l model -d 'Model na
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-tokens -d 'Compact each conversation to at most this many context tokens [default: the trigger threshold]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-ratio -d 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summarizer -d 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-model -d 'The model that writes summaries (required with openai and anthropic)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l base-url -d 'The API\'s base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-timeout -d 'Seconds a summary request may take, connect and response [default: 30]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l llm-concurrency -d 'Summary requests in flight at once, whatever --jobs is [default: 4]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory instead (mirroring the inputs, like --out-dir)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also write the report to this file (format from its extension: .json, .yaml or .yml, .md; anything else a table)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force -d 'Compact even when no trigger fires'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l keep-payloads -d 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-redact -d 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-insecure-http -d 'Allow plain http:// to a host that is not this machine'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force-overwrite -d 'Replace an existing output file'
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen, create or change no file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l confirm -d 'Ask before writing each file (only at a terminal)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l fail-fast -d 'Stop at the first file that fails (files already written stay written)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive -d 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-config -d 'Read no settings file (environment and flags only)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l yaml -d 'Print the report as YAML'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l markdown -d 'Print the report as a markdown table'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here [default: the original\'s path, when it is free]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions of a chain [default: all]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force -d 'Restore even if the compacted file no longer matches the archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force-overwrite -d 'Replace an existing output file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Print as JSON'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l no-config -d 'Read no settings file (environment and flags only)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print as JSON'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l yaml -d 'Print the report as YAML'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l markdown -d 'Print the report as a markdown table'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -74,6 +159,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l model -d 'Model name
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s j -l jobs -d 'Worker threads (default: one per core)' -r
@@ -83,9 +169,17 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l json -d 'Print the r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l yaml -d 'Print the report as YAML'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l markdown -d 'Print the report as a markdown table'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

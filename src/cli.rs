@@ -17,8 +17,12 @@ pub struct Cli {
     pub command: Command,
 
     /// Print nothing but data and errors.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+
+    /// Log what is done on stderr (-v: per file, -vv: per step).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 
     /// Worker threads (default: one per core).
     #[arg(short, long, global = true, value_name = "N")]
@@ -38,7 +42,25 @@ pub enum Command {
     /// A file is compacted when a trigger fires (or with --force), with the adaptive chain of
     /// strategies unless --strategy names others, until its context tokens reach the target.
     /// Outputs go beside their input as NAME.compact.EXT; the input is never modified.
-    Compact(CompactArgs),
+    Compact(Box<CompactArgs>),
+
+    /// Rebuild the original transcript, byte for byte, from a compaction archive.
+    ///
+    /// The archive is the NAME.ctxc-archive.json that `ctxc compact --archive` wrote. Refuses
+    /// when the compacted file no longer matches the archive, unless --force.
+    Restore(RestoreArgs),
+
+    /// Inspect compaction archives.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
+
+    /// Show the effective configuration and where each value comes from.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+
+    /// Work with compaction reports.
+    #[command(subcommand)]
+    Report(ReportCommand),
 
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
@@ -106,6 +128,11 @@ pub struct TriggerArgs {
     /// Fire when context tokens reach this share of the window [default: 0.8].
     #[arg(long, value_name = "RATIO")]
     pub trigger_ratio: Option<f64>,
+
+    /// Fire when less than this share of the window remains (seed 000: 0.25); the same as
+    /// --trigger-ratio 1-RATIO.
+    #[arg(long, value_name = "RATIO", conflicts_with = "trigger_ratio")]
+    pub trigger_remaining: Option<f64>,
 
     /// Fire when a conversation has this many user turns [default: 200].
     #[arg(long, value_name = "N")]
@@ -216,21 +243,230 @@ pub struct CompactArgs {
     #[arg(long)]
     pub keep_payloads: bool,
 
-    /// Write the output here instead of beside the input (one input only; `-` for stdout).
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// Summaries and the model that writes them.
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
 
-    /// Replace an existing output file.
-    #[arg(long)]
-    pub force_overwrite: bool,
+    /// Where outputs go.
+    #[command(flatten)]
+    pub outputs: OutputPathArgs,
 
-    /// Do everything but write: report what would happen.
+    /// Do everything but write: report what would happen, create or change no file.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Ask before writing each file (only at a terminal).
+    #[arg(long)]
+    pub confirm: bool,
+
+    /// Stop at the first file that fails (files already written stay written).
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+
+    /// Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so
+    /// `ctxc restore` can rebuild the original.
+    #[arg(long)]
+    pub archive: bool,
+
+    /// Write archives to this directory instead (mirroring the inputs, like --out-dir).
+    #[arg(long, value_name = "DIR", requires = "archive")]
+    pub archive_dir: Option<PathBuf>,
+
+    /// Settings file and report formats.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 
     /// Report format.
     #[command(flatten)]
     pub report: OutputArgs,
+
+    /// Also write the report to this file (format from its extension: .json, .yaml or .yml,
+    /// .md; anything else a table).
+    #[arg(long = "report", value_name = "FILE")]
+    pub report_file: Option<PathBuf>,
+}
+
+/// Where compacted transcripts are written.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutputPathArgs {
+    /// Write the output here instead of beside the input (one input only; `-` for stdout).
+    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
+    pub output: Option<PathBuf>,
+
+    /// Write outputs under this directory, mirroring the inputs' tree.
+    #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Replace each input with its compacted version (atomically).
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak].
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        requires = "in_place",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ".bak"
+    )]
+    pub backup: Option<String>,
+
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force_overwrite: bool,
+}
+
+/// Which summarizer writes summaries, and how it reaches its model.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SummarizerArgs {
+    /// extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or
+    /// anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY
+    /// or CTXC_API_KEY.
+    #[arg(long, value_name = "NAME")]
+    pub summarizer: Option<String>,
+
+    /// The model that writes summaries (required with openai and anthropic).
+    #[arg(long, value_name = "MODEL")]
+    pub summary_model: Option<String>,
+
+    /// The API's base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1].
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Seconds a summary request may take, connect and response [default: 30].
+    #[arg(long, value_name = "SECONDS")]
+    pub summary_timeout: Option<f64>,
+
+    /// Summary requests in flight at once, whatever --jobs is [default: 4].
+    #[arg(long, value_name = "N")]
+    pub llm_concurrency: Option<usize>,
+
+    /// What to do when a summary request finally fails: extractive (default), truncate or
+    /// fail.
+    #[arg(long, value_name = "FALLBACK")]
+    pub on_summary_failure: Option<String>,
+
+    /// Send transcripts without redacting secrets (API keys, tokens, passwords) first.
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// Allow plain http:// to a host that is not this machine.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+}
+
+/// The settings file.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConfigArgs {
+    /// Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir's
+    /// ctxc/ctxc.yaml].
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Read no settings file (environment and flags only).
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+/// A share of the inputs: the K-th of N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: u32,
+    /// How many shards.
+    pub count: u32,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("'{s}' is not K/N (e.g. 1/4)"))?;
+    let index: u32 = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{k}' is not a number"))?;
+    let count: u32 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{n}' is not a number"))?;
+    if count == 0 || index == 0 || index > count {
+        return Err(format!("shard {index}/{count}: K must be between 1 and N"));
+    }
+    Ok(Shard { index, count })
+}
+
+/// Arguments of `ctxc restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The archive (NAME.ctxc-archive.json).
+    #[arg(value_name = "ARCHIVE")]
+    pub archive: PathBuf,
+
+    /// Write the restored transcript here [default: the original's path, when it is free].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Undo only the last N compactions of a chain [default: all].
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
+
+    /// Restore even if the compacted file no longer matches the archive.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force_overwrite: bool,
+}
+
+/// `ctxc archive ...`.
+#[derive(Debug, Subcommand)]
+pub enum ArchiveCommand {
+    /// What each compaction of an archive dropped or summarized.
+    Show {
+        /// The archive (NAME.ctxc-archive.json).
+        #[arg(value_name = "ARCHIVE")]
+        archive: PathBuf,
+
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `ctxc config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective settings of `ctxc compact` and where each comes from.
+    Show {
+        /// The settings file.
+        #[command(flatten)]
+        config: ConfigArgs,
+
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `ctxc report ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Combine JSON reports of `ctxc compact` (from shards or machines) into one.
+    Merge {
+        /// JSON reports written with --json or --report FILE.json.
+        #[arg(value_name = "REPORT", required = true)]
+        reports: Vec<PathBuf>,
+
+        /// Report format.
+        #[command(flatten)]
+        output: OutputArgs,
+    },
 }
 
 fn parse_strategy(s: &str) -> Result<crate::strategy::StrategyName, String> {

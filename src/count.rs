@@ -5,8 +5,9 @@
 //! results, tool definitions and top-level system prompts. Not counted, but reported as
 //! stored-only bytes: records that never reach the model (progress, snapshots, metadata),
 //! history before the latest compact boundary, and duplicate copies such as Claude Code's
-//! `toolUseResult`. Media parts count only their short stub: providers bill images by pixels,
-//! which a transcript does not record.
+//! `toolUseResult`. An embedded image or document counts [`MEDIA_TOKENS`]: providers bill media
+//! by pixels or pages, which a transcript does not record, so ctxc counts the least any provider
+//! charges for an image.
 
 use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
 use crate::transcript::{Conversation, Item, Kind, PartKind, Transcript};
@@ -46,6 +47,20 @@ pub fn count_conversation(counter: &TokenCounter, conv: &Conversation) -> Conver
     ConversationTokens { items, preamble }
 }
 
+/// Tokens an embedded image or document is counted as: OpenAI's base price of a low-detail
+/// image, the least any provider charges (a 1,000 × 1,000 screenshot costs ~1,300 with
+/// Anthropic, ~765 with OpenAI at high detail).
+pub const MEDIA_TOKENS: usize = 85;
+
+/// Tokens of one part.
+pub fn part_tokens(counter: &TokenCounter, part: &crate::transcript::Part) -> usize {
+    if part.kind == PartKind::Media {
+        MEDIA_TOKENS
+    } else {
+        counter.count(&part.text)
+    }
+}
+
 /// Tokens of one item; `pays_overhead` is false for the later records of a logical message.
 pub fn item_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> usize {
     if !item.in_context {
@@ -56,7 +71,7 @@ pub fn item_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> 
         + item
             .parts
             .iter()
-            .map(|p| counter.count(&p.text))
+            .map(|p| part_tokens(counter, p))
             .sum::<usize>()
 }
 

@@ -155,6 +155,16 @@ pub fn beside(input: &Path) -> PathBuf {
     input.with_file_name(name)
 }
 
+/// `dir` + the input's path below its root (its file name when it was named directly): output
+/// trees mirror input trees.
+pub fn mirrored(dir: &Path, input: &Path, root: Option<&Path>) -> PathBuf {
+    let relative = match root {
+        Some(root) if root != input => input.strip_prefix(root).unwrap_or(input),
+        _ => Path::new(input.file_name().unwrap_or_default()),
+    };
+    dir.join(relative)
+}
+
 /// Whether a file found in a directory is one of ctxc's own outputs, which a second run over
 /// the same directory must not take as input.
 pub fn is_ctxc_output(path: &Path) -> bool {

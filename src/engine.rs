@@ -39,6 +39,9 @@ pub struct Step {
     pub messages_after: usize,
     /// Whether it changed anything.
     pub changed: bool,
+    /// The plan after it (for archives).
+    #[serde(skip)]
+    pub plan: Plan,
 }
 
 /// The result of compacting one conversation.
@@ -97,6 +100,7 @@ pub fn compact(
             tokens_after: plan.tokens(subject),
             messages_after: plan.measures(subject).1,
             changed,
+            plan: plan.clone(),
         });
     }
     let tokens_after = plan.tokens(subject);

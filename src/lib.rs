@@ -3,6 +3,7 @@
 //! The binary is a thin shell over [`run`]: it parses the command line into [`cli::Cli`] and
 //! maps the returned [`ExitStatus`] to the process exit code.
 
+pub mod archive;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -52,6 +53,10 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
-        cli::Command::Compact(args) => commands::compact::run(args, cli.quiet),
+        cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
+        cli::Command::Restore(args) => commands::restore::run(args, cli.quiet),
+        cli::Command::Archive(command) => commands::archive::run(command),
+        cli::Command::Config(command) => commands::config::run(command),
+        cli::Command::Report(command) => commands::report::run(command),
     }
 }

@@ -79,6 +79,8 @@ pub struct Outcome {
     pub output: String,
     /// Whether any conversation changed.
     pub changed: bool,
+    /// Where each edited conversation's list is in the output (`None`: left alone).
+    pub spans: Vec<Option<crate::json::Span>>,
     /// Per conversation.
     pub conversations: Vec<ConversationResult>,
     /// Summaries written, over all conversations.
@@ -88,7 +90,8 @@ pub struct Outcome {
 /// Compacts `t` under `settings`; an error means nothing may be written.
 pub fn run(t: &Transcript, settings: &Settings) -> Result<Outcome> {
     let first = compact_once(t, settings)?;
-    if first.changed {
+    // A model's summaries differ from run to run; asking twice would also pay twice.
+    if first.changed && settings.summarizer.deterministic() {
         // Same input and settings → the same bytes (invariant 5).
         let second = compact_once(t, settings)?;
         if second.output != first.output {
@@ -115,10 +118,10 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         })
         .collect();
     let changed = edits.iter().any(Option::is_some);
-    let output = if changed {
-        t.write(&edits)
+    let (output, spans) = if changed {
+        t.write_with_spans(&edits)
     } else {
-        t.source.clone()
+        (t.source.clone(), vec![None; edits.len()])
     };
     let verified_edits: Vec<Edited> = planned
         .iter()
@@ -164,6 +167,7 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
     Ok(Outcome {
         output,
         changed,
+        spans,
         conversations,
         stats,
     })
@@ -221,6 +225,7 @@ fn goal(settings: &Settings, m: &Measures, fired: &[Trigger]) -> Goal {
 }
 
 fn merge_stats(total: &mut SummaryStats, one: &SummaryStats) {
+    total.requests += one.requests;
     total.summaries += one.summaries;
     total.summary_tokens += one.summary_tokens;
     total.llm_calls += one.llm_calls;

@@ -80,10 +80,12 @@ impl<'a> Subject<'a> {
     /// Tokens of one output item.
     pub fn out_tokens(&self, out: &OutItem) -> usize {
         match out {
-            OutItem::Keep(i) | OutItem::Strip(i) => self.tokens[*i],
-            OutItem::ReplaceResult(i, text) => {
-                self.replaced_tokens(*i, text, |k| k == PartKind::ToolResult)
-            }
+            OutItem::Keep(i) => self.tokens[*i],
+            OutItem::Strip(i) => self.stripped_tokens(*i),
+            // A result is replaced whole, its images and documents with it.
+            OutItem::ReplaceResult(i, text) => self.replaced_tokens(*i, text, |k| {
+                matches!(k, PartKind::ToolResult | PartKind::Media)
+            }),
             OutItem::ReplaceText(i, text) => {
                 self.replaced_tokens(*i, text, |k| k == PartKind::Text)
             }
@@ -96,13 +98,24 @@ impl<'a> Subject<'a> {
         TOKENS_PER_MESSAGE + self.counter.count(&summary_content(text))
     }
 
+    /// Tokens of item `i` once [`OutItem::Strip`] replaced its large media with text stubs.
+    fn stripped_tokens(&self, i: usize) -> usize {
+        if !self.conv.items[i].in_context {
+            return self.tokens[i];
+        }
+        let stubs = crate::transcript::payload::stubs(self.raw(i), self.copy_members);
+        let stub_tokens: usize = stubs.iter().map(|s| self.counter.count(s)).sum();
+        self.tokens[i] - (stubs.len() * crate::count::MEDIA_TOKENS).min(self.tokens[i])
+            + stub_tokens
+    }
+
     fn replaced_tokens(&self, i: usize, text: &str, replaced: impl Fn(PartKind) -> bool) -> usize {
         let item = &self.conv.items[i];
         let old: usize = item
             .parts
             .iter()
             .filter(|p| replaced(p.kind))
-            .map(|p| self.counter.count(&p.text))
+            .map(|p| crate::count::part_tokens(self.counter, p))
             .sum();
         self.tokens[i] - old.min(self.tokens[i]) + self.counter.count(text)
     }

@@ -65,6 +65,44 @@ impl AddAssign for Retention {
     }
 }
 
+/// Retention as counts, `[kept, total]` per kind: what reports carry so they can be merged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    /// File paths.
+    pub paths: [usize; 2],
+    /// Shell commands.
+    pub commands: [usize; 2],
+    /// Error lines.
+    pub errors: [usize; 2],
+    /// User requests.
+    pub user_requests: [usize; 2],
+}
+
+impl From<Retention> for Counts {
+    fn from(r: Retention) -> Counts {
+        let pair = |t: Tally| [t.kept, t.total];
+        Counts {
+            paths: pair(r.paths),
+            commands: pair(r.commands),
+            errors: pair(r.errors),
+            user_requests: pair(r.user_requests),
+        }
+    }
+}
+
+impl From<Counts> for Retention {
+    fn from(c: Counts) -> Retention {
+        let tally = |[kept, total]: [usize; 2]| Tally { kept, total };
+        Retention {
+            paths: tally(c.paths),
+            commands: tally(c.commands),
+            errors: tally(c.errors),
+            user_requests: tally(c.user_requests),
+        }
+    }
+}
+
 impl Retention {
     /// The counts behind the shares, for reports: `[kept, total]` per kind.
     pub fn counts(&self) -> [(&'static str, Tally); 4] {

@@ -9,7 +9,8 @@ use serde::Serialize;
 pub const SUMMARY_REQUEST_MARKER: &str = "!!!SUMMARY!!!";
 
 /// Trigger thresholds; a threshold of 0 switches that trigger off.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TriggerSettings {
     /// The model's context window in tokens.
     pub context_window: usize,

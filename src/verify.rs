@@ -138,7 +138,16 @@ fn check_conversation(
                     )));
                 }
             }
-            OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => kept[*i] = true,
+            OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => {
+                if let Hold::Preserved(reason) = edit.holds[*i] {
+                    return Err(Violation(format!(
+                        "line {}{place}: {} was rewritten",
+                        before.items[*i].line,
+                        reason.label()
+                    )));
+                }
+                kept[*i] = true;
+            }
         }
     }
     for (i, hold) in edit.holds.iter().enumerate() {

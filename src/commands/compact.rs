@@ -1,27 +1,30 @@
-//! `ctxc compact`: inputs → the pipeline, in parallel → outputs written atomically → report.
-//! One file's failure is reported and counted; the others go on.
+//! `ctxc compact`: settings → inputs (sharded) → the pipeline, in parallel → outputs written
+//! atomically (and archives) → report. One file's failure is reported and counted; the others
+//! go on, unless `--fail-fast`.
 
-use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, table, totals};
+use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, table, totals};
 use crate::ExitStatus;
-use crate::cli::CompactArgs;
-use crate::config::{TokenSettings, trigger_settings};
+use crate::archive::{self, ArchiveJob};
+use crate::cli::{CompactArgs, Shard};
+use crate::config::CompactConfig;
 use crate::discover::{self, Input};
-use crate::pipeline::{self, Settings, Target};
+use crate::pipeline::{self, Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
-use crate::strategy::{StrategyName, StrategySettings};
+use crate::summarizer::Summarizer;
 use crate::summarizer::extractive::Extractive;
-use crate::transcript::{self, ReadOptions};
+use crate::transcript::{self, Transcript};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Where a file's output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Destination {
-    /// A file.
+    /// A file (for `--in-place`, the input itself).
     File(PathBuf),
     /// Standard output.
     Stdout,
@@ -29,75 +32,102 @@ enum Destination {
     Nowhere,
 }
 
+/// One input with everything decided about it before it is read.
+struct Job {
+    input: Input,
+    /// The command-line path it was found under.
+    root: Option<PathBuf>,
+    dest: Destination,
+}
+
+/// What the run does with outputs, beyond the pipeline.
+struct Conduct<'a> {
+    args: &'a CompactArgs,
+    config: &'a CompactConfig,
+    progress: &'a Progress,
+    stop: AtomicBool,
+    bytes_done: AtomicU64,
+    bytes_total: u64,
+}
+
 /// Runs `ctxc compact`.
-pub fn run(args: &CompactArgs, quiet: bool) -> Result<ExitStatus> {
-    let tokens = TokenSettings::from_args(&args.tokens)?;
-    let triggers = trigger_settings(&args.triggers, &tokens, args.force)?;
-    let counter = tokens.counter()?;
-    let target = target(args)?;
-    let strategies = if args.strategy.is_empty() {
-        vec![StrategyName::Adaptive]
-    } else {
-        args.strategy.clone()
-    };
-    let mut strategy = StrategySettings {
-        keep_payloads: args.keep_payloads,
-        ..StrategySettings::default()
-    };
-    if let Some(n) = args.summary_max_tokens {
-        strategy.summary_max_tokens = n;
+pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
+    let config = CompactConfig::resolve(args)?;
+    let counter = config.tokens.counter()?;
+    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let jobs = jobs(args, inputs)?;
+    if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!("--confirm asks at a terminal, and standard input or error is not one");
     }
-    let summarizer = Extractive;
+    let bytes_total: u64 = jobs
+        .iter()
+        .filter_map(|j| match &j.input {
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::Stdin => None,
+        })
+        .sum();
+    let summarizer = summarizer(&config, (!quiet).then_some((jobs.len(), bytes_total)))?;
     let settings = Settings {
-        read: ReadOptions {
+        read: transcript::ReadOptions {
             format: args.input.format,
             messages_path: args.input.messages_path.clone(),
         },
-        triggers,
-        target,
-        strategies: strategies.clone(),
-        strategy,
-        summarizer: &summarizer,
+        triggers: config.triggers.clone(),
+        target: config.target,
+        strategies: config.strategies.clone(),
+        strategy: config.strategy.clone(),
+        summarizer: summarizer.as_ref(),
         counter: &counter,
     };
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
-    let inputs: Vec<Input> = inputs
-        .into_iter()
-        .filter(|i| !matches!(i, Input::File(p) if named_by_walk(p, &args.input.inputs) && discover::is_ctxc_output(p)))
-        .collect();
-    let destinations = destinations(args, &inputs)?;
-    let progress = Progress::new(inputs.len(), quiet);
+    let progress = Progress::with_bytes(jobs.len(), bytes_total, quiet, verbose);
+    let conduct = Conduct {
+        args,
+        config: &config,
+        progress: &progress,
+        stop: AtomicBool::new(false),
+        bytes_done: AtomicU64::new(0),
+        bytes_total,
+    };
     let mut files: Vec<FileReport> = errors
         .into_iter()
         .map(|e| FileReport::failed(e.path, e.message))
         .collect();
-    let done: Vec<FileReport> = inputs
-        .par_iter()
-        .zip(&destinations)
-        .map(|(input, dest)| {
-            let report = compact_file(input, dest, &settings, args.force_overwrite);
-            progress.advance();
-            report
-        })
-        .collect();
+    let done: Vec<FileReport> = if args.confirm {
+        // Questions come one at a time, in order.
+        jobs.iter()
+            .map(|job| conduct.file(job, &settings))
+            .collect()
+    } else {
+        jobs.par_iter()
+            .map(|job| conduct.file(job, &settings))
+            .collect()
+    };
     files.extend(done);
-    // Unusable paths among the others, all in path order.
     files.sort_by(|a, b| a.path.cmp(&b.path));
     progress.finish();
-    for f in files.iter().filter(|f| f.error.is_some()) {
+    if files
+        .iter()
+        .any(|f| f.error.as_deref() == Some(BROKEN_PIPE))
+    {
+        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    }
+    for f in files.iter().filter(|f| f.status == Status::Failed) {
         progress.warn(&format!("{}: {}", f.path, f.error.as_deref().unwrap_or("")));
     }
     let report = CompactReport {
         schema_version: SCHEMA_VERSION,
-        tokenizer: tokens,
-        strategies,
-        summarizer: summarizer_name(&settings),
+        tokenizer: config.tokens.clone(),
+        strategies: config.strategies.clone(),
+        summarizer: summarizer.name().to_string(),
         dry_run: args.dry_run,
         totals: totals(&files),
         files,
     };
-    let to_stderr = destinations.contains(&Destination::Stdout);
-    print(&report, args.report.format(), quiet, to_stderr)?;
+    let transcript_on_stdout = jobs.iter().any(|j| j.dest == Destination::Stdout);
+    print(&report, args.report.format(), quiet, transcript_on_stdout)?;
+    if let Some(path) = &args.report_file {
+        write_report_file(&report, path)?;
+    }
     Ok(if report.totals.failed == 0 {
         ExitStatus::Success
     } else {
@@ -105,126 +135,322 @@ pub fn run(args: &CompactArgs, quiet: bool) -> Result<ExitStatus> {
     })
 }
 
-fn summarizer_name(settings: &Settings) -> String {
-    settings.summarizer.name().to_string()
-}
-
-/// Whether `path` was found by walking a directory (not named on the command line).
-fn named_by_walk(path: &Path, given: &[PathBuf]) -> bool {
-    !given.iter().any(|g| g == path)
-}
-
-fn target(args: &CompactArgs) -> Result<Target> {
-    Ok(match (args.target_tokens, args.target_ratio) {
-        (Some(n), _) => Target::Tokens(n),
-        (None, Some(r)) if r > 0.0 && r <= 1.0 => Target::Ratio(r),
-        (None, Some(r)) => bail!("--target-ratio must be above 0 and at most 1, got {r}"),
-        (None, None) => Target::Threshold,
-    })
-}
-
-/// Each input's destination; an error when the options cannot work for these inputs.
-fn destinations(args: &CompactArgs, inputs: &[Input]) -> Result<Vec<Destination>> {
-    if args.dry_run {
-        return Ok(vec![Destination::Nowhere; inputs.len()]);
+/// The summarizer the settings ask for. A remote one is announced on stderr before any
+/// request: which endpoint may receive how much of which files.
+fn summarizer(
+    config: &CompactConfig,
+    announce: Option<(usize, u64)>,
+) -> Result<Box<dyn Summarizer>> {
+    use crate::summarizer::llm::{self, LlmSettings, LlmSummarizer, Provider};
+    let s = &config.summarizer;
+    if s.kind == "extractive" {
+        return Ok(Box::new(Extractive));
     }
-    if let Some(output) = &args.output {
+    let provider: Provider = s.kind.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model = s
+        .model
+        .clone()
+        .expect("validated: remote summarizers have a model");
+    let mut settings = LlmSettings::new(provider, model);
+    settings.base_url = s.base_url.clone();
+    settings.api_key = llm::api_key_from_env(provider);
+    settings.timeout = std::time::Duration::from_secs_f64(s.timeout);
+    settings.concurrency = s.concurrency;
+    settings.on_failure = s.on_failure.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    settings.redact = s.redact;
+    settings.allow_insecure_http = s.allow_insecure_http;
+    let summarizer = LlmSummarizer::new(settings)?;
+    if let Some((files, bytes)) = announce {
+        if !s.redact {
+            eprintln!(
+                "ctxc: warning: --no-redact: secrets in the transcripts are sent as they are"
+            );
+        }
+        eprintln!(
+            "{}",
+            llm::announcement(summarizer.endpoint(), files, bytes as usize)
+        );
+    }
+    Ok(Box::new(summarizer))
+}
+
+/// The inputs of this run (this shard's, outputs of earlier runs left out) and their
+/// destinations.
+fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
+    let given = &args.input.inputs;
+    let inputs: Vec<Input> = inputs
+        .into_iter()
+        .filter(|i| match i {
+            // A directory walk must not pick up what an earlier run wrote.
+            Input::File(p) => given.contains(p) || !discover::is_ctxc_output(p),
+            Input::Stdin => true,
+        })
+        .filter(|i| args.shard.is_none_or(|s| in_shard(i, s)))
+        .collect();
+    let outputs = &args.outputs;
+    if let Some(output) = &outputs.output {
         if inputs.len() != 1 {
             bail!(
-                "-o/--output takes one input, got {}: use the default outputs beside each input",
+                "-o/--output takes one input, got {}: use --out-dir for several",
                 inputs.len()
             );
         }
-        let dest = if output.as_os_str() == "-" {
+        let dest = if args.dry_run {
+            Destination::Nowhere
+        } else if output.as_os_str() == "-" {
+            if args.archive {
+                bail!(
+                    "--archive keeps archives beside output files, and -o - writes to standard output"
+                );
+            }
             Destination::Stdout
         } else {
             Destination::File(output.clone())
         };
-        return Ok(vec![dest]);
+        let input = inputs.into_iter().next().expect("one input");
+        return Ok(vec![Job {
+            root: root_of(&input, given),
+            input,
+            dest,
+        }]);
+    }
+    if outputs.in_place && inputs.contains(&Input::Stdin) {
+        bail!("--in-place cannot replace standard input");
+    }
+    if args.archive && !args.dry_run && inputs.contains(&Input::Stdin) {
+        bail!(
+            "--archive keeps archives beside output files; standard input goes to standard output (use -o FILE)"
+        );
     }
     Ok(inputs
-        .iter()
-        .map(|input| match input {
-            Input::Stdin => Destination::Stdout,
-            Input::File(path) => Destination::File(discover::beside(path)),
+        .into_iter()
+        .map(|input| {
+            let root = root_of(&input, given);
+            let dest = match (&input, args.dry_run) {
+                (_, true) => Destination::Nowhere,
+                (Input::Stdin, _) => Destination::Stdout,
+                (Input::File(path), _) if outputs.in_place => Destination::File(path.clone()),
+                (Input::File(path), _) => match &outputs.out_dir {
+                    Some(dir) => Destination::File(discover::mirrored(dir, path, root.as_deref())),
+                    None => Destination::File(discover::beside(path)),
+                },
+            };
+            Job { input, root, dest }
         })
         .collect())
 }
 
-/// Reads, compacts and writes one input; every failure ends up in its report.
-fn compact_file(
-    input: &Input,
-    dest: &Destination,
-    settings: &Settings,
-    overwrite: bool,
-) -> FileReport {
-    let started = Instant::now();
-    let path = input.display();
-    let result = (|| -> Result<FileReport> {
-        check_destination(input, dest, overwrite)?;
+/// Whether an input belongs to shard K of N: a stable hash of its path.
+fn in_shard(input: &Input, shard: Shard) -> bool {
+    let key = input.display();
+    let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
+    hash % u64::from(shard.count) == u64::from(shard.index - 1)
+}
+
+/// The command-line path an input was found under: the directory it was walked from, or the
+/// file itself.
+fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
+    let Input::File(path) = input else {
+        return None;
+    };
+    given
+        .iter()
+        .filter(|g| path.starts_with(g))
+        .max_by_key(|g| g.as_os_str().len())
+        .cloned()
+}
+
+/// Why a file could not be written because a reader closed standard output.
+const BROKEN_PIPE: &str = "standard output was closed";
+
+impl Conduct<'_> {
+    /// Reads, compacts and writes one input; every failure ends up in its report.
+    fn file(&self, job: &Job, settings: &Settings) -> FileReport {
+        let path = job.input.display();
+        if self.args.fail_fast && self.stop.load(Ordering::Relaxed) {
+            self.progress.advance();
+            return FileReport::skipped(path, "an earlier file failed (--fail-fast)");
+        }
+        let started = Instant::now();
+        let mut report = self
+            .compact(job, settings)
+            .unwrap_or_else(|e| FileReport::failed(path.clone(), error_text(&e)));
+        report.time_ms = started.elapsed().as_millis() as u64;
+        if report.status == Status::Failed {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.log(&report);
+        self.progress.advance();
+        report
+    }
+
+    fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport> {
+        let path = job.input.display();
+        check_destination(job, &self.args.outputs)?;
         let text =
-            discover::load(input).map_err(|e| anyhow::anyhow!(locate(e.line, &e.message)))?;
+            discover::load(&job.input).map_err(|e| anyhow::anyhow!(locate(e.line, &e.message)))?;
+        let done = self
+            .bytes_done
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
+        self.progress
+            .bytes(done + text.len() as u64, self.bytes_total);
         let t = transcript::read(text, &settings.read).map_err(|e| {
             let first = &e.findings[0];
             anyhow::anyhow!(locate(first.line, &first.message))
         })?;
         let outcome = pipeline::run(&t, settings)?;
-        write(dest, &outcome.output, input)?;
-        let mut report = FileReport::of(path.clone(), &t, &outcome);
-        report.output = match dest {
-            Destination::File(p) => Some(p.display().to_string()),
-            Destination::Stdout => Some("-".into()),
-            Destination::Nowhere => None,
-        };
+        let mut report = FileReport::of(path, &t, &outcome);
+        if self.args.confirm && !self.confirmed(&report)? {
+            report.status = Status::Skipped;
+            report
+                .notes
+                .push("not written: declined at the prompt".into());
+            return Ok(report);
+        }
+        report.output = self.write(job, &t, &outcome)?;
         Ok(report)
-    })();
-    let mut report = result.unwrap_or_else(|e| FileReport::failed(path, format!("{e:#}")));
-    report.time_ms = started.elapsed().as_millis() as u64;
-    report
-}
+    }
 
-/// Refuses to overwrite an input, or an existing output without `--force-overwrite`.
-fn check_destination(input: &Input, dest: &Destination, overwrite: bool) -> Result<()> {
-    let Destination::File(out) = dest else {
-        return Ok(());
-    };
-    if let Input::File(path) = input {
-        let same = match (path.canonicalize(), out.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
+    /// Writes the output (and backup, and archive); returns where the output went.
+    fn write(&self, job: &Job, t: &Transcript, outcome: &Outcome) -> Result<Option<String>> {
+        let like = match &job.input {
+            Input::File(p) => Some(p.as_path()),
+            Input::Stdin => None,
         };
-        if same {
-            bail!(
-                "the output {} is the input itself: ctxc never overwrites its input",
-                out.display()
+        match &job.dest {
+            Destination::Nowhere => Ok(None),
+            Destination::Stdout => {
+                let mut out = std::io::stdout().lock();
+                let written = out
+                    .write_all(outcome.output.as_bytes())
+                    .and_then(|_| out.flush());
+                match written {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => bail!(BROKEN_PIPE),
+                    other => other.context("writing to standard output")?,
+                }
+                Ok(Some("-".into()))
+            }
+            Destination::File(path) => {
+                if let (Some(suffix), Some(input)) = (&self.args.outputs.backup, like) {
+                    backup(input, suffix)?;
+                }
+                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("creating {}", parent.display()))?;
+                }
+                // The archive first: when it cannot be written, neither is the output.
+                if self.args.archive {
+                    archive::write_for(&ArchiveJob {
+                        input: like,
+                        output: path,
+                        archive_dir: self.args.archive_dir.as_deref(),
+                        input_root: job.root.as_deref(),
+                        original: t,
+                        outcome,
+                        settings: super::config::effective_json(self.config),
+                    })?;
+                }
+                discover::write_atomic(path, outcome.output.as_bytes(), like)?;
+                Ok(Some(path.display().to_string()))
+            }
+        }
+    }
+
+    /// Asks whether to write this file's output.
+    fn confirmed(&self, report: &FileReport) -> Result<bool> {
+        let question = format!(
+            "write {} ({}: {} → {} tokens)? [y/N] ",
+            report.path,
+            report.status.name(),
+            report.context_tokens_before,
+            report.context_tokens_after
+        );
+        let mut answer = String::new();
+        self.progress.warn(question.trim_end());
+        std::io::stdin().read_line(&mut answer)?;
+        Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    }
+
+    /// `-v`: one line per file with seed 004's monitoring fields; `-vv`: one per step.
+    fn log(&self, r: &FileReport) {
+        let window = self.config.tokens.context_window.max(1);
+        let usage = 100.0 * r.context_tokens_before as f64 / window as f64;
+        let triggers = if r.triggers.is_empty() {
+            "none".into()
+        } else {
+            r.triggers.join("+")
+        };
+        self.progress.log(
+            1,
+            &format!(
+                "{}: {} trigger={triggers} usage={usage:.0}% of {window} messages={}→{} tokens={}→{} summaries={} summaryTokens={} timeMs={}",
+                r.path,
+                r.status.name(),
+                r.messages_before,
+                r.messages_after,
+                r.context_tokens_before,
+                r.context_tokens_after,
+                r.summaries,
+                r.summary_tokens,
+                r.time_ms
+            ),
+        );
+        for step in &r.steps {
+            self.progress.log(
+                2,
+                &format!(
+                    "{}: step {} tokens {}→{} ({} conversations)",
+                    r.path,
+                    step.strategy,
+                    step.tokens_before,
+                    step.tokens_after,
+                    step.conversations
+                ),
             );
         }
     }
-    if out.exists() && !overwrite {
+}
+
+fn error_text(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+}
+
+/// Refuses to overwrite an input (but with `--in-place`), or an existing output without
+/// `--force-overwrite`.
+fn check_destination(job: &Job, outputs: &crate::cli::OutputPathArgs) -> Result<()> {
+    let Destination::File(out) = &job.dest else {
+        return Ok(());
+    };
+    if outputs.in_place {
+        return Ok(());
+    }
+    if let Input::File(path) = &job.input {
+        if let (Ok(a), Ok(b)) = (path.canonicalize(), out.canonicalize()) {
+            if a == b {
+                bail!(
+                    "the output {} is the input itself: ctxc never overwrites its input without --in-place",
+                    out.display()
+                );
+            }
+        }
+    }
+    if out.exists() && !outputs.force_overwrite {
         bail!(
-            "the output {} exists (use --force-overwrite to replace it)",
+            "the output {} exists (--force-overwrite replaces it)",
             out.display()
         );
     }
     Ok(())
 }
 
-fn write(dest: &Destination, output: &str, input: &Input) -> Result<()> {
-    match dest {
-        Destination::Nowhere => Ok(()),
-        Destination::Stdout => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(output.as_bytes())?;
-            out.flush().context("writing to standard output")
-        }
-        Destination::File(path) => {
-            let like = match input {
-                Input::File(p) => Some(p.as_path()),
-                Input::Stdin => None,
-            };
-            discover::write_atomic(path, output.as_bytes(), like)
-        }
-    }
+/// Copies `input` to `input` + `suffix` before it is replaced.
+fn backup(input: &Path, suffix: &str) -> Result<()> {
+    let mut name = input.as_os_str().to_os_string();
+    name.push(suffix);
+    let target = PathBuf::from(name);
+    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    discover::write_atomic(&target, &bytes, Some(input))
+        .with_context(|| format!("writing the backup {}", target.display()))
 }
 
 fn locate(line: usize, message: &str) -> String {
@@ -246,4 +472,11 @@ fn print(report: &CompactReport, format: OutputFormat, quiet: bool, to_stderr: b
         std::io::stdout().lock().write_all(text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Writes the report to `path` in the format its extension names.
+fn write_report_file(report: &CompactReport, path: &Path) -> Result<()> {
+    let text = report::render(report::format_of_path(path), report, &table(report))?;
+    discover::write_atomic(path, text.as_bytes(), None)
+        .with_context(|| format!("writing the report {}", path.display()))
 }

@@ -4,9 +4,9 @@
 use crate::config::TokenSettings;
 use crate::pipeline::Outcome;
 use crate::report::{Table, thousands};
-use crate::retention::Retention;
+use crate::retention::{Counts, Retention};
 use crate::strategy::StrategyName;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bumped when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -15,7 +15,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 const MAX_NOTES: usize = 3;
 
 /// The whole report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactReport {
     /// See [`SCHEMA_VERSION`].
@@ -35,7 +35,7 @@ pub struct CompactReport {
 }
 
 /// What became of a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     /// Compacted and written.
@@ -45,20 +45,24 @@ pub enum Status {
     Unchanged,
     /// Could not be read, compacted or written; nothing was written.
     Failed,
+    /// Not processed (`--fail-fast` after a failure) or not written (declined at `--confirm`).
+    Skipped,
 }
 
 impl Status {
-    fn name(self) -> &'static str {
+    /// The name in tables and logs.
+    pub fn name(self) -> &'static str {
         match self {
             Status::Compacted => "compacted",
             Status::Unchanged => "unchanged",
             Status::Failed => "failed",
+            Status::Skipped => "skipped",
         }
     }
 }
 
 /// One strategy's effect on a file, summed over the conversations it ran on.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct StepReport {
     /// The strategy.
@@ -72,8 +76,8 @@ pub struct StepReport {
 }
 
 /// The figures of one file.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct FileReport {
     /// The input.
     pub path: String,
@@ -115,6 +119,8 @@ pub struct FileReport {
     pub notes: Vec<String>,
     /// Strategies tried, with tokens before and after each.
     pub steps: Vec<StepReport>,
+    /// Summaries asked of the summarizer.
+    pub summary_requests: usize,
     /// Summaries written.
     pub summaries: usize,
     /// Their tokens.
@@ -128,8 +134,11 @@ pub struct FileReport {
     /// Summaries a fallback wrote because the summarizer failed, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub summary_fallbacks: Vec<String>,
-    /// Share of the original's facts still present.
+    /// Share of the original's facts still present (from `retentionCounts` when read back).
+    #[serde(skip_deserializing)]
     pub retention: Retention,
+    /// The counts behind `retention`: `[kept, total]` per kind.
+    pub retention_counts: Counts,
     /// Milliseconds spent on the file.
     pub time_ms: u64,
 }
@@ -148,6 +157,7 @@ impl FileReport {
             conversations: outcome.conversations.len(),
             bytes_before: t.source.len(),
             bytes_after: outcome.output.len(),
+            summary_requests: outcome.stats.requests,
             summaries: outcome.stats.summaries,
             summary_tokens: outcome.stats.summary_tokens,
             llm_calls: outcome.stats.llm_calls,
@@ -228,7 +238,18 @@ impl FileReport {
         }
         r.target_tokens = targets;
         r.saved_ratio = saved(r.context_tokens_before, r.context_tokens_after);
+        r.retention_counts = r.retention.into();
         r
+    }
+
+    /// The report of a file that was not processed, and why.
+    pub fn skipped(path: String, why: &str) -> FileReport {
+        FileReport {
+            path,
+            status: Status::Skipped,
+            notes: vec![why.to_string()],
+            ..FileReport::default()
+        }
     }
 
     /// The report of a file that failed.
@@ -252,8 +273,8 @@ fn saved(before: usize, after: usize) -> f64 {
 }
 
 /// Sums over all files, plus seed 004's monitoring figures.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Totals {
     /// Inputs.
     pub files: usize,
@@ -263,6 +284,8 @@ pub struct Totals {
     pub unchanged: usize,
     /// Files that failed.
     pub failed: usize,
+    /// Files not processed or not written (`--fail-fast`, `--confirm`).
+    pub skipped: usize,
     /// Files where a trigger fired.
     pub triggered: usize,
     /// Bytes before.
@@ -277,7 +300,9 @@ pub struct Totals {
     pub saved_ratio: f64,
     /// Summaries written.
     pub summaries: usize,
-    /// Share of summaries the configured summarizer wrote itself (no fallback).
+    /// Summaries asked of the summarizer.
+    pub summary_requests: usize,
+    /// Share of summary requests the configured summarizer answered itself (no fallback).
     pub summary_success_rate: f64,
     /// Requests made to a model.
     pub llm_calls: usize,
@@ -286,6 +311,7 @@ pub struct Totals {
     /// Completion tokens reported by the model.
     pub llm_completion_tokens: u64,
     /// Retention over all files.
+    #[serde(skip_deserializing)]
     pub retention: Retention,
     /// Mean milliseconds per file.
     pub mean_time_ms: f64,
@@ -304,6 +330,7 @@ pub fn totals(files: &[FileReport]) -> Totals {
             Status::Compacted => t.compacted += 1,
             Status::Unchanged => t.unchanged += 1,
             Status::Failed => t.failed += 1,
+            Status::Skipped => t.skipped += 1,
         }
         t.triggered += usize::from(!f.triggers.is_empty());
         t.bytes_before += f.bytes_before;
@@ -311,6 +338,7 @@ pub fn totals(files: &[FileReport]) -> Totals {
         t.context_tokens_before += f.context_tokens_before;
         t.context_tokens_after += f.context_tokens_after;
         t.summaries += f.summaries;
+        t.summary_requests += f.summary_requests;
         fallbacks += f.summary_fallbacks.len();
         t.llm_calls += f.llm_calls;
         t.llm_prompt_tokens += f.llm_prompt_tokens;
@@ -319,10 +347,10 @@ pub fn totals(files: &[FileReport]) -> Totals {
         time += f.time_ms;
     }
     t.saved_ratio = saved(t.context_tokens_before, t.context_tokens_after);
-    t.summary_success_rate = if t.summaries == 0 {
+    t.summary_success_rate = if t.summary_requests == 0 {
         1.0
     } else {
-        1.0 - fallbacks as f64 / t.summaries as f64
+        1.0 - fallbacks as f64 / t.summary_requests as f64
     };
     t.mean_time_ms = if files.is_empty() {
         0.0

@@ -1,6 +1,10 @@
 //! One module per command: each turns its resolved arguments into output and an exit status.
 
+pub mod archive;
 pub mod check;
 pub mod compact;
 pub mod compact_report;
+pub mod config;
+pub mod report;
+pub mod restore;
 pub mod stats;

@@ -51,6 +51,21 @@ pub fn render<T: Serialize>(
     })
 }
 
+/// The format a report file's extension names: `.json`, `.yaml`/`.yml`, `.md`/`.markdown`;
+/// anything else a table.
+pub fn format_of_path(path: &std::path::Path) -> OutputFormat {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "json" => OutputFormat::Json,
+        "yaml" | "yml" => OutputFormat::Yaml,
+        "md" | "markdown" => OutputFormat::Markdown,
+        _ => OutputFormat::Table,
+    }
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

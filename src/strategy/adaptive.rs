@@ -3,7 +3,8 @@
 //! fixed order, then `full-summary`, then `truncate`. The engine re-counts after every step
 //! and stops as soon as the goal is met.
 //!
-//! Task types, from the tool calls of the live context:
+//! Task types, from the tool calls of the live context (a text-based agent's fenced action
+//! counts as a shell command):
 //! - **conversation**: no tool calls, or fewer than one per ten messages;
 //! - **code**: at least 20% of calls write files or run shell commands, and under half only
 //!   read or search;
@@ -11,7 +12,8 @@
 //!   write or run commands;
 //! - **mixed**: both at once (20%+ writing and 50%+ reading), or some of each below those
 //!   shares;
-//! - **unknown**: tool calls none of whose names say what they do.
+//! - **unknown**: tool calls mostly of unrecognised kinds (below both shares, and not some of
+//!   each).
 //!
 //! Chains: code → sliding-window, key-events, incremental; analysis, conversation and
 //! unknown → sliding-window, importance, incremental; mixed → sliding-window, incremental,
@@ -91,10 +93,17 @@ pub fn detect_task_type(s: &Subject) -> TaskType {
     let (mut calls, mut writes, mut reads) = (0usize, 0usize, 0usize);
     for item in live {
         messages += 1;
-        for call in tool_calls(item) {
+        // Calls with their arguments where the item has them; text-based actions by name.
+        let described = tool_calls(item);
+        for call in &item.calls {
             calls += 1;
+            let Some(call) = described.iter().find(|c| c.name == call.name) else {
+                // A text-based action is a command the agent runs.
+                writes += 1;
+                continue;
+            };
             let name = call.name.to_ascii_lowercase();
-            let effect = file_effect(&call);
+            let effect = file_effect(call);
             if matches!(effect, Effect::Create | Effect::Modify | Effect::Delete) || call.is_shell()
             {
                 writes += 1;
@@ -112,7 +121,7 @@ pub fn detect_task_type(s: &Subject) -> TaskType {
         (true, true) => TaskType::Mixed,
         (true, false) => TaskType::Code,
         (false, true) => TaskType::Analysis,
-        (false, false) if writes + reads > 0 => TaskType::Mixed,
+        (false, false) if writes > 0 && reads > 0 => TaskType::Mixed,
         _ => TaskType::Unknown,
     }
 }

@@ -78,6 +78,8 @@ impl Default for StrategySettings {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryStats {
+    /// Summaries asked of the summarizer (used or not).
+    pub requests: usize,
     /// Summaries written.
     pub summaries: usize,
     /// Their tokens.
@@ -116,7 +118,9 @@ pub trait Strategy: Sync {
 }
 
 /// The strategies, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum StrategyName {
     /// Chooses and chains the others.
@@ -240,6 +244,14 @@ impl Context<'_> {
                 max_tokens: self.settings.summary_max_tokens,
                 counter: self.subject.counter,
             })?;
+            if summary.text.is_empty() {
+                // The summarizer failed and its fallback is truncation: drop the run.
+                self.record(&summary, None);
+                if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
+                    plan.drop_units(&units, run);
+                }
+                continue;
+            }
             let tokens = self.subject.summary_tokens(&summary.text);
             let applied = tokens < run_tokens;
             self.record(&summary, applied.then_some(tokens));
@@ -253,6 +265,7 @@ impl Context<'_> {
     /// Books a summary's cost, and the summary itself when it is used (`tokens`).
     fn record(&self, summary: &crate::summarizer::Summary, tokens: Option<usize>) {
         let mut stats = self.stats.borrow_mut();
+        stats.requests += 1;
         if let Some(tokens) = tokens {
             stats.summaries += 1;
             stats.summary_tokens += tokens;

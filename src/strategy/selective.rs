@@ -39,8 +39,7 @@ pub enum RuleKind {
 }
 
 /// What a rule does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "strategy")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleAction {
     /// Remove every unit of the kind.
     Drop,
@@ -53,15 +52,67 @@ pub enum RuleAction {
     None,
 }
 
-/// One row of the rule table.
+/// One row of the rule table, written `{kind, strategy: drop | truncate | none,
+/// keep_recent}` as in seed 002.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RuleRow", into = "RuleRow")]
 pub struct Rule {
     /// The kind it applies to.
     pub kind: RuleKind,
     /// What it does.
-    #[serde(flatten)]
     pub action: RuleAction,
+}
+
+/// A rule as written in a settings file.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleRow {
+    kind: RuleKind,
+    strategy: RuleStrategy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    keep_recent: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RuleStrategy {
+    Drop,
+    Truncate,
+    None,
+}
+
+impl TryFrom<RuleRow> for Rule {
+    type Error = String;
+    fn try_from(row: RuleRow) -> Result<Rule, String> {
+        let action = match (row.strategy, row.keep_recent) {
+            (RuleStrategy::Truncate, Some(keep_recent)) => RuleAction::Truncate { keep_recent },
+            (RuleStrategy::Truncate, None) => {
+                return Err("a truncate rule needs keep_recent (how many to keep)".into());
+            }
+            (_, Some(_)) => return Err("keep_recent only goes with strategy: truncate".into()),
+            (RuleStrategy::Drop, None) => RuleAction::Drop,
+            (RuleStrategy::None, None) => RuleAction::None,
+        };
+        Ok(Rule {
+            kind: row.kind,
+            action,
+        })
+    }
+}
+
+impl From<Rule> for RuleRow {
+    fn from(rule: Rule) -> RuleRow {
+        let (strategy, keep_recent) = match rule.action {
+            RuleAction::Drop => (RuleStrategy::Drop, None),
+            RuleAction::Truncate { keep_recent } => (RuleStrategy::Truncate, Some(keep_recent)),
+            RuleAction::None => (RuleStrategy::None, None),
+        };
+        RuleRow {
+            kind: rule.kind,
+            strategy,
+            keep_recent,
+        }
+    }
 }
 
 /// Seed 002's table, in its priority order.

@@ -295,7 +295,13 @@ impl Notes {
     /// Notes a tool call; returns its description when it changes state.
     fn call(&mut self, call: &CallArgs) -> Option<String> {
         let effect = file_effect(call);
-        let paths = call.paths();
+        let patched = patch_effects(call);
+        // A patch says per file what it does; its headers are not all modifications.
+        let paths: Vec<String> = call
+            .paths()
+            .into_iter()
+            .filter(|p| !patched.iter().any(|(q, _)| q == p))
+            .collect();
         for path in &paths {
             let list = match effect {
                 Effect::Create => List::Created,
@@ -306,7 +312,7 @@ impl Notes {
             };
             self.add(list, path.clone());
         }
-        for (path, list) in patch_effects(call) {
+        for (path, list) in patched {
             self.add(list, path);
         }
         if let Some(command) = call.command() {
@@ -378,7 +384,7 @@ impl Notes {
                     .filter(|(i, _)| chosen.contains(&(list, *i)))
                     .map(|(_, l)| l)
                     .collect();
-                if kept.is_empty() {
+                if all.is_empty() {
                     continue;
                 }
                 wrote = true;

@@ -6,6 +6,8 @@
 //! 30% are kept, with a visible marker where the middle was.
 
 pub mod extractive;
+pub mod llm;
+pub mod redact;
 pub mod render;
 
 use crate::tokens::TokenCounter;
@@ -63,6 +65,12 @@ pub trait Summarizer: Sync {
 
     /// Summarizes the request's entries.
     fn summarize(&self, request: &SummaryRequest) -> Result<Summary>;
+
+    /// Whether the same request always gets the same summary (the pipeline then checks that
+    /// a second run gives the same bytes).
+    fn deterministic(&self) -> bool {
+        true
+    }
 }
 
 /// `text` cut to its head 20% and tail 30% when longer than [`MAX_SAFE_CHARS`] characters,

@@ -569,17 +569,29 @@ impl Transcript {
     /// Writes the transcript with some conversations edited. `edits[c]` is `None` for a
     /// conversation left alone; untouched bytes are copied from the source.
     pub fn write(&self, edits: &[Option<Vec<OutItem>>]) -> String {
+        self.write_with_spans(edits).0
+    }
+
+    /// Like [`Transcript::write`], also returning where each edited conversation's list
+    /// landed in the output (`None` for conversations left alone).
+    pub fn write_with_spans(&self, edits: &[Option<Vec<OutItem>>]) -> (String, Vec<Option<Span>>) {
         let adapter = self.format.adapter();
-        let splices: Vec<(Span, String)> = self
-            .conversations
-            .iter()
-            .zip(edits)
-            .filter_map(|(conv, edit)| {
-                let items = edit.as_ref()?;
-                Some((conv.span.clone(), adapter.render_list(self, conv, items)))
-            })
-            .collect();
-        crate::json::splice(&self.source, &splices)
+        let mut splices: Vec<(Span, String)> = Vec::new();
+        let mut spans = Vec::with_capacity(self.conversations.len());
+        // Output offset = input offset + what earlier splices added or removed.
+        let mut shift: isize = 0;
+        for (conv, edit) in self.conversations.iter().zip(edits) {
+            let Some(items) = edit else {
+                spans.push(None);
+                continue;
+            };
+            let text = adapter.render_list(self, conv, items);
+            let start = (conv.span.start as isize + shift) as usize;
+            spans.push(Some(start..start + text.len()));
+            shift += text.len() as isize - conv.span.len() as isize;
+            splices.push((conv.span.clone(), text));
+        }
+        (crate::json::splice(&self.source, &splices), spans)
     }
 
     /// Format-specific findings from the adapter (role order, chain links).

@@ -35,6 +35,33 @@ pub fn has_large_media(record: &str) -> bool {
         && parse_raw(record).is_ok_and(|raw| !media_edits(record, raw).is_empty())
 }
 
+/// The texts of the stubs [`strip`] would write into `record` (none inside removed copies).
+pub fn stubs(record: &str, copies: &[&str]) -> Vec<String> {
+    if !might_hold_media(record) {
+        return Vec::new();
+    }
+    let Ok(raw) = parse_raw(record) else {
+        return Vec::new();
+    };
+    let removed: Vec<std::ops::Range<usize>> = copies
+        .iter()
+        .filter_map(|key| member(raw, key))
+        .map(|v| span_of(record, v.get()))
+        .collect();
+    media_edits(record, raw)
+        .into_iter()
+        .filter(|(span, _)| {
+            !removed
+                .iter()
+                .any(|r| r.start <= span.start && span.end <= r.end)
+        })
+        .filter_map(|(_, stub)| {
+            let value: serde_json::Value = serde_json::from_str(&stub).ok()?;
+            Some(value.get("text")?.as_str()?.to_string())
+        })
+        .collect()
+}
+
 /// `record` with the top-level members `copies` removed and every base64 media block of at
 /// least [`MEDIA_STUB_MIN_BYTES`] replaced by a text stub.
 pub fn strip(record: &str, copies: &[&str]) -> String {

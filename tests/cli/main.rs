@@ -1,16 +1,25 @@
 //! End-to-end tests: the real `ctxc` binary on temp dirs, corpus copies and fixtures.
 
+mod archive;
 mod check;
+mod compact;
 mod man;
 mod stats;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-/// The `ctxc` binary under test.
+/// The `ctxc` binary under test, shielded from the machine's settings: no user settings
+/// file, no `CTXC_*` variables but those a test sets.
 pub fn ctxc() -> Command {
     let mut cmd = Command::cargo_bin("ctxc").unwrap();
     cmd.env_remove("NO_COLOR");
+    cmd.env("XDG_CONFIG_HOME", root().join("target/no-user-config"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CTXC_") {
+            cmd.env_remove(name);
+        }
+    }
     cmd
 }
 

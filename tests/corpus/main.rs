@@ -2,6 +2,7 @@
 //! round trips and `check`. No file is skipped silently: files ctxc does not support are
 //! listed in `UNSUPPORTED` with the error they must give.
 
+mod archive;
 mod compact;
 mod tokens;
 

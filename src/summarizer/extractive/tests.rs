@@ -1,1 +1,553 @@
-//! Unit tests of the extractive summarizer.
+//! Unit tests of the extractive summarizer: what a resumed agent needs is in the summary —
+//! requests, exact paths by what was done to them, commands, errors and what followed, the
+//! latest task list, pins and preferences — in the five sections, within the budget.
+
+use super::*;
+use crate::summarizer::MAX_SAFE_CHARS;
+use crate::tokens::{Encoding, TokenCounter};
+use crate::transcript::{ReadOptions, Transcript, read};
+use serde_json::{Value, json};
+use std::borrow::Cow;
+
+// ----- Building spans -----
+
+/// OpenAI messages, one per line (message `i` is on line `i + 2`).
+#[derive(Default)]
+struct Span {
+    messages: Vec<Value>,
+    calls: usize,
+}
+
+impl Span {
+    fn user(mut self, text: &str) -> Self {
+        self.messages.push(json!({"role": "user", "content": text}));
+        self
+    }
+
+    fn assistant(mut self, text: &str) -> Self {
+        self.messages
+            .push(json!({"role": "assistant", "content": text}));
+        self
+    }
+
+    /// An assistant message calling `name` with `args`, and the tool's `output`.
+    fn tool(mut self, name: &str, args: Value, output: &str) -> Self {
+        self.calls += 1;
+        let id = format!("call_{}", self.calls);
+        self.messages
+            .push(json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function",
+             "function": {"name": name, "arguments": args.to_string()}}]}));
+        self.messages
+            .push(json!({"role": "tool", "tool_call_id": id, "content": output}));
+        self
+    }
+
+    fn bash(self, command: &str, output: &str) -> Self {
+        self.tool("bash", json!({ "command": command }), output)
+    }
+
+    fn todos(self, todos: &[(&str, &str)]) -> Self {
+        let todos: Vec<Value> = todos
+            .iter()
+            .map(|(content, status)| json!({"content": content, "status": status}))
+            .collect();
+        self.tool("TodoWrite", json!({ "todos": todos }), "Todos updated")
+    }
+
+    fn transcript(&self) -> Transcript {
+        let lines: Vec<String> = self.messages.iter().map(Value::to_string).collect();
+        let src = format!("[\n{}\n]\n", lines.join(",\n"));
+        read(src, &ReadOptions::default()).unwrap()
+    }
+
+    /// The summary of every message, with the default budget (1,000 tokens).
+    fn summary(&self) -> String {
+        self.summary_within(1000, Scope::Span)
+    }
+
+    fn summary_within(&self, max_tokens: usize, scope: Scope) -> String {
+        summarize(&self.transcript(), max_tokens, scope)
+    }
+}
+
+fn counter() -> TokenCounter {
+    TokenCounter::new(Encoding::O200kBase).unwrap()
+}
+
+fn summarize(t: &Transcript, max_tokens: usize, scope: Scope) -> String {
+    let entries: Vec<Cow<Item>> = t.conversations[0].items.iter().map(Cow::Borrowed).collect();
+    let counter = counter();
+    let summary = Extractive
+        .summarize(&SummaryRequest {
+            entries: &entries,
+            scope,
+            max_tokens,
+            counter: &counter,
+        })
+        .unwrap();
+    assert_eq!(summary.llm_calls, 0);
+    assert_eq!(summary.fallback, None);
+    summary.text
+}
+
+/// The lines of the list titled `title`, in order (empty when the list is absent).
+fn list<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+    let mut lines = text.lines().skip_while(|l| *l != title);
+    if lines.next().is_none() {
+        return Vec::new();
+    }
+    lines.map_while(|l| l.strip_prefix("- ")).collect()
+}
+
+/// A span with something for every section.
+fn everything() -> Span {
+    Span::default()
+        .user("Fix the failing test in tests/test_api.py please. Please use tabs, never spaces.")
+        .todos(&[
+            ("Reproduce the failure", "in_progress"),
+            ("Fix api.py", "pending"),
+        ])
+        .tool("read_file", json!({"path": "src/api.py"}), "def get(): ...")
+        .bash(
+            "pytest tests/test_api.py -x",
+            "collected 3 items\nE   AssertionError: 1 != 2\nFAILED tests/test_api.py::test_get\n1 failed",
+        )
+        .assistant("The root cause is the default page size, because get() starts at 1.")
+        .tool(
+            "edit_file",
+            json!({"path": "src/api.py", "old": "1", "new": "0"}),
+            "edited",
+        )
+        .tool(
+            "write_file",
+            json!({"path": "tests/test_paging.py", "content": "def test(): pass"}),
+            "written",
+        )
+        .bash(
+            "git diff --stat",
+            " src/api.py | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)",
+        )
+        .user("<Pin>The public API stays as it is.</Pin>")
+        .todos(&[
+            ("Reproduce the failure", "completed"),
+            ("Fix api.py", "completed"),
+            ("Run the whole suite", "pending"),
+        ])
+        .assistant("Fixed; now running the whole suite.")
+}
+
+// ----- The sections -----
+
+#[test]
+fn the_five_sections_appear_in_order_with_their_content() {
+    let text = everything().summary();
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{text}"))
+    };
+    let headers = [
+        "## 1. Task overview",
+        "## 2. Current state",
+        "## 3. Important discoveries",
+        "## 4. Next steps",
+        "## 5. Context to preserve",
+    ];
+    let positions: Vec<usize> = headers.iter().map(|h| at(h)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    // Each list sits in its section.
+    for (list_title, section) in [
+        ("User requests, oldest first:", 0),
+        ("Files created:", 1),
+        ("Files modified:", 1),
+        ("Files read:", 1),
+        ("Commands run, oldest first:", 1),
+        ("Errors and what followed:", 2),
+        ("Decisions and findings:", 2),
+        ("Open tasks (latest task list):", 3),
+        ("Last assistant message of the span:", 3),
+        ("Pinned:", 4),
+        ("User preferences and constraints:", 4),
+    ] {
+        let p = at(list_title);
+        assert!(
+            p > positions[section],
+            "{list_title} before its section:\n{text}"
+        );
+        if let Some(next) = positions.get(section + 1) {
+            assert!(p < *next, "{list_title} after its section:\n{text}");
+        }
+    }
+    assert!(
+        text.ends_with("Git: 1 file changed, 1 insertion(+), 1 deletion(-)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_intro_names_the_span_and_its_source_lines() {
+    let span = Span::default().user("Hello there.").assistant("Hi.");
+    let text = span.summary();
+    assert!(
+        text.starts_with("Continuation summary of 2 earlier messages (source lines 2-3), by ctxc.\n\n## 1. Task overview"),
+        "{text}"
+    );
+    let text = span.summary_within(1000, Scope::Full);
+    assert!(
+        text.starts_with("Continuation summary of 2 messages (the whole conversation but what is kept verbatim) (source lines 2-3), by ctxc."),
+        "{text}"
+    );
+}
+
+#[test]
+fn sections_without_content_are_left_out() {
+    let text = Span::default()
+        .user("Explain the borrow checker.")
+        .summary();
+    assert!(text.contains("## 1. Task overview"), "{text}");
+    for absent in ["## 2.", "## 3.", "## 4.", "## 5.", "Git:"] {
+        assert!(!text.contains(absent), "{absent} in:\n{text}");
+    }
+    let text = Span::default().assistant("Hello!").summary();
+    assert!(
+        !text.contains("## 1.") && text.contains("## 4. Next steps"),
+        "{text}"
+    );
+}
+
+// ----- The facts -----
+
+#[test]
+fn user_requests_are_verbatim_when_short_and_cut_in_the_middle_when_long() {
+    let long: String = (0..100).map(|i| format!("word{i} ")).collect();
+    let text = Span::default()
+        .user("Fix the   failing test\n  in tests/test_api.py please")
+        .user(&long)
+        .summary();
+    let requests = list(&text, "User requests, oldest first:");
+    assert_eq!(
+        requests[0],
+        "\"Fix the failing test in tests/test_api.py please\""
+    );
+    let flat = long.trim();
+    let head: String = flat.chars().take(300).collect();
+    let tail: String = flat.chars().skip(flat.chars().count() - 80).collect();
+    assert_eq!(requests[1], format!("\"{head} […] {tail}\""));
+    assert_eq!(requests.len(), 2);
+}
+
+#[test]
+fn exact_paths_are_sorted_into_created_modified_deleted_and_read() {
+    let text = Span::default()
+        .user("Refactor the parser.")
+        .tool("write_file", json!({"path": "src/new.rs"}), "ok")
+        .tool(
+            "str_replace_editor",
+            json!({"command": "create", "path": "/repo/src/made.rs", "file_text": "x"}),
+            "ok",
+        )
+        .tool(
+            "edit_file",
+            json!({"path": "src/parser.rs", "old": "a", "new": "b"}),
+            "ok",
+        )
+        .tool(
+            "str_replace_editor",
+            json!({"command": "str_replace", "path": "/repo/src/lexer.rs", "old_str": "a", "new_str": "b"}),
+            "ok",
+        )
+        .tool("delete_file", json!({"path": "src/old.rs"}), "ok")
+        .tool("read_file", json!({"file_path": "/repo/Cargo.toml"}), "[package]")
+        .tool(
+            "str_replace_editor",
+            json!({"command": "view", "path": "/repo/README.md"}),
+            "# readme",
+        )
+        .tool("edit_file", json!({"path": "src/parser.rs", "old": "b", "new": "c"}), "ok")
+        .summary();
+    assert_eq!(
+        list(&text, "Files created:"),
+        ["src/new.rs", "/repo/src/made.rs"]
+    );
+    assert_eq!(
+        list(&text, "Files modified:"),
+        ["src/parser.rs", "/repo/src/lexer.rs"]
+    );
+    assert_eq!(list(&text, "Files deleted:"), ["src/old.rs"]);
+    assert_eq!(
+        list(&text, "Files read:"),
+        ["/repo/Cargo.toml", "/repo/README.md"]
+    );
+}
+
+#[test]
+fn a_patch_sorts_its_files_by_what_it_does_to_them() {
+    let patch = "*** Begin Patch\n*** Add File: src/added.rs\n+fn a() {}\n*** Update File: src/changed.rs\n@@\n-x\n+y\n*** Delete File: src/gone.rs\n*** End Patch";
+    let text = Span::default()
+        .user("Apply the refactor.")
+        .tool("apply_patch", json!({ "input": patch }), "Done!")
+        .summary();
+    assert_eq!(list(&text, "Files created:"), ["src/added.rs"]);
+    assert_eq!(list(&text, "Files deleted:"), ["src/gone.rs"]);
+    // `apply_patch` counts as a modification of every path it names, so the added and the
+    // deleted file are listed under "Files modified:" too.
+    assert_eq!(list(&text, "Files modified:"), ["src/changed.rs"], "{text}");
+}
+
+#[test]
+fn commands_are_listed_oldest_first_by_their_first_line() {
+    let text = Span::default()
+        .user("Build it.")
+        .bash("cargo build --release", "Finished")
+        .bash("cd web\nnpm ci\nnpm run build", "done")
+        .bash("cargo build --release", "Finished")
+        .summary();
+    assert_eq!(
+        list(&text, "Commands run, oldest first:"),
+        ["`cargo build --release`", "`cd web` …"]
+    );
+}
+
+#[test]
+fn an_error_line_is_kept_with_what_followed_it() {
+    let text = Span::default()
+        .user("Fix the build.")
+        .bash(
+            "cargo build",
+            "   Compiling ctxc\nerror[E0425]: cannot find value `x` in this scope\n  --> src/main.rs:3:5",
+        )
+        .tool(
+            "edit_file",
+            json!({"path": "src/main.rs", "old": "x", "new": "y"}),
+            "ok",
+        )
+        .bash("cargo test", "thread 'main' panicked at src/lib.rs:9:1")
+        .bash("cargo test -- --nocapture", "ok")
+        .user("It still says: TypeError: undefined is not a function")
+        .bash("ls /nope", "ls: cannot access '/nope': No such file or directory")
+        .summary();
+    assert_eq!(
+        list(&text, "Errors and what followed:"),
+        [
+            "`error[E0425]: cannot find value `x` in this scope` → then: edit_file src/main.rs",
+            "`thread 'main' panicked at src/lib.rs:9:1` → then: ran `cargo test -- --nocapture`",
+            "`It still says: TypeError: undefined is not a function` (reported by the user)",
+            "`ls: cannot access '/nope': No such file or directory`",
+        ]
+    );
+}
+
+#[test]
+fn the_latest_todo_list_gives_the_open_tasks() {
+    let text = everything().summary();
+    assert_eq!(
+        list(&text, "Open tasks (latest task list):"),
+        ["[pending] Run the whole suite", "(2 completed)"]
+    );
+    assert!(!text.contains("Reproduce the failure"), "{text}");
+}
+
+#[test]
+fn pins_preferences_and_decisions_are_kept() {
+    let text = everything().summary();
+    assert_eq!(list(&text, "Pinned:"), ["The public API stays as it is."]);
+    assert_eq!(
+        list(&text, "User preferences and constraints:"),
+        ["\"Please use tabs, never spaces.\""]
+    );
+    assert_eq!(
+        list(&text, "Decisions and findings:"),
+        ["\"The root cause is the default page size, because get() starts at 1.\""]
+    );
+    assert_eq!(
+        list(&text, "Last assistant message of the span:"),
+        ["\"Fixed; now running the whole suite.\""]
+    );
+}
+
+// ----- The budget -----
+
+/// A span naming 300 files read, after a request and a pin.
+fn many_reads() -> Span {
+    let mut span = Span::default()
+        .user("Audit every module.")
+        .user("<Pin>Report in CSV.</Pin>");
+    for k in 0..300 {
+        span = span.tool(
+            "read_file",
+            json!({"path": format!("src/module_{k:03}.rs")}),
+            "ok",
+        );
+    }
+    span
+}
+
+#[test]
+fn the_budget_is_respected_and_what_is_left_out_is_counted() {
+    let t = many_reads().transcript();
+    let counter = counter();
+    for budget in [120, 200, 400, 1000, 3000] {
+        let text = summarize(&t, budget, Scope::Span);
+        let tokens = counter.count(&text);
+        assert!(
+            tokens <= budget,
+            "{tokens} tokens for a budget of {budget}:\n{text}"
+        );
+        // Requests and pins come first; files only read last.
+        assert_eq!(
+            list(&text, "User requests, oldest first:")[0],
+            "\"Audit every module.\""
+        );
+        assert_eq!(list(&text, "Pinned:"), ["Report in CSV."]);
+        if budget == 120 {
+            continue; // No file fits (see the ignored test below).
+        }
+        let read = list(&text, "Files read:");
+        let shown = read.iter().filter(|l| l.starts_with("src/")).count();
+        let more: usize = match read.last().and_then(|l| l.strip_prefix('(')) {
+            Some(rest) => rest
+                .strip_suffix(" more not shown)")
+                .unwrap()
+                .parse()
+                .unwrap(),
+            None => 0,
+        };
+        assert!(shown > 0, "budget {budget}:\n{text}");
+        assert_eq!(shown + more, 300, "budget {budget}:\n{text}");
+        assert_eq!(more > 0, budget < 3000, "budget {budget}");
+        // The most recent reads are the ones shown.
+        assert_eq!(read[shown - 1], "src/module_299.rs");
+        assert_eq!(read[0], format!("src/module_{:03}.rs", 300 - shown));
+    }
+}
+
+#[test]
+fn a_list_with_no_line_shown_still_says_how_many_were_left_out() {
+    // With 120 tokens the request and the pin fit, none of the 300 files read does, and the
+    // summary does not say that any file was read (60 of the 120 tokens are used).
+    let text = summarize(&many_reads().transcript(), 120, Scope::Span);
+    assert_eq!(
+        list(&text, "Files read:"),
+        ["(300 more not shown)"],
+        "{text}"
+    );
+}
+
+#[test]
+fn summaries_grow_with_the_budget() {
+    let t = many_reads().transcript();
+    let small = summarize(&t, 200, Scope::Span);
+    let large = summarize(&t, 2000, Scope::Span);
+    assert!(list(&large, "Files read:").len() > list(&small, "Files read:").len());
+}
+
+// ----- Earlier summaries and long spans -----
+
+#[test]
+fn an_earlier_summary_is_merged_line_by_line() {
+    let first = everything().summary();
+    let span = Span::default()
+        .user(&format!("{SUMMARY_MARKER}\n{first}"))
+        .user("Now the docs.")
+        .tool("edit_file", json!({"path": "docs/api.md"}), "ok")
+        .assistant("Docs updated.");
+    let t = span.transcript();
+    assert_eq!(t.conversations[0].items[0].kind, Kind::Summary);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        list(&text, "Files modified:"),
+        ["src/api.py", "docs/api.md"]
+    );
+    assert_eq!(list(&text, "Files created:"), ["tests/test_paging.py"]);
+    assert_eq!(list(&text, "Pinned:"), ["The public API stays as it is."]);
+    assert_eq!(
+        list(&text, "User requests, oldest first:"),
+        [
+            "\"Fix the failing test in tests/test_api.py please. Please use tabs, never spaces.\"",
+            "\"<Pin>The public API stays as it is.</Pin>\"",
+            "\"Now the docs.\""
+        ]
+    );
+    assert_eq!(
+        list(&text, "Last assistant message of the span:"),
+        ["\"Docs updated.\""]
+    );
+    assert!(
+        text.ends_with("Git: 1 file changed, 1 insertion(+), 1 deletion(-)"),
+        "{text}"
+    );
+    // The earlier summary's own text is not quoted as a request.
+    assert!(!text.contains("Continuation summary of 16"), "{text}");
+}
+
+#[test]
+fn a_count_of_lines_left_out_is_not_merged_as_a_fact() {
+    let t = many_reads().transcript();
+    let first = summarize(&t, 200, Scope::Span);
+    assert!(first.contains(" more not shown)"));
+    let text = Span::default()
+        .user(&format!("{SUMMARY_MARKER}\n{first}"))
+        .summary();
+    let read = list(&text, "Files read:");
+    assert!(!read.is_empty());
+    assert!(read.iter().all(|l| l.starts_with("src/module_")), "{text}");
+}
+
+#[test]
+fn a_span_over_200000_characters_is_read_head_and_tail_with_a_marker() {
+    // 120 requests of about 2,000 characters: 240,000 characters in all.
+    let mut span = Span::default();
+    for k in 0..120 {
+        let body = format!(
+            "request {k:03} about docs/part{k:03}.md: {}",
+            "lorem ipsum ".repeat(165)
+        );
+        span = span.user(&body);
+    }
+    let t = span.transcript();
+    let chars: usize = super::render_entries(
+        &t.conversations[0]
+            .items
+            .iter()
+            .map(Cow::Borrowed)
+            .collect::<Vec<_>>(),
+        Outputs::Clipped,
+    )
+    .iter()
+    .map(|r| r.chars().count())
+    .sum();
+    assert!(chars > MAX_SAFE_CHARS);
+    let text = summarize(&t, 1000, Scope::Span);
+    let marker = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        marker.starts_with("[... ctxc: ")
+            && marker.contains(
+                "characters from the middle of this span were over the summarizer's 200,000-character input limit and left out ...]"
+            )
+            && marker.ends_with(" messages)"),
+        "{text}"
+    );
+    // The oldest request is read, a middle one is not.
+    assert!(
+        text.contains("\"request 000 about docs/part000.md"),
+        "{text}"
+    );
+    assert!(!text.contains("request 060"), "{text}");
+    let short = Span::default().user("short").summary();
+    assert!(!short.contains("[... ctxc:"));
+}
+
+#[test]
+fn the_same_span_gives_the_same_text() {
+    let t = everything().transcript();
+    let text = summarize(&t, 1000, Scope::Span);
+    for _ in 0..3 {
+        assert_eq!(summarize(&t, 1000, Scope::Span), text);
+        assert_eq!(everything().summary(), text);
+    }
+    let t = many_reads().transcript();
+    assert_eq!(
+        summarize(&t, 300, Scope::Span),
+        summarize(&t, 300, Scope::Span)
+    );
+}

@@ -1,0 +1,287 @@
+//! The archive file's data, as serde types: what `ctxc compact --archive` writes and what
+//! `ctxc restore` and `ctxc archive show` read. Field names are camelCase; every record keeps
+//! its own ctxc version, so an archive that grew over several ctxc releases still reads.
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The schema version this ctxc writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The `kind` member that marks a JSON file as a ctxc archive.
+pub const KIND: &str = "ctxc-archive";
+
+/// The suffix of archive file names: `NAME.ctxc-archive.json`.
+pub const SUFFIX: &str = ".ctxc-archive.json";
+
+/// A whole archive: every compaction of a chain, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Archive {
+    /// [`SCHEMA_VERSION`] when written.
+    pub schema_version: u32,
+    /// Always [`KIND`].
+    pub kind: String,
+    /// The compactions, oldest first: record `k`'s output is record `k + 1`'s input.
+    pub records: Vec<Record>,
+}
+
+/// One compaction of one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// The ctxc that compacted.
+    pub ctxc_version: String,
+    /// When, RFC 3339 UTC.
+    pub time: String,
+    /// The transcript format.
+    pub format: String,
+    /// The file compacted.
+    pub input: FileRef,
+    /// The file written.
+    pub output: FileRef,
+    /// Whether the output differs from the input at all.
+    pub changed: bool,
+    /// Triggers that fired in any conversation, in order of first appearance.
+    pub triggers: Vec<String>,
+    /// The effective settings (as `ctxc config show --json` prints them).
+    pub settings: serde_json::Value,
+    /// The conversations compaction ran on (those where a trigger fired).
+    pub conversations: Vec<ConversationRecord>,
+    /// The input, rebuilt from the output: `[start, end]` copies those bytes of the output, a
+    /// string is original text the compaction removed or changed.
+    pub restore: Vec<Piece>,
+}
+
+/// A file a record names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRef {
+    /// Its absolute path when written (`None`: standard input, or built in memory).
+    pub path: Option<String>,
+    /// The same path relative to the archive's directory, so an archive that moved together
+    /// with its files still finds them.
+    pub relative_to_archive: Option<String>,
+    /// Its size.
+    pub bytes: u64,
+    /// [`hash`] of its bytes.
+    pub hash: String,
+}
+
+/// What happened to one conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationRecord {
+    /// Where it is in the file (`/3/traj`; empty for the whole file).
+    pub location: String,
+    /// First and last line of its list in the input.
+    pub lines: [usize; 2],
+    /// Triggers that fired.
+    pub triggers: Vec<String>,
+    /// Whether the output changed it.
+    pub edited: bool,
+    /// The token target it was compacted towards.
+    pub target_tokens: Option<usize>,
+    /// Context tokens before.
+    pub tokens_before: usize,
+    /// Context tokens after.
+    pub tokens_after: usize,
+    /// Logical messages before.
+    pub messages_before: usize,
+    /// Logical messages after.
+    pub messages_after: usize,
+    /// Why the target was missed, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortfall: Option<String>,
+    /// The strategies tried, in order.
+    pub steps: Vec<StepRecord>,
+}
+
+/// One strategy tried on a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepRecord {
+    /// The strategy's name.
+    pub strategy: String,
+    /// Whether the step was taken (it changed something without adding tokens).
+    pub changed: bool,
+    /// Context tokens before it.
+    pub tokens_before: usize,
+    /// Context tokens after it.
+    pub tokens_after: usize,
+    /// Logical messages before it.
+    pub messages_before: usize,
+    /// Logical messages after it.
+    pub messages_after: usize,
+    /// What it did, in original order.
+    pub edits: Vec<Edit>,
+}
+
+/// What one step did to a run of original items.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Edit {
+    /// The kind of change.
+    pub action: Action,
+    /// First and last original item (0-based, inclusive) in the conversation.
+    pub items: [usize; 2],
+    /// First and last line of those items in the input (1-based, inclusive).
+    pub lines: [usize; 2],
+    /// Their bytes in the input.
+    pub bytes: usize,
+    /// The summary written in their place (`summarized` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// The kinds of change a step makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Replaced by one summary message.
+    Summarized,
+    /// Removed without a summary.
+    Dropped,
+    /// A tool result's output replaced by a short placeholder.
+    Masked,
+    /// A message's text replaced by a shorter one.
+    Truncated,
+    /// Stored-only payloads removed (duplicate copies, embedded media).
+    Stripped,
+}
+
+impl Action {
+    /// The name shown in `ctxc archive show`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Summarized => "summarized",
+            Action::Dropped => "dropped",
+            Action::Masked => "masked",
+            Action::Truncated => "truncated",
+            Action::Stripped => "stripped",
+        }
+    }
+}
+
+/// One piece of a rebuilt file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Piece {
+    /// Bytes `start..end` of the compacted file.
+    Copy([usize; 2]),
+    /// Original text, byte-for-byte.
+    Text(String),
+}
+
+/// The hash archives keep of a file: `xxh3-128:` and 32 hex digits.
+pub fn hash(bytes: &[u8]) -> String {
+    format!("xxh3-128:{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+impl Archive {
+    /// An archive of these records.
+    pub fn new(records: Vec<Record>) -> Self {
+        Archive {
+            schema_version: SCHEMA_VERSION,
+            kind: KIND.into(),
+            records,
+        }
+    }
+
+    /// Parses an archive's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let probe: serde_json::Value = serde_json::from_str(text)
+            .with_context(|| format!("{} is not valid JSON", path.display()))?;
+        if probe.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
+            bail!(
+                "{} is not a ctxc archive (no \"kind\": \"{KIND}\")",
+                path.display()
+            );
+        }
+        let version = probe.get("schemaVersion").and_then(|v| v.as_u64());
+        if version != Some(u64::from(SCHEMA_VERSION)) {
+            bail!(
+                "{} has archive schema {}; this ctxc reads schema {SCHEMA_VERSION}",
+                path.display(),
+                version.map_or("(none)".into(), |v| v.to_string())
+            );
+        }
+        let archive: Archive = serde_json::from_value(probe)
+            .with_context(|| format!("{} is a damaged ctxc archive", path.display()))?;
+        if archive.records.is_empty() {
+            bail!("{} holds no compaction records", path.display());
+        }
+        Ok(archive)
+    }
+
+    /// Reads and parses the archive at `path`.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the archive {}", path.display()))?;
+        Archive::parse(&text, path)
+    }
+
+    /// The archive as written: compact JSON (pretty printing doubles the records of files
+    /// with many conversations; `ctxc archive show` is the readable view) and a final newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string(self).expect("archives always serialize");
+        text.push('\n');
+        text
+    }
+}
+
+impl Record {
+    /// Original bytes the record keeps to rebuild its input.
+    pub fn archived_bytes(&self) -> usize {
+        self.restore
+            .iter()
+            .map(|p| match p {
+                Piece::Text(t) => t.len(),
+                Piece::Copy(_) => 0,
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Archive> {
+        Archive::parse(text, Path::new("a.ctxc-archive.json"))
+    }
+
+    #[test]
+    fn pieces_are_ranges_or_strings() {
+        let pieces = vec![Piece::Copy([0, 5]), Piece::Text("é\"\n".into())];
+        let text = serde_json::to_string(&pieces).unwrap();
+        assert_eq!(text, r#"[[0,5],"é\"\n"]"#);
+        assert_eq!(serde_json::from_str::<Vec<Piece>>(&text).unwrap(), pieces);
+    }
+
+    #[test]
+    fn other_json_and_other_schemas_are_refused_by_name() {
+        let err = parse(r#"{"records": []}"#).unwrap_err().to_string();
+        assert!(
+            err.contains("a.ctxc-archive.json is not a ctxc archive"),
+            "{err}"
+        );
+        let newer = r#"{"schemaVersion": 2, "kind": "ctxc-archive", "records": []}"#;
+        let err = parse(newer).unwrap_err().to_string();
+        assert!(err.contains("schema 2; this ctxc reads schema 1"), "{err}");
+        let empty = r#"{"schemaVersion": 1, "kind": "ctxc-archive", "records": []}"#;
+        assert!(
+            parse(empty)
+                .unwrap_err()
+                .to_string()
+                .contains("no compaction records")
+        );
+    }
+
+    #[test]
+    fn hashes_name_their_algorithm() {
+        let h = hash(b"");
+        assert!(h.starts_with("xxh3-128:") && h.len() == 9 + 32, "{h}");
+    }
+}

@@ -1,0 +1,232 @@
+//! `ctxc archive show ARCHIVE [--json]`: what each compaction of an archive did — per
+//! conversation and step, which original lines were summarized (with the summary), dropped,
+//! masked, truncated or stripped, and tokens and messages before and after.
+//!
+//! The text view is for a terminal: an indented list, summaries clipped to one line, files
+//! named as seen from the archive. `--json` has everything but the settings and the restore
+//! data, summaries in full.
+
+use crate::ExitStatus;
+use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Record, StepRecord};
+use crate::cli::ArchiveCommand;
+use crate::report::thousands;
+use anyhow::Result;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// Characters of a summary shown in the text view.
+const SUMMARY_CLIP: usize = 80;
+
+/// Runs `ctxc archive ...`.
+pub fn run(command: &ArchiveCommand) -> Result<ExitStatus> {
+    match command {
+        ArchiveCommand::Show { archive, json } => show(archive, *json),
+    }
+}
+
+fn show(path: &Path, json: bool) -> Result<ExitStatus> {
+    let archive = match Archive::read(path) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("ctxc: {e:#}");
+            return Ok(ExitStatus::Failure);
+        }
+    };
+    let text = if json {
+        let mut text = serde_json::to_string_pretty(&View::of(path, &archive))?;
+        text.push('\n');
+        text
+    } else {
+        render(path, &archive)
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitStatus::Success)
+}
+
+/// `--json`: the archive without settings and restore data.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct View<'a> {
+    schema_version: u32,
+    archive: String,
+    records: Vec<RecordView<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordView<'a> {
+    compaction: usize,
+    ctxc_version: &'a str,
+    time: &'a str,
+    format: &'a str,
+    input: &'a FileRef,
+    output: &'a FileRef,
+    changed: bool,
+    triggers: &'a [String],
+    /// Original bytes the archive keeps for this compaction.
+    archived_bytes: usize,
+    conversations: &'a [ConversationRecord],
+}
+
+impl<'a> View<'a> {
+    fn of(path: &Path, archive: &'a Archive) -> Self {
+        View {
+            schema_version: crate::archive::SCHEMA_VERSION,
+            archive: path.display().to_string(),
+            records: archive
+                .records
+                .iter()
+                .enumerate()
+                .map(|(k, r)| RecordView {
+                    compaction: k + 1,
+                    ctxc_version: &r.ctxc_version,
+                    time: &r.time,
+                    format: &r.format,
+                    input: &r.input,
+                    output: &r.output,
+                    changed: r.changed,
+                    triggers: &r.triggers,
+                    archived_bytes: r.archived_bytes(),
+                    conversations: &r.conversations,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The text view.
+fn render(path: &Path, archive: &Archive) -> String {
+    let n = archive.records.len();
+    let mut out = format!(
+        "{}: {n} compaction{} of {}\n",
+        path.display(),
+        if n == 1 { "" } else { "s" },
+        name(&archive.records[0].input)
+    );
+    for (k, record) in archive.records.iter().enumerate() {
+        out.push('\n');
+        render_record(&mut out, k + 1, n, record);
+    }
+    out
+}
+
+fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
+    let _ = writeln!(
+        out,
+        "compaction {k} of {n}: {}, ctxc {}, {}",
+        r.time, r.ctxc_version, r.format
+    );
+    let _ = writeln!(
+        out,
+        "  {} ({} bytes) → {} ({} bytes){}",
+        name(&r.input),
+        thousands(r.input.bytes),
+        name(&r.output),
+        thousands(r.output.bytes),
+        if r.changed { "" } else { ", unchanged" }
+    );
+    let triggers = if r.triggers.is_empty() {
+        "none".to_string()
+    } else {
+        r.triggers.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "  triggers: {triggers}; original bytes kept: {}",
+        thousands(r.archived_bytes() as u64)
+    );
+    for c in &r.conversations {
+        render_conversation(out, c);
+    }
+}
+
+fn render_conversation(out: &mut String, c: &ConversationRecord) {
+    let place = if c.location.is_empty() {
+        "conversation".to_string()
+    } else {
+        format!("conversation {}", c.location)
+    };
+    let _ = writeln!(
+        out,
+        "  {place} ({}): {} → {} tokens{}, {} → {} messages{}",
+        lines(c.lines),
+        thousands(c.tokens_before as u64),
+        thousands(c.tokens_after as u64),
+        c.target_tokens.map_or(String::new(), |t| format!(
+            " (target {})",
+            thousands(t as u64)
+        )),
+        c.messages_before,
+        c.messages_after,
+        if c.edited { "" } else { ", left as it was" }
+    );
+    if let Some(why) = &c.shortfall {
+        let _ = writeln!(out, "    short of the target: {why}");
+    }
+    for step in &c.steps {
+        render_step(out, step);
+    }
+}
+
+fn render_step(out: &mut String, s: &StepRecord) {
+    if !s.changed {
+        let _ = writeln!(out, "    {}: no change", s.strategy);
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "    {}: {} → {} tokens, {} → {} messages",
+        s.strategy,
+        thousands(s.tokens_before as u64),
+        thousands(s.tokens_after as u64),
+        s.messages_before,
+        s.messages_after
+    );
+    for e in &s.edits {
+        render_edit(out, e);
+    }
+}
+
+fn render_edit(out: &mut String, e: &Edit) {
+    let count = e.items[1] - e.items[0] + 1;
+    let _ = write!(
+        out,
+        "      {:<11}{} ({count} item{}, {} bytes)",
+        e.action.name(),
+        lines(e.lines),
+        if count == 1 { "" } else { "s" },
+        thousands(e.bytes as u64)
+    );
+    if let Some(summary) = &e.summary {
+        let _ = write!(out, ": {}", clip(summary));
+    }
+    out.push('\n');
+}
+
+/// A file as seen from the archive.
+fn name(f: &FileRef) -> &str {
+    f.relative_to_archive
+        .as_deref()
+        .or(f.path.as_deref())
+        .unwrap_or("<stdin>")
+}
+
+fn lines([first, last]: [usize; 2]) -> String {
+    if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first}-{last}")
+    }
+}
+
+/// A summary on one line: whitespace runs become one space, long text ends in `…`.
+fn clip(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= SUMMARY_CLIP {
+        return format!("\"{flat}\"");
+    }
+    let head: String = flat.chars().take(SUMMARY_CLIP - 1).collect();
+    format!("\"{}…\"", head.trim_end())
+}

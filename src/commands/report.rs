@@ -1,0 +1,66 @@
+//! `ctxc report merge`: combine the JSON reports of shards (or machines) into one, as if one
+//! run had processed every file: files in path order, totals and retention recomputed from
+//! the per-file counts.
+
+use super::compact_report::{CompactReport, table, totals};
+use crate::ExitStatus;
+use crate::cli::ReportCommand;
+use crate::report;
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::path::Path;
+
+/// Runs `ctxc report ...`.
+pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
+    let ReportCommand::Merge { reports, output } = command;
+    let merged = merge(
+        reports
+            .iter()
+            .map(|p| read(p))
+            .collect::<Result<Vec<_>>>()?,
+    )?;
+    let text = report::render(output.format(), &merged, &table(&merged))?;
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitStatus::Success)
+}
+
+fn read(path: &Path) -> Result<CompactReport> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the report {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a JSON report of `ctxc compact --json`",
+            path.display()
+        )
+    })
+}
+
+/// One report out of several; they must share a schema and a tokenizer to add up.
+pub fn merge(parts: Vec<CompactReport>) -> Result<CompactReport> {
+    let mut parts = parts.into_iter();
+    let Some(mut merged) = parts.next() else {
+        bail!("no report to merge");
+    };
+    for part in parts {
+        if part.schema_version != merged.schema_version {
+            bail!(
+                "reports of schema versions {} and {} cannot be merged",
+                merged.schema_version,
+                part.schema_version
+            );
+        }
+        if part.tokenizer != merged.tokenizer {
+            bail!(
+                "reports counted with different tokenizers cannot be merged: their token counts do not add up"
+            );
+        }
+        merged.dry_run |= part.dry_run;
+        merged.files.extend(part.files);
+    }
+    for file in &mut merged.files {
+        file.retention = file.retention_counts.into();
+    }
+    merged.files.sort_by(|a, b| a.path.cmp(&b.path));
+    merged.totals = totals(&merged.files);
+    Ok(merged)
+}

@@ -1,0 +1,413 @@
+//! `ctxc compact --archive`, `ctxc restore` and `ctxc archive show` with the real binary on
+//! temp copies of corpus files: restores are byte-identical, a changed compacted file is
+//! refused unless `--force`, chains undo step by step, `--archive-dir` mirrors the input
+//! tree, and `archive show` is pinned by snapshots (machine paths and times redacted).
+
+use crate::{ctxc, shared, stdout_of};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A small Claude Code session with tool results to mask and history to summarize.
+const SESSION: &str = "corpus/claude-code/spotter/tool_heavy.jsonl";
+/// A SWE-agent trajectory (one conversation inside a JSON object).
+const TRAJECTORY: &str = "corpus/swe-agent/ctf__crypto__katy.traj";
+
+/// Copies a shared corpus file into `dir/sub` (writable), returning the copy.
+fn copy_into(dir: &Path, sub: &str, rel: &str) -> PathBuf {
+    let from = shared(rel);
+    let to_dir = dir.join(sub);
+    std::fs::create_dir_all(&to_dir).unwrap();
+    let to = to_dir.join(from.file_name().unwrap());
+    std::fs::write(&to, std::fs::read(&from).unwrap()).unwrap();
+    to
+}
+
+/// Runs ctxc in `dir` with `args`.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    ctxc().current_dir(dir).args(args).output().unwrap()
+}
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs ctxc in `dir` and checks it exits with `code`.
+fn expect(dir: &Path, args: &[&str], code: i32) -> Output {
+    let out = run(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        stderr_of(&out)
+    );
+    out
+}
+
+/// `ctxc compact -q --force --target-ratio 0.5 --archive ARGS...`.
+fn compact(dir: &Path, args: &[&str]) {
+    let mut all = vec![
+        "compact",
+        "-q",
+        "--force",
+        "--target-ratio",
+        "0.5",
+        "--archive",
+    ];
+    all.extend_from_slice(args);
+    expect(dir, &all, 0);
+}
+
+fn read(path: impl AsRef<Path>) -> Vec<u8> {
+    let path = path.as_ref();
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn archive_json(path: impl AsRef<Path>) -> serde_json::Value {
+    serde_json::from_slice(&read(path)).unwrap()
+}
+
+#[test]
+fn compact_then_restore_gives_the_original_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "", SESSION);
+    let original = read(&input);
+    compact(d, &["tool_heavy.jsonl"]);
+    let archive = d.join("tool_heavy.compact.ctxc-archive.json");
+    assert_ne!(read(d.join("tool_heavy.compact.jsonl")), original);
+    let json = archive_json(&archive);
+    assert_eq!(json["schemaVersion"], 1);
+    assert_eq!(json["records"].as_array().unwrap().len(), 1);
+
+    // The original is still there: restore will not overwrite it.
+    let refused = expect(d, &["restore", "tool_heavy.compact.ctxc-archive.json"], 1);
+    assert!(
+        stderr_of(&refused).contains("tool_heavy.jsonl exists"),
+        "{}",
+        stderr_of(&refused)
+    );
+    assert!(stderr_of(&refused).contains("-o FILE"));
+
+    // To a file, to standard output, and to the original's place once it is gone.
+    expect(
+        d,
+        &[
+            "restore",
+            "tool_heavy.compact.ctxc-archive.json",
+            "-o",
+            "r.jsonl",
+        ],
+        0,
+    );
+    assert_eq!(read(d.join("r.jsonl")), original);
+    let out = expect(
+        d,
+        &[
+            "restore",
+            "-q",
+            "tool_heavy.compact.ctxc-archive.json",
+            "-o",
+            "-",
+        ],
+        0,
+    );
+    assert_eq!(out.stdout, original);
+    std::fs::remove_file(&input).unwrap();
+    expect(d, &["restore", "tool_heavy.compact.ctxc-archive.json"], 0);
+    assert_eq!(read(&input), original);
+}
+
+#[test]
+fn an_archive_moved_with_its_files_still_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "a", TRAJECTORY);
+    let original = read(&input);
+    compact(d, &["a/ctf__crypto__katy.traj"]);
+    std::fs::remove_file(&input).unwrap();
+    std::fs::rename(d.join("a"), d.join("b")).unwrap();
+    let archive = "b/ctf__crypto__katy.compact.ctxc-archive.json";
+    expect(d, &["restore", archive], 0);
+    // The default destination is the original's place as seen from the archive.
+    assert_eq!(read(d.join("b/ctf__crypto__katy.traj")), original);
+}
+
+#[test]
+fn a_changed_compacted_file_is_refused_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "", SESSION);
+    let original = read(&input);
+    compact(d, &["tool_heavy.jsonl"]);
+    let output = d.join("tool_heavy.compact.jsonl");
+    let mut bytes = read(&output);
+    // A byte the restore copies back (one of the summary's would simply vanish).
+    let json = archive_json(d.join("tool_heavy.compact.ctxc-archive.json"));
+    let copy = json["records"][0]["restore"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|p| p.as_array().cloned())
+        .expect("a copied range");
+    let at = (copy[0].as_u64().unwrap() + copy[1].as_u64().unwrap()) as usize / 2;
+    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
+    std::fs::write(&output, &bytes).unwrap();
+
+    let archive = "tool_heavy.compact.ctxc-archive.json";
+    let refused = expect(d, &["restore", archive, "-o", "r.jsonl"], 1);
+    let msg = stderr_of(&refused);
+    assert!(
+        msg.contains("tool_heavy.compact.jsonl has changed"),
+        "{msg}"
+    );
+    assert!(msg.contains(archive), "{msg}");
+    assert!(msg.contains("--force"), "{msg}");
+    assert!(
+        !d.join("r.jsonl").exists(),
+        "nothing is written when refused"
+    );
+
+    let forced = expect(d, &["restore", archive, "-o", "r.jsonl", "--force"], 0);
+    assert!(
+        stderr_of(&forced).contains("warning"),
+        "{}",
+        stderr_of(&forced)
+    );
+    let restored = read(d.join("r.jsonl"));
+    assert_eq!(restored.len(), original.len());
+    let differing = restored
+        .iter()
+        .zip(&original)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(differing, 1, "the one changed byte carries through");
+}
+
+#[test]
+fn chained_compactions_restore_step_by_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "", TRAJECTORY);
+    let original = read(&input);
+    compact(d, &["ctf__crypto__katy.traj"]);
+    let first = read(d.join("ctf__crypto__katy.compact.traj"));
+    compact(d, &["ctf__crypto__katy.compact.traj"]);
+    let archive = "ctf__crypto__katy.compact.compact.ctxc-archive.json";
+    let json = archive_json(d.join(archive));
+    let records = json["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["output"]["hash"], records[1]["input"]["hash"]);
+
+    expect(d, &["restore", archive, "-o", "all.traj"], 0);
+    assert_eq!(read(d.join("all.traj")), original);
+    expect(
+        d,
+        &["restore", archive, "--steps", "1", "-o", "one.traj"],
+        0,
+    );
+    assert_eq!(read(d.join("one.traj")), first);
+    // By default --steps 1 goes to the intermediate file, which is still there.
+    expect(d, &["restore", archive, "--steps", "1"], 1);
+    let usage = expect(d, &["restore", archive, "--steps", "3", "-o", "x.traj"], 2);
+    assert!(
+        stderr_of(&usage).contains("holds 2 compactions"),
+        "{}",
+        stderr_of(&usage)
+    );
+}
+
+#[test]
+fn in_place_compactions_chain_in_one_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "", TRAJECTORY);
+    let original = read(&input);
+    compact(d, &["--in-place", "ctf__crypto__katy.traj"]);
+    let again = [
+        "--force",
+        "--target-ratio",
+        "0.25",
+        "--archive",
+        "--in-place",
+    ];
+    expect(
+        d,
+        &[&["compact", "-q"], &again[..], &["ctf__crypto__katy.traj"]].concat(),
+        0,
+    );
+    let archive = "ctf__crypto__katy.ctxc-archive.json";
+    assert_eq!(
+        archive_json(d.join(archive))["records"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    expect(d, &["restore", archive, "-o", "orig.traj"], 0);
+    assert_eq!(read(d.join("orig.traj")), original);
+}
+
+#[test]
+fn archive_dir_mirrors_the_input_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "in/sub", SESSION);
+    let original = read(&input);
+    compact(d, &["in", "--out-dir", "out", "--archive-dir", "arch"]);
+    let archive = d.join("arch/sub/tool_heavy.ctxc-archive.json");
+    assert!(archive.is_file(), "no archive at {}", archive.display());
+    assert!(!d.join("out/sub/tool_heavy.ctxc-archive.json").exists());
+    let json = archive_json(&archive);
+    let output = &json["records"][0]["output"];
+    assert_eq!(
+        output["relativeToArchive"],
+        "../../out/sub/tool_heavy.jsonl"
+    );
+    expect(
+        d,
+        &[
+            "restore",
+            "arch/sub/tool_heavy.ctxc-archive.json",
+            "-o",
+            "r.jsonl",
+        ],
+        0,
+    );
+    assert_eq!(read(d.join("r.jsonl")), original);
+}
+
+#[test]
+fn an_unchanged_file_still_gets_an_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = copy_into(d, "", SESSION);
+    // No trigger fires: the output is the input.
+    expect(d, &["compact", "-q", "--archive", "tool_heavy.jsonl"], 0);
+    let json = archive_json(d.join("tool_heavy.compact.ctxc-archive.json"));
+    assert_eq!(json["records"][0]["changed"], false);
+    expect(
+        d,
+        &[
+            "restore",
+            "tool_heavy.compact.ctxc-archive.json",
+            "-o",
+            "r.jsonl",
+        ],
+        0,
+    );
+    assert_eq!(read(d.join("r.jsonl")), read(&input));
+}
+
+#[test]
+fn dry_runs_write_no_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_into(d, "", SESSION);
+    compact(d, &["--dry-run", "tool_heavy.jsonl"]);
+    assert!(!d.join("tool_heavy.compact.ctxc-archive.json").exists());
+}
+
+#[test]
+fn restore_names_a_missing_or_foreign_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let missing = expect(d, &["restore", "nope.ctxc-archive.json"], 1);
+    assert!(stderr_of(&missing).contains("nope.ctxc-archive.json"));
+    std::fs::write(d.join("x.json"), "{\"a\": 1}").unwrap();
+    let foreign = expect(d, &["archive", "show", "x.json"], 1);
+    assert!(stderr_of(&foreign).contains("x.json is not a ctxc archive"));
+}
+
+/// Compacts the session with masking then a sliding window, archived, in a temp dir.
+fn shown(args: &[&str]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_into(d, "", SESSION);
+    compact(
+        d,
+        &[
+            "--strategy",
+            "observation-masking,sliding-window",
+            "tool_heavy.jsonl",
+        ],
+    );
+    let mut all = vec!["archive", "show", "tool_heavy.compact.ctxc-archive.json"];
+    all.extend_from_slice(args);
+    let out = expect(d, &all, 0);
+    let prefix = d.canonicalize().unwrap().display().to_string();
+    let text = stdout_of(&out).replace(&prefix, "[tmp]");
+    (dir, text)
+}
+
+#[test]
+fn archive_show_text() {
+    let (dir, text) = shown(&[]);
+    let json = archive_json(dir.path().join("tool_heavy.compact.ctxc-archive.json"));
+    let time = json["records"][0]["time"].as_str().unwrap();
+    let version = json["records"][0]["ctxcVersion"].as_str().unwrap();
+    let text = text
+        .replace(time, "[time]")
+        .replace(&format!("ctxc {version}"), "ctxc [version]");
+    insta::assert_snapshot!("show_text", text);
+}
+
+#[test]
+fn archive_show_json() {
+    let (_dir, text) = shown(&["--json"]);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    insta::assert_json_snapshot!("show_json", json, {
+        ".records[].time" => "[time]",
+        ".records[].ctxcVersion" => "[version]",
+        ".records[].input.path" => "[path]",
+        ".records[].output.path" => "[path]",
+    });
+}
+
+#[test]
+fn an_original_from_standard_input_needs_an_output_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let original = read(shared(SESSION));
+    let out = ctxc()
+        .current_dir(d)
+        .args([
+            "compact",
+            "-q",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--archive",
+        ])
+        .args(["-", "-o", "s.jsonl"])
+        .write_stdin(original.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let usage = expect(d, &["restore", "s.ctxc-archive.json"], 2);
+    assert!(
+        stderr_of(&usage).contains("standard input"),
+        "{}",
+        stderr_of(&usage)
+    );
+    expect(d, &["restore", "s.ctxc-archive.json", "-o", "r.jsonl"], 0);
+    assert_eq!(read(d.join("r.jsonl")), original);
+}
+
+#[test]
+fn an_archive_of_another_output_is_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two inputs with one stem: both outputs' archives would be x.compact.ctxc-archive.json.
+    std::fs::write(d.join("x.jsonl"), read(shared(SESSION))).unwrap();
+    std::fs::write(d.join("x.traj"), read(shared(TRAJECTORY))).unwrap();
+    let args = ["compact", "-q", "-j", "1", "--force", "--archive"];
+    let out = expect(d, &[&args[..], &["x.jsonl", "x.traj"]].concat(), 1);
+    assert!(
+        stderr_of(&out).contains("belongs to"),
+        "{}",
+        stderr_of(&out)
+    );
+    let json = archive_json(d.join("x.compact.ctxc-archive.json"));
+    let kept = json["records"][0]["output"]["relativeToArchive"].as_str();
+    assert_eq!(kept, Some("x.compact.jsonl"), "the first archive stays");
+}

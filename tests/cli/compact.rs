@@ -1,0 +1,590 @@
+//! `ctxc compact` as a batch tool: output modes, refusals, dry runs, bad files among good
+//! ones, settings precedence, shards, report merging, report formats.
+
+use crate::{ctxc, fixture, shared, stdout_of};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const TRAJ: &str = "examples/swe-agent.traj";
+const SESSION: &str = "examples/claude-code-session.jsonl";
+
+/// A temp dir holding copies of fixtures under the given names.
+fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, from) in files {
+        let to = dir.path().join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(from), to).unwrap();
+    }
+    dir
+}
+
+/// Every file under `dir` with its bytes, relative paths as keys.
+fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            (rel, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walkdir(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            stdout_of(out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn the_output_goes_beside_the_input_which_is_never_touched() {
+    let dir = workspace(&[("t.traj", TRAJ)]);
+    let input = dir.path().join("t.traj");
+    let before = std::fs::read(&input).unwrap();
+    let out = ctxc()
+        .args(["compact", "--force", "--target-ratio", "0.5", "--json"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+    let output = dir.path().join("t.compact.traj");
+    let report = json_of(&out);
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "compacted");
+    assert_eq!(file["output"], output.display().to_string());
+    assert!(file["contextTokensAfter"].as_u64() < file["contextTokensBefore"].as_u64());
+    let check = ctxc().arg("check").arg(&output).output().unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", stdout_of(&check));
+    // A second run over the directory does not take the output as an input.
+    let again = ctxc()
+        .args(["compact", "--dry-run", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&again)["totals"]["files"], 1);
+}
+
+#[test]
+fn with_no_trigger_the_output_is_byte_identical() {
+    let dir = workspace(&[("s.jsonl", SESSION)]);
+    let out = ctxc()
+        .args(["compact", "--json"])
+        .arg(dir.path().join("s.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let file = &json_of(&out)["files"][0];
+    assert_eq!(file["status"], "unchanged");
+    assert!(
+        file["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("no trigger fired")
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("s.compact.jsonl")).unwrap(),
+        std::fs::read(fixture(SESSION)).unwrap()
+    );
+}
+
+#[test]
+fn output_to_a_file_to_stdout_and_to_a_mirrored_directory() {
+    let dir = workspace(&[("in/a/t.traj", TRAJ), ("in/s.jsonl", SESSION)]);
+    let root = dir.path();
+    // -o FILE
+    let target = root.join("picked.traj");
+    let out = ctxc()
+        .args(["compact", "--force", "-o"])
+        .arg(&target)
+        .arg(root.join("in/a/t.traj"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(target.is_file());
+    // -o -: the transcript on stdout, the report on stderr.
+    let out = ctxc()
+        .args(["compact", "--force", "-o", "-"])
+        .arg(root.join("in/a/t.traj"))
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, std::fs::read(&target).unwrap());
+    assert!(stderr_of(&out).contains("TOTAL (1 file)"));
+    // --out-dir mirrors the tree under the directory given.
+    let out = ctxc()
+        .args(["compact", "--force", "--out-dir"])
+        .arg(root.join("out"))
+        .arg(root.join("in"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let written: Vec<String> = listing(&root.join("out")).into_keys().collect();
+    assert_eq!(written, ["a/t.traj", "s.jsonl"]);
+    // Standard input in, standard output out.
+    let out = ctxc()
+        .args(["compact", "--force", "-q", "-"])
+        .write_stdin(std::fs::read(fixture(TRAJ)).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, std::fs::read(&target).unwrap());
+}
+
+#[test]
+fn in_place_replaces_the_input_and_keeps_a_backup() {
+    let dir = workspace(&[("t.traj", TRAJ)]);
+    let input = dir.path().join("t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let out = ctxc()
+        .args(["compact", "--force", "--in-place", "--backup"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(
+        std::fs::read(dir.path().join("t.traj.bak")).unwrap(),
+        original
+    );
+    assert!(std::fs::read(&input).unwrap().len() < original.len());
+    let names: Vec<String> = listing(dir.path()).into_keys().collect();
+    assert_eq!(names, ["t.traj", "t.traj.bak"], "no temporary file is left");
+}
+
+#[test]
+fn dry_run_changes_nothing_on_disk() {
+    let dir = workspace(&[("t.traj", TRAJ), ("sub/s.jsonl", SESSION)]);
+    let before = listing(dir.path());
+    let out = ctxc()
+        .args(["compact", "--force", "--dry-run", "--archive", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(listing(dir.path()), before);
+    let report = json_of(&out);
+    assert_eq!(report["dryRun"], true);
+    assert_eq!(report["totals"]["compacted"], 2);
+    assert!(report["files"][0]["output"].is_null());
+}
+
+#[test]
+fn refusals() {
+    let dir = workspace(&[("t.traj", TRAJ), ("u.traj", TRAJ)]);
+    let input = dir.path().join("t.traj");
+    let existing = dir.path().join("t.compact.traj");
+    std::fs::write(&existing, "keep me").unwrap();
+    // An existing output is not replaced...
+    let out = ctxc()
+        .args(["compact", "--force"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("exists (--force-overwrite replaces it)"));
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
+    // ... unless asked.
+    let out = ctxc()
+        .args(["compact", "--force", "--force-overwrite"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_ne!(std::fs::read_to_string(&existing).unwrap(), "keep me");
+    // An output that is the input.
+    let out = ctxc()
+        .args(["compact", "--force", "--force-overwrite", "-o"])
+        .arg(dir.path().join(".").join("t.traj"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("is the input itself"),
+        "{}",
+        stderr_of(&out)
+    );
+    // Usage errors exit 2 and write nothing.
+    let before = listing(dir.path());
+    for args in [
+        vec!["compact", "-o", "x.traj", "t.traj", "u.traj"],
+        vec!["compact", "--in-place", "-"],
+        vec!["compact", "--target-ratio", "1.5", "t.traj"],
+        vec!["compact", "--strategy", "nope", "t.traj"],
+        vec!["compact", "--shard", "3/2", "t.traj"],
+    ] {
+        let out = ctxc().current_dir(dir.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+    }
+    assert_eq!(listing(dir.path()), before);
+}
+
+#[test]
+fn a_malformed_file_fails_alone_and_is_named_with_its_line() {
+    let dir = workspace(&[
+        ("good.traj", TRAJ),
+        ("bad.jsonl", "broken/openai-truncated.jsonl"),
+    ]);
+    let bad_before = std::fs::read(dir.path().join("bad.jsonl")).unwrap();
+    let out = ctxc()
+        .args(["compact", "--force"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("bad.jsonl: line 3: invalid JSON: EOF while parsing a string"),
+        "{err}"
+    );
+    assert!(dir.path().join("good.compact.traj").is_file());
+    assert!(!dir.path().join("bad.compact.jsonl").exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("bad.jsonl")).unwrap(),
+        bad_before
+    );
+}
+
+#[test]
+fn fail_fast_stops_after_the_first_failure() {
+    let dir = workspace(&[
+        ("a-bad.jsonl", "broken/openai-truncated.jsonl"),
+        ("b.traj", TRAJ),
+    ]);
+    let out = ctxc()
+        .args(["compact", "--force", "--fail-fast", "-j", "1", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report = json_of(&out);
+    assert_eq!(report["files"][0]["status"], "failed");
+    assert_eq!(report["files"][1]["status"], "skipped");
+    assert!(!dir.path().join("b.compact.traj").exists());
+}
+
+#[test]
+fn flags_beat_environment_beat_the_settings_file() {
+    let dir = workspace(&[("t.traj", TRAJ)]);
+    std::fs::write(
+        dir.path().join("ctxc.yaml"),
+        "strategy: truncate\ntarget_ratio: 0.5\n",
+    )
+    .unwrap();
+    let strategies = |env: Option<&str>, flag: Option<&str>| {
+        let mut cmd = ctxc();
+        cmd.current_dir(dir.path())
+            .args(["compact", "--force", "--dry-run", "--json", "t.traj"]);
+        if let Some(v) = env {
+            cmd.env("CTXC_STRATEGY", v);
+        }
+        if let Some(v) = flag {
+            cmd.args(["--strategy", v]);
+        }
+        let report = json_of(&cmd.output().unwrap());
+        report["strategies"].clone()
+    };
+    assert_eq!(strategies(None, None), serde_json::json!(["truncate"]));
+    assert_eq!(
+        strategies(Some("observation-masking"), None),
+        serde_json::json!(["observation-masking"])
+    );
+    assert_eq!(
+        strategies(Some("observation-masking"), Some("sliding-window")),
+        serde_json::json!(["sliding-window"])
+    );
+    // --no-config ignores the file.
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args([
+            "compact",
+            "--no-config",
+            "--force",
+            "--dry-run",
+            "--json",
+            "t.traj",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&out)["strategies"], serde_json::json!(["adaptive"]));
+    // config show says where each value came from.
+    let out = ctxc()
+        .current_dir(dir.path())
+        .env("CTXC_SUMMARY_MAX_TOKENS", "500")
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json_of(&out);
+    let source = |key: &str| {
+        shown["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == key)
+            .unwrap()["source"]
+            .clone()
+    };
+    assert_eq!(source("strategy"), "file ctxc.yaml");
+    assert_eq!(source("summary_max_tokens"), "env CTXC_SUMMARY_MAX_TOKENS");
+    assert_eq!(source("max_events"), "default");
+    // A bad key is a usage error naming the key and the file.
+    std::fs::write(dir.path().join("ctxc.yaml"), "tigger_ratio: 0.5\n").unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["compact", "t.traj"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("ctxc.yaml") && err.contains("tigger_ratio"),
+        "{err}"
+    );
+}
+
+/// Copies of corpus files to shard.
+fn corpus_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for rel in [
+        "swe-agent/ctf__crypto__katy.traj",
+        "swe-agent/ctf__misc__networking_1.traj",
+        "swe-agent/ctf__crypto__BabyEncryption.traj",
+        "claude-code/spotter/tool_heavy.jsonl",
+        "claude-code/spotter/short.jsonl",
+        "claude-code/claude-code-transcripts/sample_session.jsonl",
+        "codex-rollout/claude-code-log-samples/tools/function-call.json",
+        "sharegpt/llamafactory/mllm_demo.json",
+    ] {
+        let name = rel.replace('/', "__");
+        std::fs::copy(shared(&format!("corpus/{rel}")), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn run_json(args: &[&str], dir: &Path) -> Value {
+    let out = ctxc().args(args).arg(dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    json_of(&out)
+}
+
+#[test]
+fn shards_split_the_inputs_and_merged_reports_add_up() {
+    let dir = corpus_workspace();
+    let base = [
+        "compact",
+        "--force",
+        "--target-ratio",
+        "0.5",
+        "--dry-run",
+        "--json",
+    ];
+    let whole = run_json(&base, dir.path());
+    let mut seen: Vec<String> = Vec::new();
+    let mut report_files = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let mut args = base.to_vec();
+        args.extend(["--shard", &shard]);
+        let part = run_json(&args, dir.path());
+        for f in part["files"].as_array().unwrap() {
+            seen.push(f["path"].as_str().unwrap().to_string());
+        }
+        let path = dir.path().join(format!("report-{k}.json.out"));
+        std::fs::write(&path, serde_json::to_vec(&part).unwrap()).unwrap();
+        report_files.push(path);
+    }
+    seen.sort();
+    let all: Vec<String> = whole["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(seen, all, "every input in exactly one shard");
+    let out = ctxc()
+        .args(["report", "merge", "--json"])
+        .args(&report_files)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let merged = json_of(&out);
+    for key in [
+        "files",
+        "compacted",
+        "contextTokensBefore",
+        "contextTokensAfter",
+        "savedRatio",
+        "retention",
+        "summaries",
+    ] {
+        assert_eq!(merged["totals"][key], whole["totals"][key], "{key}");
+    }
+    let paths = |r: &Value| -> Vec<Value> {
+        r["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].clone())
+            .collect()
+    };
+    assert_eq!(paths(&merged), paths(&whole));
+}
+
+/// The report of compacting two fixtures, run from the project root with relative paths.
+fn report_in(format: &[&str]) -> String {
+    let out = ctxc()
+        .current_dir(crate::root())
+        .args(["compact", "--force", "--target-ratio", "0.5", "--dry-run"])
+        .args(format)
+        .args([
+            "fixtures/examples/swe-agent.traj",
+            "fixtures/sharegpt/toolcall.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    stdout_of(&out)
+}
+
+#[test]
+fn report_formats() {
+    insta::assert_snapshot!("compact_table", report_in(&[]));
+    insta::assert_snapshot!("compact_markdown", report_in(&["--markdown"]));
+    let json: Value = serde_json::from_str(&report_in(&["--json"])).unwrap();
+    insta::assert_json_snapshot!("compact_json", json, {
+        ".files[].timeMs" => "[ms]",
+        ".totals.meanTimeMs" => "[ms]",
+    });
+    let yaml: Value = serde_yaml::from_str(&report_in(&["--yaml"])).unwrap();
+    assert_eq!(
+        without_times(yaml),
+        without_times(json),
+        "YAML holds what JSON holds"
+    );
+}
+
+/// A report without its timings, which differ from run to run.
+fn without_times(mut report: Value) -> Value {
+    for file in report["files"].as_array_mut().unwrap() {
+        file.as_object_mut().unwrap().remove("timeMs");
+    }
+    report["totals"]
+        .as_object_mut()
+        .unwrap()
+        .remove("meanTimeMs");
+    report
+}
+
+#[test]
+fn the_report_file_takes_its_format_from_its_extension() {
+    let dir = workspace(&[("t.traj", TRAJ)]);
+    for (name, check) in [
+        ("r.json", "\"schemaVersion\": 1"),
+        ("r.yaml", "schemaVersion: 1"),
+        ("r.md", "| FILE |"),
+        ("r.txt", "TOTAL (1 file)"),
+    ] {
+        let out = ctxc()
+            .current_dir(dir.path())
+            .args([
+                "compact",
+                "--force",
+                "--dry-run",
+                "-q",
+                "--report",
+                name,
+                "t.traj",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        assert!(out.stdout.is_empty(), "-q prints nothing");
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(text.contains(check), "{name}: {text}");
+    }
+}
+
+#[test]
+fn error_output() {
+    let out = ctxc()
+        .current_dir(crate::root())
+        .args([
+            "compact",
+            "--force",
+            "--dry-run",
+            "-q",
+            "fixtures/broken/openai-truncated.jsonl",
+            "no/such/file.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("compact_errors", stderr_of(&out));
+}
+
+#[test]
+fn verbose_logs_carry_the_monitoring_fields() {
+    let out = ctxc()
+        .current_dir(crate::root())
+        .args([
+            "compact",
+            "--force",
+            "--dry-run",
+            "-vv",
+            "fixtures/examples/swe-agent.traj",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    for field in [
+        "[info]",
+        "trigger=force",
+        "usage=",
+        "messages=",
+        "summaries=",
+        "[debug]",
+        "step sliding-window",
+    ] {
+        assert!(err.contains(field), "{field} in {err}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxc"))
+        .args(["compact", "--force", "-q", "-o", "-"])
+        .arg(shared("corpus/openai-chat/tau-bench/gpt-4o-airline.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is gone; ctxc must neither panic nor complain.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
