@@ -400,6 +400,31 @@ pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
         .collect()
 }
 
+/// Phrases by which an assistant states a decision or a finding.
+const DECISION_CUES: [&str; 14] = [
+    "decided",
+    "decision",
+    "instead of",
+    "root cause",
+    "the issue is",
+    "the problem is",
+    "the bug is",
+    "because ",
+    "turns out",
+    "i'll use",
+    "we'll use",
+    "i will use",
+    "the fix is",
+    "the solution",
+];
+
+/// Whether a text states a decision or a finding (the extractive summarizer keeps such
+/// sentences; importance scores them up).
+pub fn states_decision(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    DECISION_CUES.iter().any(|cue| lower.contains(cue))
+}
+
 /// The command of a text-based agent action: the fenced block that ends the message.
 pub fn trailing_action(text: &str) -> Option<String> {
     let trimmed = text.trim_end();

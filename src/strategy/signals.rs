@@ -61,7 +61,7 @@ impl Signals {
                 Kind::AssistantText | Kind::ToolCall => {
                     let text = prose(item);
                     s.completion |= says_done(&text);
-                    s.decision |= says_decision(&text);
+                    s.decision |= crate::facts::states_decision(&text);
                     s.path |= paths_in_text(&text).next().is_some();
                     for call in tool_calls(item) {
                         s.state_change |= changes_state(&call);
@@ -134,22 +134,6 @@ fn says_done(text: &str) -> bool {
         "is done",
         "i've finished",
         "i have finished",
-    ]
-    .iter()
-    .any(|cue| lower.contains(cue))
-}
-
-fn says_decision(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    [
-        "root cause",
-        "the issue is",
-        "the problem is",
-        "the bug is",
-        "instead of",
-        "decided",
-        "the fix is",
-        "turns out",
     ]
     .iter()
     .any(|cue| lower.contains(cue))

@@ -268,7 +268,7 @@ impl Notes {
             self.lists.remove(&List::LastMessage);
             self.seen.retain(|(l, _)| *l != List::LastMessage);
             self.add(List::LastMessage, quote_prose(&text));
-            for sentence in sentences(&text).filter(|s| is_decision(s)) {
+            for sentence in sentences(&text).filter(|s| crate::facts::states_decision(s)) {
                 self.add(List::Decisions, quote_prose(sentence));
             }
             for path in paths_in_text(&text) {
@@ -563,28 +563,6 @@ fn is_preference(sentence: &str) -> bool {
         "must ",
         "should not",
         "avoid ",
-    ]
-    .iter()
-    .any(|cue| lower.contains(cue))
-}
-
-fn is_decision(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    [
-        "decided",
-        "decision",
-        "instead of",
-        "root cause",
-        "the issue is",
-        "the problem is",
-        "the bug is",
-        "because ",
-        "turns out",
-        "i'll use",
-        "we'll use",
-        "i will use",
-        "the fix is",
-        "the solution",
     ]
     .iter()
     .any(|cue| lower.contains(cue))

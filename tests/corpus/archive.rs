@@ -3,38 +3,17 @@
 //! original byte-for-byte from the output; a second compaction of that output chains onto
 //! the first, undoing both gives the original and undoing one gives the intermediate file.
 
-use crate::{UNSUPPORTED, corpus_files, load};
+use crate::{UNSUPPORTED, corpus_files, forced_settings as settings, load};
 use ctxc::archive::{self, Archive, Record};
-use ctxc::pipeline::{self, Settings, Target};
-use ctxc::strategy::{StrategyName, StrategySettings};
+use ctxc::pipeline::{self, Settings};
+use ctxc::strategy::StrategyName;
 use ctxc::summarizer::extractive::Extractive;
 use ctxc::tokens::{Encoding, TokenCounter};
 use ctxc::transcript::{self, ReadOptions, Transcript};
-use ctxc::trigger::TriggerSettings;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const RATIOS: [f64; 2] = [0.5, 0.25];
-
-fn settings<'a>(
-    strategy: StrategyName,
-    ratio: f64,
-    counter: &'a TokenCounter,
-    summarizer: &'a Extractive,
-) -> Settings<'a> {
-    Settings {
-        read: ReadOptions::default(),
-        triggers: TriggerSettings {
-            force: true,
-            ..TriggerSettings::default()
-        },
-        target: Target::Ratio(ratio),
-        strategies: vec![strategy],
-        strategy: StrategySettings::default(),
-        summarizer,
-        counter,
-    }
-}
 
 /// Compacts `t` and returns the output and its archive record.
 fn compact(t: &Transcript, settings: &Settings) -> Result<(String, Record), String> {

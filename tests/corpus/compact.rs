@@ -4,37 +4,16 @@
 //! growth), every conversation ends at or under its target or says why not, and a second
 //! run gives the same bytes.
 
-use crate::{UNSUPPORTED, corpus_files, load};
+use crate::{UNSUPPORTED, corpus_files, forced_settings as settings, load};
 use ctxc::count::count_conversation;
-use ctxc::pipeline::{self, Settings, Target};
-use ctxc::strategy::{StrategyName, StrategySettings};
+use ctxc::pipeline;
+use ctxc::strategy::StrategyName;
 use ctxc::summarizer::extractive::Extractive;
 use ctxc::tokens::{Encoding, TokenCounter};
-use ctxc::transcript::{ReadOptions, Transcript};
-use ctxc::trigger::TriggerSettings;
+use ctxc::transcript::Transcript;
 use rayon::prelude::*;
 
 const RATIOS: [f64; 4] = [0.75, 0.5, 0.25, 0.1];
-
-fn settings<'a>(
-    strategy: StrategyName,
-    ratio: f64,
-    counter: &'a TokenCounter,
-    summarizer: &'a Extractive,
-) -> Settings<'a> {
-    Settings {
-        read: ReadOptions::default(),
-        triggers: TriggerSettings {
-            force: true,
-            ..TriggerSettings::default()
-        },
-        target: Target::Ratio(ratio),
-        strategies: vec![strategy],
-        strategy: StrategySettings::default(),
-        summarizer,
-        counter,
-    }
-}
 
 /// What is wrong with one run, if anything.
 fn problems(

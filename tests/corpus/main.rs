@@ -31,6 +31,28 @@ const KNOWN_INVALID: &[(&str, &[&str])] = &[(
     ],
 )];
 
+/// Pipeline settings that compact every conversation with `strategy` to `ratio` of its tokens
+/// (`--force --target-ratio R --strategy S`).
+pub fn forced_settings<'a>(
+    strategy: ctxc::strategy::StrategyName,
+    ratio: f64,
+    counter: &'a ctxc::tokens::TokenCounter,
+    summarizer: &'a ctxc::summarizer::extractive::Extractive,
+) -> ctxc::pipeline::Settings<'a> {
+    ctxc::pipeline::Settings {
+        read: ReadOptions::default(),
+        triggers: ctxc::trigger::TriggerSettings {
+            force: true,
+            ..Default::default()
+        },
+        target: ctxc::pipeline::Target::Ratio(ratio),
+        strategies: vec![strategy],
+        strategy: ctxc::strategy::StrategySettings::default(),
+        summarizer,
+        counter,
+    }
+}
+
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
 }
