@@ -66,7 +66,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
             Input::Stdin => None,
         })
         .sum();
-    let summarizer = summarizer(&config, (!quiet).then_some((jobs.len(), bytes_total)))?;
+    // The remote-summarization notice is a safety disclosure: printed even with -q.
+    let summarizer = summarizer(&config, (jobs.len(), bytes_total))?;
     let settings = Settings {
         read: transcript::ReadOptions {
             format: args.input.format,
@@ -137,10 +138,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
 
 /// The summarizer the settings ask for. A remote one is announced on stderr before any
 /// request: which endpoint may receive how much of which files.
-fn summarizer(
-    config: &CompactConfig,
-    announce: Option<(usize, u64)>,
-) -> Result<Box<dyn Summarizer>> {
+fn summarizer(config: &CompactConfig, (files, bytes): (usize, u64)) -> Result<Box<dyn Summarizer>> {
     use crate::summarizer::llm::{self, LlmSettings, LlmSummarizer, Provider};
     let s = &config.summarizer;
     if s.kind == "extractive" {
@@ -160,17 +158,13 @@ fn summarizer(
     settings.redact = s.redact;
     settings.allow_insecure_http = s.allow_insecure_http;
     let summarizer = LlmSummarizer::new(settings)?;
-    if let Some((files, bytes)) = announce {
-        if !s.redact {
-            eprintln!(
-                "ctxc: warning: --no-redact: secrets in the transcripts are sent as they are"
-            );
-        }
-        eprintln!(
-            "{}",
-            llm::announcement(summarizer.endpoint(), files, bytes as usize)
-        );
+    if !s.redact {
+        eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
     }
+    eprintln!(
+        "{}",
+        llm::announcement(summarizer.endpoint(), files, bytes as usize)
+    );
     Ok(Box::new(summarizer))
 }
 
