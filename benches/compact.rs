@@ -14,17 +14,14 @@ use ctxc::tokens::{Encoding, TokenCounter};
 use ctxc::transcript::{self, ReadOptions, Transcript};
 use ctxc::trigger::TriggerSettings;
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+
+#[path = "common.rs"]
+mod common;
+use common::{in_pool, median, time};
 
 fn main() {
-    let runs = std::env::args()
-        .skip_while(|a| a != "--runs")
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(5);
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let texts: Vec<String> = files(&corpus)
+    let runs = common::runs();
+    let texts: Vec<String> = common::transcript_files(&common::corpus())
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
@@ -97,41 +94,4 @@ fn compact(texts: &[String], strategy: StrategyName) -> usize {
         .filter_map(|t| read(t))
         .map(|t| pipeline::run(&t, &settings).map_or(0, |o| o.output.len()))
         .sum()
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else if ["json", "jsonl", "traj"]
-            .iter()
-            .any(|e| path.extension().is_some_and(|x| x == *e))
-        {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
-}
-
-fn time<T>(f: impl FnOnce() -> T) -> f64 {
-    let start = Instant::now();
-    std::hint::black_box(f());
-    start.elapsed().as_secs_f64()
-}
-
-fn median(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
-    let mut times: Vec<f64> = (0..runs).map(|_| f()).collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }

@@ -14,8 +14,11 @@ use ctxc::tokens::{Encoding, TokenCounter};
 use ctxc::transcript::{self, ReadOptions};
 use rayon::prelude::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
+
+#[path = "common.rs"]
+mod common;
+use common::{in_pool, median, time};
 
 struct Sample {
     name: &'static str,
@@ -29,12 +32,8 @@ impl Sample {
 }
 
 fn main() {
-    let runs = std::env::args()
-        .skip_while(|a| a != "--runs")
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(5);
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let runs = common::runs();
+    let corpus = common::corpus();
     let all = load(&corpus, |_| true);
     let sessions = load(&corpus, |p| {
         p.to_string_lossy().contains("claude-code/spotter")
@@ -77,32 +76,11 @@ fn main() {
 
 /// Transcript texts under `dir` whose path passes `keep`, sorted.
 fn load(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<String> {
-    let mut paths: Vec<PathBuf> = walk(dir)
-        .into_iter()
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            (name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".traj"))
-                && keep(p)
-        })
-        .collect();
-    paths.sort();
-    paths
+    common::transcript_files(dir)
         .iter()
+        .filter(|p| keep(p))
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// What `ctxc stats` does per file: read into the model, count context tokens. A fresh
@@ -150,24 +128,4 @@ fn strings_tokens(bpe: &tiktoken_rs::CoreBPE, value: &Value) -> usize {
         Value::Object(map) => map.values().map(|v| strings_tokens(bpe, v)).sum(),
         _ => 0,
     }
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
-}
-
-fn time<T>(f: impl FnOnce() -> T) -> f64 {
-    let start = Instant::now();
-    std::hint::black_box(f());
-    start.elapsed().as_secs_f64()
-}
-
-fn median(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
-    let mut times: Vec<f64> = (0..runs).map(|_| f()).collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }

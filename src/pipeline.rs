@@ -131,6 +131,7 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
             index: c,
             plan: &compaction.as_ref().expect("edited").1.plan,
             holds: &s.holds,
+            tokens_before: s.keep_all().tokens(s),
         })
         .collect();
     let out = if changed {

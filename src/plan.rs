@@ -31,6 +31,8 @@ pub struct Subject<'a> {
     pub tokens: Vec<usize>,
     /// Tokens of the preamble (tool definitions, top-level system prompt).
     pub preamble_tokens: usize,
+    /// For each item, whether it is the first in-context record of its logical message.
+    pub first_of_message: Vec<bool>,
     /// For each item, its tool-call group (index into `groups`).
     pub group_of: Vec<usize>,
     /// The tool-call groups, as ranges of item indices.
@@ -58,6 +60,7 @@ impl<'a> Subject<'a> {
             copy_members: t.format.copy_members(),
             counter,
             tokens: counts.items,
+            first_of_message: first_of_message(conv),
             preamble_tokens: counts.preamble,
             group_of,
             groups,
@@ -206,13 +209,12 @@ impl Plan {
     pub fn units(&self, s: &Subject) -> Vec<Unit> {
         let mut units: Vec<Unit> = Vec::new();
         let mut last_group: Option<usize> = None;
-        let firsts = first_of_message(s.conv);
         for (at, out) in self.items.iter().enumerate() {
             let originals = out.originals();
             let first_group = s.group_of[originals.start];
             let joins = last_group.is_some_and(|g| first_group <= g);
             last_group = Some(s.group_of[originals.end - 1]);
-            let element = element_unit(s, &firsts, at, out);
+            let element = element_unit(s, at, out);
             match units.last_mut() {
                 Some(unit) if joins => unit.absorb(element),
                 _ => units.push(element),
@@ -278,7 +280,7 @@ impl Unit {
     }
 }
 
-fn element_unit(s: &Subject, firsts: &[bool], at: usize, out: &OutItem) -> Unit {
+fn element_unit(s: &Subject, at: usize, out: &OutItem) -> Unit {
     let tokens = s.out_tokens(out);
     let elements = at..at + 1;
     let Some(i) = out.kept() else {
@@ -294,7 +296,7 @@ fn element_unit(s: &Subject, firsts: &[bool], at: usize, out: &OutItem) -> Unit 
         };
     };
     let item = &s.conv.items[i];
-    let counted = item.in_context && item.kind != Kind::NonContext && firsts[i];
+    let counted = item.in_context && item.kind != Kind::NonContext && s.first_of_message[i];
     let side = side_of(item);
     Unit {
         elements,

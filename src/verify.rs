@@ -32,6 +32,8 @@ pub struct Edited<'a> {
     pub plan: &'a Plan,
     /// The holds the plan was made under.
     pub holds: &'a [Hold],
+    /// Its context tokens before compaction (already counted by the engine).
+    pub tokens_before: usize,
 }
 
 /// Checks `output`, written from `original` with `edits`; returns it read back.
@@ -161,7 +163,7 @@ fn check_conversation(
             }
         }
     }
-    let tokens_before = count_conversation(counter, before).total();
+    let tokens_before = edit.tokens_before;
     let tokens_after = count_conversation(counter, after).total();
     if tokens_after > tokens_before {
         return Err(Violation(format!(

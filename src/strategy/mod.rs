@@ -244,8 +244,7 @@ impl Context<'_> {
                 max_tokens: self.settings.summary_max_tokens,
                 counter: self.subject.counter,
             })?;
-            if summary.text.is_empty() {
-                // The summarizer failed and its fallback is truncation: drop the run.
+            if summary.drop_span {
                 self.record(&summary, None);
                 if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
                     plan.drop_units(&units, run);

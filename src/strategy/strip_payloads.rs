@@ -59,7 +59,14 @@ fn plan_keep(s: &Subject) -> Plan {
     s.keep_all()
 }
 
-/// Whether stripping would change anything in the conversation.
+/// Whether the conversation has anything to strip: a disposable record, a stored copy, or
+/// large embedded media (only records big enough to hold some are parsed).
 pub fn has_payloads(s: &Subject) -> bool {
-    strip(s, s.keep_all()) != s.keep_all()
+    s.conv.items.iter().enumerate().any(|(i, item)| {
+        item.disposable
+            || (s.copy_members.iter().any(|k| s.raw(i).contains(k))
+                && payload::has_copy(s.raw(i), s.copy_members))
+            || (item.span.len() >= payload::MEDIA_STUB_MIN_BYTES
+                && payload::has_large_media(s.raw(i)))
+    })
 }

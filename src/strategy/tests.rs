@@ -350,6 +350,7 @@ impl Case {
             index: 0,
             plan,
             holds: &s.holds,
+            tokens_before: s.keep_all().tokens(&s),
         };
         let out = verify(
             &self.t,

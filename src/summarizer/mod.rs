@@ -56,6 +56,9 @@ pub struct Summary {
     pub completion_tokens: u64,
     /// Set when the configured summarizer failed and a fallback wrote this summary.
     pub fallback: Option<String>,
+    /// The summarizer failed and its fallback is truncation: remove the span without a
+    /// summary (`text` is then empty).
+    pub drop_span: bool,
 }
 
 /// Writes summaries.

@@ -3,7 +3,7 @@
 //! original byte-for-byte from the output; a second compaction of that output chains onto
 //! the first, undoing both gives the original and undoing one gives the intermediate file.
 
-use crate::{UNSUPPORTED, corpus_files, forced_settings as settings, load};
+use crate::{cases, forced_settings as settings, supported_transcripts};
 use ctxc::archive::{self, Archive, Record};
 use ctxc::pipeline::{self, Settings};
 use ctxc::strategy::StrategyName;
@@ -67,21 +67,8 @@ fn problems(t: &Transcript, settings: &Settings, sizes: Option<&Sizes>) -> Resul
 fn archives_restore_every_corpus_file_byte_for_byte() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
     let summarizer = Extractive;
-    let transcripts: Vec<(String, Transcript)> = corpus_files()
-        .into_iter()
-        .filter(|rel| !UNSUPPORTED.iter().any(|(f, _)| f == rel))
-        .map(|rel| {
-            let t = load(&rel).unwrap_or_else(|e| panic!("{rel}: {e:?}"));
-            (rel, t)
-        })
-        .collect();
-    let cases: Vec<(usize, StrategyName, f64)> = (0..transcripts.len())
-        .flat_map(|f| {
-            StrategyName::ALL
-                .into_iter()
-                .flat_map(move |s| RATIOS.into_iter().map(move |r| (f, s, r)))
-        })
-        .collect();
+    let transcripts = supported_transcripts();
+    let cases = cases(transcripts.len(), &RATIOS);
     let sizes = Sizes::default();
     let failures: Vec<String> = cases
         .par_iter()

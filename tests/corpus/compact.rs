@@ -4,7 +4,7 @@
 //! growth), every conversation ends at or under its target or says why not, and a second
 //! run gives the same bytes.
 
-use crate::{UNSUPPORTED, corpus_files, forced_settings as settings, load};
+use crate::{cases, forced_settings as settings, supported_transcripts};
 use ctxc::count::count_conversation;
 use ctxc::pipeline;
 use ctxc::strategy::StrategyName;
@@ -66,21 +66,8 @@ fn problems(
 #[test]
 fn every_strategy_keeps_every_invariant_on_every_corpus_file() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
-    let transcripts: Vec<(String, Transcript)> = corpus_files()
-        .into_iter()
-        .filter(|rel| !UNSUPPORTED.iter().any(|(f, _)| f == rel))
-        .map(|rel| {
-            let t = load(&rel).unwrap_or_else(|e| panic!("{rel}: {e:?}"));
-            (rel, t)
-        })
-        .collect();
-    let cases: Vec<(usize, StrategyName, f64)> = (0..transcripts.len())
-        .flat_map(|f| {
-            StrategyName::ALL
-                .into_iter()
-                .flat_map(move |s| RATIOS.into_iter().map(move |r| (f, s, r)))
-        })
-        .collect();
+    let transcripts = supported_transcripts();
+    let cases = cases(transcripts.len(), &RATIOS);
     let failures: Vec<String> = cases
         .par_iter()
         .flat_map(|&(f, strategy, ratio)| {

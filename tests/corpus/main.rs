@@ -31,6 +31,32 @@ const KNOWN_INVALID: &[(&str, &[&str])] = &[(
     ],
 )];
 
+/// Every corpus transcript ctxc supports, read, with its path relative to the corpus.
+pub fn supported_transcripts() -> Vec<(String, transcript::Transcript)> {
+    corpus_files()
+        .into_iter()
+        .filter(|rel| !UNSUPPORTED.iter().any(|(f, _)| f == rel))
+        .map(|rel| {
+            let t = load(&rel).unwrap_or_else(|e| panic!("{rel}: {e:?}"));
+            (rel, t)
+        })
+        .collect()
+}
+
+/// Every (transcript index, strategy, target ratio) combination.
+pub fn cases(
+    transcripts: usize,
+    ratios: &[f64],
+) -> Vec<(usize, ctxc::strategy::StrategyName, f64)> {
+    (0..transcripts)
+        .flat_map(|f| {
+            ctxc::strategy::StrategyName::ALL
+                .into_iter()
+                .flat_map(move |s| ratios.iter().map(move |r| (f, s, *r)))
+        })
+        .collect()
+}
+
 /// Pipeline settings that compact every conversation with `strategy` to `ratio` of its tokens
 /// (`--force --target-ratio R --strategy S`).
 pub fn forced_settings<'a>(

@@ -118,6 +118,7 @@ fn truncate_returns_an_empty_text() {
     s.on_failure = OnFailure::Truncate;
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert_eq!(summary.text, "");
+    assert!(summary.drop_span);
     let why = summary.fallback.unwrap();
     assert!(why.contains("no such model") && why.ends_with("dropped the span without a summary"));
 }

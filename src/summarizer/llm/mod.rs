@@ -145,6 +145,7 @@ impl Summarizer for LlmSummarizer {
                 prompt_tokens: cost.prompt_tokens,
                 completion_tokens: cost.completion_tokens,
                 fallback: None,
+                drop_span: false,
             }),
             Err(reason) => self.fall_back(request, &reason, &cost),
         }
@@ -254,6 +255,7 @@ impl LlmSummarizer {
             prompt_tokens: cost.prompt_tokens,
             completion_tokens: cost.completion_tokens,
             fallback: Some(format!("{failed}; {then}")),
+            drop_span: self.settings.on_failure == OnFailure::Truncate,
         })
     }
 }
