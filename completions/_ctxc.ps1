@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Work with compaction reports')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the Claude Code and Codex sessions of this directory''s project (or all of them)')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -93,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--no-marker', '--no-marker', [CompletionResultType]::ParameterName, 'Ignore the !!!SUMMARY!!! marker in the last assistant message')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Compact even when no trigger fires')
             [CompletionResult]::new('--keep-payloads', '--keep-payloads', [CompletionResultType]::ParameterName, 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain')
+            [CompletionResult]::new('--drop-stored', '--drop-stored', [CompletionResultType]::ParameterName, 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back')
             [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Send transcripts without redacting secrets (API keys, tokens, passwords) first')
             [CompletionResult]::new('--allow-insecure-http', '--allow-insecure-http', [CompletionResultType]::ParameterName, 'Allow plain http:// to a host that is not this machine')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace each input with its compacted version (atomically)')
@@ -257,6 +259,26 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
         'ctxc;report;help;help' {
             break
         }
+        'ctxc;sessions' {
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'List the sessions of every project, not only this directory''s')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'List the sessions of every project, not only this directory''s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the list as JSON')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Tokenize every text, even text seen before (for measurements)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'ctxc;stats' {
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'File-name patterns to pick in directories (repeatable)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
@@ -292,6 +314,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Work with compaction reports')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List the Claude Code and Codex sessions of this directory''s project (or all of them)')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -324,6 +347,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;help;report;merge' {
+            break
+        }
+        'ctxc;help;sessions' {
             break
         }
         'ctxc;help;stats' {

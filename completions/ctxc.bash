@@ -37,6 +37,9 @@ _ctxc() {
             ctxc,restore)
                 cmd="ctxc__subcmd__restore"
                 ;;
+            ctxc,sessions)
+                cmd="ctxc__subcmd__sessions"
+                ;;
             ctxc,stats)
                 cmd="ctxc__subcmd__stats"
                 ;;
@@ -85,6 +88,9 @@ _ctxc() {
             ctxc__subcmd__help,restore)
                 cmd="ctxc__subcmd__help__subcmd__restore"
                 ;;
+            ctxc__subcmd__help,sessions)
+                cmd="ctxc__subcmd__help__subcmd__sessions"
+                ;;
             ctxc__subcmd__help,stats)
                 cmd="ctxc__subcmd__help__subcmd__stats"
                 ;;
@@ -116,7 +122,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version check compact restore archive config report stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version check compact restore archive config report sessions stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -258,7 +264,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --confirm --fail-fast --shard --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --confirm --fail-fast --shard --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,7 +488,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help)
-            opts="check compact restore archive config report stats help"
+            opts="check compact restore archive config report sessions stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,6 +641,20 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__help__subcmd__sessions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -751,6 +771,40 @@ _ctxc() {
                     return 0
                     ;;
                 --steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__sessions)
+            opts="-a -q -v -j -h -V --all --json --model --context-window --encoding --no-cache --quiet --verbose --jobs --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
             cand report 'Work with compaction reports'
+            cand sessions 'List the Claude Code and Codex sessions of this directory''s project (or all of them)'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -88,6 +89,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --no-marker 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
             cand --force 'Compact even when no trigger fires'
             cand --keep-payloads 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
+            cand --drop-stored 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
             cand --no-redact 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
             cand --allow-insecure-http 'Allow plain http:// to a host that is not this machine'
             cand --in-place 'Replace each input with its compacted version (atomically)'
@@ -235,6 +237,25 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         }
         &'ctxc;report;help;help'= {
         }
+        &'ctxc;sessions'= {
+            cand --model 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated'
+            cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
+            cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand -a 'List the sessions of every project, not only this directory''s'
+            cand --all 'List the sessions of every project, not only this directory''s'
+            cand --json 'Print the list as JSON'
+            cand --no-cache 'Tokenize every text, even text seen before (for measurements)'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ctxc;stats'= {
             cand --glob 'File-name patterns to pick in directories (repeatable)'
             cand --format 'Read every input as this format instead of detecting it'
@@ -269,6 +290,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
             cand report 'Work with compaction reports'
+            cand sessions 'List the Claude Code and Codex sessions of this directory''s project (or all of them)'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -292,6 +314,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand merge 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
         }
         &'ctxc;help;report;merge'= {
+        }
+        &'ctxc;help;sessions'= {
         }
         &'ctxc;help;stats'= {
         }

@@ -35,6 +35,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the 
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
@@ -78,6 +79,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Token
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force -d 'Compact even when no trigger fires'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l keep-payloads -d 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l drop-stored -d 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-redact -d 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-insecure-http -d 'Allow plain http:// to a host that is not this machine'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically)'
@@ -152,6 +154,17 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcom
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s a -l all -d 'List the sessions of every project, not only this directory\'s'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l json -d 'Print the list as JSON'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -172,14 +185,15 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

@@ -62,6 +62,16 @@ pub enum Command {
     #[command(subcommand)]
     Report(ReportCommand),
 
+    /// List the Claude Code and Codex sessions of this directory's project (or all of them).
+    ///
+    /// Newest first: id, project, title, last activity, bytes, context tokens and their share
+    /// of the window. Any command takes a session reference where it takes a path: `@ID`, a
+    /// unique prefix `@0c1f`, or `@` (also `@latest`) for the latest session of this
+    /// directory's project. Claude Code sessions are read from $CLAUDE_CONFIG_DIR/projects
+    /// (default ~/.claude/projects), Codex sessions from $CODEX_HOME/sessions (default
+    /// ~/.codex/sessions).
+    Sessions(SessionsArgs),
+
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
     /// Context tokens are what the model would be sent: after the latest compact boundary,
@@ -69,10 +79,27 @@ pub enum Command {
     Stats(StatsArgs),
 }
 
+/// Arguments of `ctxc sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// List the sessions of every project, not only this directory's.
+    #[arg(short, long)]
+    pub all: bool,
+
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Token counting.
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+}
+
 /// Where transcripts come from and how to read them.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Transcript files, directories (searched recursively) or `-` for standard input.
+    /// Transcript files, directories (searched recursively), `-` for standard input, or
+    /// session references: `@ID`, `@PREFIX` of an id, `@` for this directory's latest session.
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
 
@@ -242,6 +269,13 @@ pub struct CompactArgs {
     /// in the adaptive chain.
     #[arg(long)]
     pub keep_payloads: bool,
+
+    /// Also drop what is stored but never sent, whether or not a trigger fires: Claude Code
+    /// records before the latest compact boundary, progress and snapshot records, and
+    /// toolUseResult copies. What the model is sent does not change; with --archive, `ctxc
+    /// restore` brings it all back.
+    #[arg(long)]
+    pub drop_stored: bool,
 
     /// Summaries and the model that writes them.
     #[command(flatten)]

@@ -582,6 +582,8 @@ fn strategy_settings(l: &Layer) -> Result<StrategySettings, KeyError> {
         )?,
         selective_rules: l.selective.clone().unwrap_or(d.selective_rules),
         keep_payloads: l.keep_payloads.unwrap_or(false),
+        // A flag of `compact` alone (it changes bytes, never tokens): not a settings key.
+        drop_stored: false,
     })
 }
 

@@ -34,14 +34,17 @@ pub struct InputError {
     pub message: String,
 }
 
-/// Expands `paths` into inputs: files as given, directories walked for names matching `globs`.
+/// Expands `paths` into inputs: files as given, directories walked for names matching `globs`,
+/// session references (`@ID`, see [`crate::sessions`]) replaced by their session files.
 /// Inputs come back sorted and de-duplicated; problems come back beside them, so one bad path
-/// never stops the others.
+/// never stops the others. A reference that names no session, or several, is an error: the
+/// user meant one session, and no other input should run in its place.
 pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<InputError>)> {
     let matcher = glob_set(globs)?;
+    let paths = crate::sessions::resolve_all(paths)?;
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
-    for path in paths {
+    for path in &paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {

@@ -201,3 +201,37 @@ fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> String {
 fn thousands(n: usize) -> String {
     crate::report::thousands(n as u64)
 }
+
+/// `--drop-stored`: `compaction` (or, when no trigger fired, one that keeps everything) with a
+/// last `drop-stored` step, which removes what is stored but never sent and leaves the
+/// model's context as it is.
+pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compaction {
+    let mut c = compaction.unwrap_or_else(|| {
+        let plan = subject.keep_all();
+        let tokens = plan.tokens(subject);
+        Compaction {
+            plan,
+            steps: Vec::new(),
+            task_type: None,
+            stats: SummaryStats::default(),
+            tokens_before: tokens,
+            tokens_after: tokens,
+            shortfall: None,
+        }
+    });
+    let before = c.plan.tokens(subject);
+    let next = crate::strategy::drop_stored(subject, c.plan.clone());
+    let changed = next != c.plan;
+    c.plan = next;
+    c.tokens_after = c.plan.tokens(subject);
+    debug_assert_eq!(before, c.tokens_after, "drop-stored changed the context");
+    c.steps.push(Step {
+        strategy: StrategyName::DropStored,
+        tokens_before: before,
+        tokens_after: c.tokens_after,
+        messages_after: c.plan.measures(subject).1,
+        changed,
+        plan: c.plan.clone(),
+    });
+    c
+}

@@ -18,6 +18,7 @@ pub mod preserve;
 pub mod progress;
 pub mod report;
 pub mod retention;
+pub mod sessions;
 pub mod strategy;
 pub mod summarizer;
 pub mod tokens;
@@ -58,5 +59,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Archive(command) => commands::archive::run(command),
         cli::Command::Config(command) => commands::config::run(command),
         cli::Command::Report(command) => commands::report::run(command),
+        cli::Command::Sessions(args) => commands::sessions::run(args, cli.quiet),
     }
 }

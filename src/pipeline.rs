@@ -109,10 +109,10 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         .collect::<Result<_>>()?;
     let edits: Vec<Option<Vec<OutItem>>> = planned
         .iter()
-        .map(|(s, compaction, ..)| {
+        .map(|(s, _, compaction, ..)| {
             compaction
                 .as_ref()
-                .map(|(_, c)| &c.plan)
+                .map(|c| &c.plan)
                 .filter(|plan| **plan != s.keep_all())
                 .map(|plan| plan.items.clone())
         })
@@ -127,9 +127,9 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         .iter()
         .enumerate()
         .filter(|(c, _)| edits[*c].is_some())
-        .map(|(c, (s, compaction, ..))| Edited {
+        .map(|(c, (s, _, compaction, ..))| Edited {
             index: c,
-            plan: &compaction.as_ref().expect("edited").1.plan,
+            plan: &compaction.as_ref().expect("edited").plan,
             holds: &s.holds,
             tokens_before: s.keep_all().tokens(s),
         })
@@ -143,8 +143,8 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
     let conversations = planned
         .into_iter()
         .enumerate()
-        .map(|(c, (_, compaction, before, triggers))| {
-            if let Some((_, compaction)) = &compaction {
+        .map(|(c, (_, goal, compaction, before, triggers))| {
+            if let Some(compaction) = &compaction {
                 merge_stats(&mut stats, &compaction.stats);
             }
             let after = &out.conversations[c];
@@ -155,11 +155,11 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
                 why_not: triggers
                     .is_empty()
                     .then(|| trigger::why_not(&settings.triggers, &before)),
-                target_tokens: compaction.as_ref().map(|(g, _)| g.target_tokens),
+                target_tokens: goal.map(|g| g.target_tokens),
                 before,
                 triggers,
                 retention: retention(&t.conversations[c], after),
-                compaction: compaction.map(|(_, c)| c),
+                compaction,
                 tokens_after,
                 messages_after,
             }
@@ -174,14 +174,17 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
     })
 }
 
+/// A conversation measured, its goal when a trigger fired, and its compaction when one ran.
 type Planned<'a> = (
     Subject<'a>,
-    Option<(Goal, Compaction)>,
+    Option<Goal>,
+    Option<Compaction>,
     Measures,
     Vec<Trigger>,
 );
 
-/// Measures conversation `c`, checks its triggers and, when one fires, compacts it.
+/// Measures conversation `c`, checks its triggers and, when one fires, compacts it; with
+/// `--drop-stored`, drops what is stored but never sent in any case.
 fn plan_conversation<'a>(
     t: &'a Transcript,
     c: usize,
@@ -191,18 +194,23 @@ fn plan_conversation<'a>(
     let tokens = subject.keep_all().tokens(&subject);
     let measures = Measures::of(&t.conversations[c], tokens);
     let fired = trigger::fired(&settings.triggers, &measures);
-    if fired.is_empty() {
-        return Ok((subject, None, measures, fired));
+    let mut planned = None;
+    if !fired.is_empty() {
+        let goal = goal(settings, &measures, &fired);
+        let compaction = engine::compact(
+            &subject,
+            settings.summarizer,
+            &settings.strategy,
+            &settings.strategies,
+            goal,
+        )?;
+        planned = Some((goal, compaction));
     }
-    let goal = goal(settings, &measures, &fired);
-    let compaction = engine::compact(
-        &subject,
-        settings.summarizer,
-        &settings.strategy,
-        &settings.strategies,
-        goal,
-    )?;
-    Ok((subject, Some((goal, compaction)), measures, fired))
+    let (goal, mut compaction) = planned.unzip();
+    if settings.strategy.drop_stored {
+        compaction = Some(engine::drop_stored(&subject, compaction));
+    }
+    Ok((subject, goal, compaction, measures, fired))
 }
 
 /// The goal for a conversation whose triggers fired.

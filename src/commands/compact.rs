@@ -76,7 +76,10 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         triggers: config.triggers.clone(),
         target: config.target,
         strategies: config.strategies.clone(),
-        strategy: config.strategy.clone(),
+        strategy: crate::strategy::StrategySettings {
+            drop_stored: args.drop_stored,
+            ..config.strategy.clone()
+        },
         summarizer: summarizer.as_ref(),
         counter: &counter,
     };
@@ -126,6 +129,12 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     };
     let transcript_on_stdout = jobs.iter().any(|j| j.dest == Destination::Stdout);
     print(&report, args.report.format(), quiet, transcript_on_stdout)?;
+    if !quiet {
+        for f in report.files.iter().filter(|f| f.resume.is_some()) {
+            let command = f.resume.as_deref().unwrap_or_default();
+            eprintln!("ctxc: {}: resume it with: {command}", f.path);
+        }
+    }
     if let Some(path) = &args.report_file {
         write_report_file(&report, path)?;
     }
@@ -211,6 +220,7 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
     if outputs.in_place && inputs.contains(&Input::Stdin) {
         bail!("--in-place cannot replace standard input");
     }
+    refuse_output_into_store(args, &inputs)?;
     if args.archive && !args.dry_run && inputs.contains(&Input::Stdin) {
         bail!(
             "--archive keeps archives beside output files; standard input goes to standard output (use -o FILE)"
@@ -232,6 +242,29 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             Job { input, root, dest }
         })
         .collect())
+}
+
+/// Refuses to write `NAME.compact.jsonl` beside a session in a client's store: the client
+/// would list the copy as one more session.
+fn refuse_output_into_store(args: &CompactArgs, inputs: &[Input]) -> Result<()> {
+    let outputs = &args.outputs;
+    if args.dry_run || outputs.in_place || outputs.out_dir.is_some() {
+        return Ok(());
+    }
+    let stores = crate::sessions::Stores::from_env();
+    let stored = inputs.iter().find_map(|i| match i {
+        Input::File(path) if stores.contains(path) => Some(path),
+        _ => None,
+    });
+    if let Some(path) = stored {
+        bail!(
+            "{} is a session in its client's store, where a compacted copy beside it would show \
+             as one more session: use --in-place (with --backup or --archive to keep the \
+             original), -o FILE or --out-dir DIR",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Whether an input belongs to shard K of N: a stable hash of its path.
@@ -302,6 +335,9 @@ impl Conduct<'_> {
             return Ok(report);
         }
         report.output = self.write(job, &t, &outcome)?;
+        if self.args.outputs.in_place && report.output.is_some() && outcome.changed {
+            report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
+        }
         Ok(report)
     }
 

@@ -141,6 +141,10 @@ pub struct FileReport {
     pub retention_counts: Counts,
     /// Milliseconds spent on the file.
     pub time_ms: u64,
+    /// The command that resumes the session, when the file is a client's session compacted in
+    /// place in its store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 impl FileReport {
@@ -389,6 +393,8 @@ pub fn table(report: &CompactReport) -> Table {
         "FILE".to_string(),
         "FORMAT".into(),
         "STATUS".into(),
+        "BYTES BEFORE".into(),
+        "BYTES AFTER".into(),
         format!("TOKENS BEFORE{estimated}"),
         "TOKENS AFTER".into(),
         "SAVED".into(),
@@ -396,7 +402,9 @@ pub fn table(report: &CompactReport) -> Table {
         "STEPS".into(),
         "RETENTION p/c/e/u".into(),
     ];
-    let numeric = vec![false, false, false, true, true, true, true, false, false];
+    let numeric = vec![
+        false, false, false, true, true, true, true, true, true, false, false,
+    ];
     let rows = report
         .files
         .iter()
@@ -411,6 +419,8 @@ pub fn table(report: &CompactReport) -> Table {
                 f.path.clone(),
                 f.format.clone().unwrap_or_else(|| "-".into()),
                 f.status.name().into(),
+                thousands(f.bytes_before as u64),
+                thousands(f.bytes_after as u64),
                 thousands(f.context_tokens_before as u64),
                 thousands(f.context_tokens_after as u64),
                 percent(f.saved_ratio),
@@ -433,6 +443,8 @@ pub fn table(report: &CompactReport) -> Table {
         ),
         String::new(),
         format!("{} compacted, {} failed", t.compacted, t.failed),
+        thousands(t.bytes_before as u64),
+        thousands(t.bytes_after as u64),
         thousands(t.context_tokens_before as u64),
         thousands(t.context_tokens_after as u64),
         percent(t.saved_ratio),

@@ -7,4 +7,5 @@ pub mod compact_report;
 pub mod config;
 pub mod report;
 pub mod restore;
+pub mod sessions;
 pub mod stats;

@@ -4,6 +4,7 @@
 //! `adaptive` (the default) chooses and chains the others.
 
 mod adaptive;
+mod drop_stored;
 mod full_summary;
 mod importance;
 mod incremental;
@@ -16,6 +17,7 @@ mod strip_payloads;
 mod truncate;
 
 pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
+pub use drop_stored::drop_stored;
 pub use selective::{Rule, RuleAction, default_rules};
 pub use signals::Signals;
 
@@ -54,6 +56,9 @@ pub struct StrategySettings {
     pub selective_rules: Vec<Rule>,
     /// Adaptive: skip `strip-payloads` [`--keep-payloads`].
     pub keep_payloads: bool,
+    /// End every conversation with `drop-stored`, whether or not a trigger fired
+    /// [`--drop-stored`].
+    pub drop_stored: bool,
 }
 
 impl Default for StrategySettings {
@@ -70,6 +75,7 @@ impl Default for StrategySettings {
             summary_max_tokens: 1000,
             selective_rules: default_rules(),
             keep_payloads: false,
+            drop_stored: false,
         }
     }
 }
@@ -143,11 +149,13 @@ pub enum StrategyName {
     FullSummary,
     /// Keeps the last messages, drops the rest without a summary.
     Truncate,
+    /// Drops what is stored but never sent; the model's context stays as it is.
+    DropStored,
 }
 
 impl StrategyName {
     /// Every strategy.
-    pub const ALL: [StrategyName; 10] = [
+    pub const ALL: [StrategyName; 11] = [
         StrategyName::Adaptive,
         StrategyName::StripPayloads,
         StrategyName::SlidingWindow,
@@ -158,6 +166,7 @@ impl StrategyName {
         StrategyName::ObservationMasking,
         StrategyName::FullSummary,
         StrategyName::Truncate,
+        StrategyName::DropStored,
     ];
 
     /// The name on the command line.
@@ -173,6 +182,7 @@ impl StrategyName {
             StrategyName::ObservationMasking => "observation-masking",
             StrategyName::FullSummary => "full-summary",
             StrategyName::Truncate => "truncate",
+            StrategyName::DropStored => "drop-stored",
         }
     }
 
@@ -189,6 +199,7 @@ impl StrategyName {
             StrategyName::ObservationMasking => &observation_masking::ObservationMasking,
             StrategyName::FullSummary => &full_summary::FullSummary,
             StrategyName::Truncate => &truncate::Truncate,
+            StrategyName::DropStored => &drop_stored::DropStored,
         }
     }
 }

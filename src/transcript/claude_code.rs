@@ -267,6 +267,11 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
     }
     merge_usage(&mut items);
     let chains: Vec<Chain> = records.iter().map(|r| Chain::of(r.raw.get())).collect();
+    // Resuming walks up from the newest record and stops at the boundary, so the chain above
+    // it is never read again; records outside the chain (titles, queue operations) stay.
+    for (item, chain) in items[..boundary.unwrap_or(0)].iter_mut().zip(&chains) {
+        item.stale_history = chain.is_linked() && !item.anchor;
+    }
     drop_external_results(&mut items, &chains);
     Ok(items)
 }

@@ -269,6 +269,10 @@ pub struct Item {
     /// Whether the record anchors the file's structure — a compaction boundary, session
     /// metadata — and so is never removed, whatever reaches the model.
     pub anchor: bool,
+    /// Whether the record is history before the latest compaction that the client no longer
+    /// reads to resume (Claude Code: chain records above the latest compact boundary):
+    /// `--drop-stored` drops it, nothing else does.
+    pub stale_history: bool,
     /// Whether the harness injected the message rather than the user typing it (Claude Code
     /// `isMeta`: skill bodies, command expansions, caveats).
     pub meta: bool,
@@ -293,6 +297,7 @@ impl Item {
             is_error: false,
             disposable: false,
             anchor: false,
+            stale_history: false,
             meta: false,
         }
     }

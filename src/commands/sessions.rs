@@ -1,0 +1,399 @@
+//! `ctxc sessions`: the Claude Code and Codex sessions of this directory's project (or of
+//! every project), newest first — what the client shows (id, project, title, last activity)
+//! beside what ctxc measures (bytes, context tokens, their share of the window).
+
+use crate::ExitStatus;
+use crate::cli::SessionsArgs;
+use crate::config::TokenSettings;
+use crate::count::count_conversation;
+use crate::discover::{self, Input};
+use crate::progress::Progress;
+use crate::report::{self, OutputFormat, Table, thousands};
+use crate::sessions::{self, Client, Session, Stores};
+use crate::tokens::{TokenCounter, model_info};
+use crate::transcript::{self, Format, ReadOptions};
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::Write;
+
+/// The listing.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsReport {
+    /// Bumped when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// The project listed (the current directory), or `None` with `--all`.
+    pub project: Option<String>,
+    /// Where sessions were looked for.
+    pub stores: StorePaths,
+    /// How tokens were counted.
+    pub tokenizer: TokenSettings,
+    /// The sessions, newest first.
+    pub sessions: Vec<SessionRow>,
+}
+
+/// The stores looked in.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorePaths {
+    /// Claude Code's projects directory.
+    pub claude_code: Option<String>,
+    /// Codex's sessions directory.
+    pub codex: Option<String>,
+}
+
+/// One session.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRow {
+    /// The session id (what `claude --resume` and `codex resume` take).
+    pub id: String,
+    /// The shortest prefix of the id, of at least 8 characters, that no other session shares:
+    /// `@PREFIX` names this session.
+    pub short_id: String,
+    /// `claude-code` or `codex`.
+    pub client: Client,
+    /// The session file.
+    pub path: String,
+    /// The directory the session was started in.
+    pub project: Option<String>,
+    /// The title the client shows.
+    pub title: Option<String>,
+    /// The newest record's time (UTC).
+    pub last_activity: String,
+    /// The session file's size.
+    pub bytes: u64,
+    /// Claude Code subagent files of the session.
+    pub subagents: Vec<Subagent>,
+    /// Tokens the model would be sent on resuming (o200k or the chosen encoding).
+    pub context_tokens: Option<usize>,
+    /// The context window the share is of.
+    pub context_window: usize,
+    /// `contextTokens / contextWindow`.
+    pub window_share: Option<f64>,
+    /// The command that resumes the session.
+    pub resume: String,
+    /// Why the session could not be measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A subagent transcript of a session.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subagent {
+    /// The file.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
+/// Characters of an id shown at least: as many as git shows of a commit hash.
+const SHORT_ID: usize = 8;
+
+/// Runs `ctxc sessions`.
+pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
+    let tokens = TokenSettings::from_args(&args.tokens)?;
+    let counter = tokens.counter()?;
+    let window_given = args.tokens.context_window.is_some() || args.tokens.model.is_some();
+    let stores = Stores::from_env();
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let all = sessions::find(&stores);
+    let listed: Vec<&Session> = all
+        .iter()
+        .filter(|s| args.all || s.in_project(&cwd))
+        .collect();
+    let progress = Progress::new(listed.len(), quiet);
+    let rows: Vec<SessionRow> = listed
+        .par_iter()
+        .map(|s| {
+            let measure = Measure {
+                counter: &counter,
+                window: window_given.then_some(tokens.context_window),
+                default_window: tokens.context_window,
+            };
+            let row = measure.row(s, short_id(s, &all));
+            progress.advance();
+            row
+        })
+        .collect();
+    progress.finish();
+    for row in rows.iter().filter(|r| r.error.is_some()) {
+        progress.warn(&format!(
+            "{}: {}",
+            row.path,
+            row.error.as_deref().unwrap_or("")
+        ));
+    }
+    let show = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let report = SessionsReport {
+        schema_version: 1,
+        project: (!args.all).then(|| cwd.display().to_string()),
+        stores: StorePaths {
+            claude_code: show(&stores.claude_code),
+            codex: show(&stores.codex),
+        },
+        tokenizer: tokens,
+        sessions: rows,
+    };
+    let format = if args.json {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Table
+    };
+    let text = report::render(format, &report, &table(&report))?;
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(if report.sessions.iter().any(|r| r.error.is_some()) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// How sessions are measured.
+struct Measure<'a> {
+    counter: &'a TokenCounter,
+    /// The window the user chose, if any.
+    window: Option<usize>,
+    /// The window when neither the user nor the session names one.
+    default_window: usize,
+}
+
+impl Measure<'_> {
+    /// Reads and measures one session; a failure is recorded in the row.
+    fn row(&self, s: &Session, short_id: String) -> SessionRow {
+        let loaded =
+            discover::load(&Input::File(s.path.clone())).map_err(|e| locate(e.line, &e.message));
+        let meta = loaded
+            .as_ref()
+            .map(|text| sessions::read_meta(s.client, text, s.project_key.as_deref()))
+            .unwrap_or_default();
+        let context_window = self
+            .window
+            .or(meta.context_window)
+            .or_else(|| {
+                meta.model
+                    .as_deref()
+                    .and_then(model_info)
+                    .map(|m| m.context_window)
+            })
+            .unwrap_or(self.default_window);
+        let tokens = loaded.and_then(|text| self.context_tokens(s.client, text));
+        let (context_tokens, error) = match tokens {
+            Ok(n) => (Some(n), None),
+            Err(e) => (None, Some(e)),
+        };
+        SessionRow {
+            id: s.id.clone(),
+            short_id,
+            client: s.client,
+            path: s.path.display().to_string(),
+            resume: sessions::resume_command(s, meta.cwd.as_deref()),
+            project: meta.cwd.or_else(|| s.project_key.clone()),
+            title: meta.title,
+            last_activity: s.last_activity.clone(),
+            bytes: s.bytes,
+            subagents: s
+                .subagents
+                .iter()
+                .map(|(path, bytes)| Subagent {
+                    path: path.display().to_string(),
+                    bytes: *bytes,
+                })
+                .collect(),
+            context_tokens,
+            context_window,
+            window_share: context_tokens.map(|n| n as f64 / context_window.max(1) as f64),
+            error,
+        }
+    }
+
+    /// What the model would be sent on resuming: the transcript's context tokens as `ctxc
+    /// stats` counts them. Calibrated counts (the provider's overhead and ratio fitted from
+    /// the usage the session records) replace this where the file allows, once available.
+    fn context_tokens(&self, client: Client, text: String) -> Result<usize, String> {
+        let format = match client {
+            Client::ClaudeCode => Format::ClaudeCode,
+            Client::Codex => Format::Codex,
+        };
+        let opts = ReadOptions {
+            format: Some(format),
+            messages_path: None,
+        };
+        let t = transcript::read(text, &opts).map_err(|e| {
+            let first = &e.findings[0];
+            locate(first.line, &first.message)
+        })?;
+        Ok(t.conversations
+            .iter()
+            .map(|c| count_conversation(self.counter, c).total())
+            .sum())
+    }
+}
+
+fn locate(line: usize, message: &str) -> String {
+    if line == 0 {
+        message.to_string()
+    } else {
+        format!("line {line}: {message}")
+    }
+}
+
+/// The shortest prefix of `s`'s id, of at least [`SHORT_ID`] characters, that is the prefix
+/// of no other session's id in `all`.
+fn short_id(s: &Session, all: &[Session]) -> String {
+    let id = s.id.as_str();
+    let mut n = SHORT_ID.min(id.len());
+    while n < id.len() {
+        let prefix = &id[..n];
+        let shared = all
+            .iter()
+            .any(|o| o.path != s.path && o.id.starts_with(prefix));
+        if !shared || !id.is_char_boundary(n) {
+            break;
+        }
+        n += 1;
+    }
+    id.get(..n).unwrap_or(id).to_string()
+}
+
+/// `1234567` → `1.2 MB`.
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n < 1_000 => format!("{n} B"),
+        n if n < 1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        n if n < 1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        n => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
+/// Longest title shown in the table (the JSON has it whole).
+const TITLE_WIDTH: usize = 48;
+/// Longest project path shown in the table.
+const PROJECT_WIDTH: usize = 40;
+
+/// `text` cut to `width` characters, with `…` where it was cut (at the end, or at the start
+/// for paths, whose end says most).
+fn fit(text: &str, width: usize, keep_end: bool) -> String {
+    let n = text.chars().count();
+    if n <= width {
+        return text.to_string();
+    }
+    if keep_end {
+        let tail: String = text.chars().skip(n - (width - 1)).collect();
+        format!("…{tail}")
+    } else {
+        let head: String = text.chars().take(width - 1).collect();
+        format!("{head}…")
+    }
+}
+
+/// `~` for the home directory at the start of a path.
+fn tilde(path: &str) -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    match path.strip_prefix(&home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// `2026-02-11T22:31:35Z` → `2026-02-11 22:31`.
+fn minute(time: &str) -> String {
+    time.get(..16).unwrap_or(time).replace('T', " ")
+}
+
+/// The listing as a table.
+fn table(report: &SessionsReport) -> Table {
+    let headers = [
+        "ID",
+        "CLIENT",
+        "PROJECT",
+        "TITLE",
+        "LAST ACTIVITY (UTC)",
+        "BYTES",
+        "AGENTS",
+        "CONTEXT",
+        "WINDOW",
+    ]
+    .map(String::from)
+    .to_vec();
+    let numeric = vec![false, false, false, false, false, true, true, true, true];
+    let rows = report
+        .sessions
+        .iter()
+        .map(|r| {
+            vec![
+                r.short_id.clone(),
+                match r.client {
+                    Client::ClaudeCode => "claude".into(),
+                    Client::Codex => "codex".into(),
+                },
+                fit(
+                    &tilde(r.project.as_deref().unwrap_or("-")),
+                    PROJECT_WIDTH,
+                    true,
+                ),
+                fit(r.title.as_deref().unwrap_or("-"), TITLE_WIDTH, false),
+                minute(&r.last_activity),
+                human_bytes(r.bytes),
+                match r.subagents.len() {
+                    0 => "-".into(),
+                    n => n.to_string(),
+                },
+                r.context_tokens.map_or("-".into(), |n| thousands(n as u64)),
+                r.window_share
+                    .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
+            ]
+        })
+        .collect();
+    let mut notes = vec![String::new()];
+    notes.push(match &report.project {
+        Some(dir) => format!(
+            "{} {} of {}; --all lists every project's",
+            report.sessions.len(),
+            if report.sessions.len() == 1 {
+                "session"
+            } else {
+                "sessions"
+            },
+            tilde(dir)
+        ),
+        None => format!(
+            "{} {} in every project",
+            report.sessions.len(),
+            if report.sessions.len() == 1 {
+                "session"
+            } else {
+                "sessions"
+            }
+        ),
+    });
+    notes.push(format!(
+        "stores: {} (Claude Code), {} (Codex)",
+        report
+            .stores
+            .claude_code
+            .as_deref()
+            .map_or("-".into(), tilde),
+        report.stores.codex.as_deref().map_or("-".into(), tilde)
+    ));
+    notes.push(format!(
+        "context: tokens the model is sent on resuming, counted with {} (an estimate for Claude \
+         models, whose tokenizer is not public); window: the session model's",
+        report.tokenizer.encoding
+    ));
+    notes.push(
+        "name a session as @ID, @PREFIX or @ (the latest here): ctxc compact --in-place --drop-stored @ID"
+            .into(),
+    );
+    Table {
+        headers,
+        numeric,
+        rows,
+        total: None,
+        notes,
+    }
+}
