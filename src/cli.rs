@@ -437,7 +437,8 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 /// Arguments of `ctxc restore`.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The archive (NAME.ctxc-archive.json).
+    /// The archive (NAME.ctxc-archive.json), or a session reference (`@ID`) for the archive
+    /// beside a session compacted in place with --archive.
     #[arg(value_name = "ARCHIVE")]
     pub archive: PathBuf,
 

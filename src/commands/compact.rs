@@ -335,7 +335,8 @@ impl Conduct<'_> {
             return Ok(report);
         }
         report.output = self.write(job, &t, &outcome)?;
-        if self.args.outputs.in_place && report.output.is_some() && outcome.changed {
+        // Compacted or not, the user came to get the session going again.
+        if self.args.outputs.in_place && !self.args.dry_run {
             report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
         }
         Ok(report)

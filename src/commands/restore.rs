@@ -37,6 +37,20 @@ pub fn run(args: &RestoreArgs, quiet: bool) -> Result<ExitStatus> {
     }
 }
 
+/// The archive `arg` names: a path, or a session reference (`@ID`), which names the archive
+/// an in-place compaction left beside the session.
+fn archive_of(arg: &Path) -> Result<PathBuf> {
+    let resolved = crate::sessions::resolve_all(std::slice::from_ref(&arg.to_path_buf()))?;
+    let path = resolved
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| arg.to_path_buf());
+    if path == arg {
+        return Ok(path);
+    }
+    Ok(archive::archive_path(&path, None, None, None))
+}
+
 /// The compacted file the restore starts from.
 struct Compacted {
     path: PathBuf,
@@ -46,6 +60,12 @@ struct Compacted {
 }
 
 fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
+    let archive_path = archive_of(&args.archive).map_err(Stop::Usage)?;
+    let args = &RestoreArgs {
+        archive: archive_path,
+        output: args.output.clone(),
+        ..*args
+    };
     let archive = Archive::read(&args.archive).map_err(Stop::Failed)?;
     let records = &archive.records;
     let n = records.len();

@@ -290,14 +290,20 @@ pub fn claude_code_cwd(path: &Path, project_key: Option<&str>) -> Option<String>
 }
 
 /// Of `cwds`, or the directories above them (the user may have gone down into a
-/// subdirectory and the records before it dropped), the first the project directory
-/// `project_key` is named after; else the first of `cwds`.
+/// subdirectory, and the records from before may be gone), the first the project directory
+/// `project_key` is named after; else the current directory if it is; else the first of
+/// `cwds`.
 fn project_cwd(cwds: Vec<String>, project_key: Option<&str>) -> String {
     let named = |dir: &Path| {
         project_key.is_some_and(|key| super::project_dir_names(dir).iter().any(|n| n == key))
     };
-    cwds.iter()
+    let recorded = cwds
+        .iter()
         .find_map(|c| Path::new(c).ancestors().find(|dir| named(dir)))
+        .map(Path::to_path_buf);
+    let here = || std::env::current_dir().ok().filter(|dir| named(dir));
+    recorded
+        .or_else(here)
         .map(|dir| dir.to_string_lossy().into_owned())
         .unwrap_or_else(|| cwds[0].clone())
 }

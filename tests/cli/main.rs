@@ -4,6 +4,7 @@ mod archive;
 mod check;
 mod compact;
 mod man;
+mod sessions;
 mod stats;
 
 use assert_cmd::Command;

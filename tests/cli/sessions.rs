@@ -1,0 +1,426 @@
+//! `ctxc sessions` and session references against a fake store: a temp HOME whose
+//! `.claude/projects` and `.codex/sessions` hold copies of corpus sessions (subagent files
+//! included) and of the Codex fixture, with the command run from a project directory.
+
+use crate::{ctxc, fixture, shared, stdout_of};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const BIG: &str = "8463c716-a2ea-4c14-9efa-87158ebd9f20";
+const OTHER: &str = "258c7280-ae70-4798-800f-63464d01a85d";
+const CODEX: &str = "0199a000-0000-7000-8000-000000000001";
+const TWINS: [&str; 2] = [
+    "aaaabbbb-0001-4000-8000-000000000001",
+    "aaaabbbb-0002-4000-8000-000000000002",
+];
+
+/// A fake machine: `home` with both clients' stores, `proj` the directory ctxc runs in.
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    proj: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let proj = root.join("proj");
+        std::fs::create_dir_all(&proj).unwrap();
+        let projects = home.join(".claude/projects");
+        let here = projects.join(claude_project_name(&proj));
+        let spotter = "corpus/claude-code/spotter";
+        copy(
+            &shared(&format!("{spotter}/{BIG}.jsonl")),
+            &here.join(format!("{BIG}.jsonl")),
+        );
+        copy_dir(&shared(&format!("{spotter}/{BIG}")), &here.join(BIG));
+        copy(
+            &shared(&format!("{spotter}/tool_heavy.jsonl")),
+            &here.join("tool_heavy.jsonl"),
+        );
+        // Another project, named as Claude Code names the directory its records give.
+        let gqc = projects.join("-home-USER-projects-spotter-worktrees-spotter-gqc");
+        copy(
+            &shared(&format!("{spotter}/{OTHER}.jsonl")),
+            &gqc.join(format!("{OTHER}.jsonl")),
+        );
+        copy_dir(&shared(&format!("{spotter}/{OTHER}")), &gqc.join(OTHER));
+        for twin in TWINS {
+            let to = projects.join("-w-twins").join(format!("{twin}.jsonl"));
+            copy(&shared(&format!("{spotter}/short.jsonl")), &to);
+        }
+        // A Codex rollout started in this project.
+        let rollout = std::fs::read_to_string(fixture("codex/session.jsonl"))
+            .unwrap()
+            .replace("/work/demo", proj.to_str().unwrap());
+        let day = home.join(".codex/sessions/2025/09/01");
+        std::fs::create_dir_all(&day).unwrap();
+        std::fs::write(
+            day.join(format!("rollout-2025-09-01T10-00-00-{CODEX}.jsonl")),
+            rollout,
+        )
+        .unwrap();
+        Machine {
+            _dir: dir,
+            home,
+            proj,
+        }
+    }
+
+    /// `ctxc` run from the project directory of this machine.
+    fn ctxc(&self) -> assert_cmd::Command {
+        self.ctxc_in(&self.proj)
+    }
+
+    fn ctxc_in(&self, dir: &Path) -> assert_cmd::Command {
+        let mut cmd = ctxc();
+        cmd.env("HOME", &self.home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .current_dir(dir);
+        cmd
+    }
+
+    fn session_file(&self, id: &str) -> PathBuf {
+        self.home
+            .join(".claude/projects")
+            .join(claude_project_name(&self.proj))
+            .join(format!("{id}.jsonl"))
+    }
+}
+
+/// What Claude Code names the project directory of `dir`.
+fn claude_project_name(dir: &Path) -> String {
+    dir.to_str()
+        .unwrap()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Copies a file, writable as the client's own files are.
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::write(to, std::fs::read(from).unwrap()).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(from).unwrap();
+            copy(entry.path(), &to.join(rel));
+        }
+    }
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", stdout_of(out), stderr(out)))
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ids(listing: &Value) -> Vec<String> {
+    listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn entry<'a>(listing: &'a Value, id: &str) -> &'a Value {
+    listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed"))
+}
+
+/// The context tokens `ctxc stats` counts for a file.
+fn stats_tokens(m: &Machine, input: &str) -> u64 {
+    let out = m.ctxc().args(["stats", "--json", input]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    json(&out)["files"][0]["contextTokens"].as_u64().unwrap()
+}
+
+#[test]
+fn this_projects_sessions_are_listed_newest_first() {
+    let m = Machine::new();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = json(&out);
+    assert_eq!(ids(&listing), [BIG, "tool_heavy", CODEX]);
+    assert_eq!(listing["project"], m.proj.to_str().unwrap());
+    let big = entry(&listing, BIG);
+    assert_eq!(big["client"], "claude-code");
+    assert_eq!(big["bytes"], 2_939_976);
+    assert_eq!(big["lastActivity"], "2026-02-11T22:54:29Z");
+    assert_eq!(big["subagents"].as_array().unwrap().len(), 2, "{big}");
+    assert!(
+        big["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Work on bead spotter-fum."),
+        "{big}"
+    );
+    let path = big["path"].as_str().unwrap();
+    assert_eq!(Path::new(path), m.session_file(BIG));
+    let tokens = big["contextTokens"].as_u64().unwrap();
+    assert_eq!(tokens, stats_tokens(&m, path));
+    assert_eq!(
+        big["contextWindow"], 200_000,
+        "the session's model is a Claude model"
+    );
+    assert_eq!(
+        big["windowShare"].as_f64().unwrap(),
+        tokens as f64 / 200_000.0
+    );
+    let resume = format!("cd {} && claude --resume {BIG}", m.proj.display());
+    assert_eq!(big["resume"], resume.as_str());
+    let codex = entry(&listing, CODEX);
+    assert_eq!(codex["client"], "codex");
+    assert_eq!(codex["title"], "List the files and fix the typo in a.txt.");
+    assert_eq!(codex["project"], m.proj.to_str().unwrap());
+    assert_eq!(codex["resume"], format!("codex resume {CODEX}").as_str());
+
+    let table = m.ctxc().arg("sessions").output().unwrap();
+    assert!(table.status.success());
+    let text = stdout_of(&table);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("ID") && lines[0].contains("CONTEXT"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("8463c716  claude"), "{text}");
+    assert!(lines[3].starts_with("0199a000  codex"), "{text}");
+    assert!(text.contains("3 sessions of"), "{text}");
+}
+
+#[test]
+fn all_lists_every_project_with_ids_short_enough_to_type() {
+    let m = Machine::new();
+    let out = m
+        .ctxc()
+        .args(["sessions", "--all", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = json(&out);
+    assert_eq!(listing["project"], Value::Null);
+    let mut listed = ids(&listing);
+    listed.sort();
+    let mut expected = vec![BIG, OTHER, CODEX, "tool_heavy", TWINS[0], TWINS[1]];
+    expected.sort();
+    assert_eq!(
+        listed, expected,
+        "subagent files are part of their session, not sessions"
+    );
+    assert_eq!(entry(&listing, TWINS[0])["shortId"], "aaaabbbb-0001");
+    assert_eq!(entry(&listing, OTHER)["shortId"], "258c7280");
+    assert_eq!(
+        entry(&listing, OTHER)["resume"],
+        format!("cd /home/USER/projects/spotter-worktrees/spotter-gqc && claude --resume {OTHER}")
+            .as_str()
+    );
+}
+
+#[test]
+fn the_clients_variables_move_their_stores() {
+    let m = Machine::new();
+    let config = m.home.join("elsewhere");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::rename(m.home.join(".claude"), config.join("claude")).unwrap();
+    std::fs::rename(m.home.join(".codex"), config.join("codex")).unwrap();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert!(ids(&json(&out)).is_empty(), "nothing left under HOME");
+    let out = m
+        .ctxc()
+        .args(["sessions", "--json"])
+        .env("CLAUDE_CONFIG_DIR", config.join("claude"))
+        .env("CODEX_HOME", config.join("codex"))
+        .output()
+        .unwrap();
+    assert_eq!(ids(&json(&out)), [BIG, "tool_heavy", CODEX]);
+}
+
+#[test]
+fn a_session_reference_works_wherever_a_path_does() {
+    let m = Machine::new();
+    let big = m.session_file(BIG);
+    for reference in ["@", "@latest", "@8463", &format!("@{BIG}"), "@8463C716"] {
+        let out = m
+            .ctxc()
+            .args(["stats", "--json", reference])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{reference}: {}", stderr(&out));
+        assert_eq!(
+            Path::new(json(&out)["files"][0]["path"].as_str().unwrap()),
+            big,
+            "{reference}"
+        );
+    }
+    let out = m
+        .ctxc()
+        .args(["check", "@0199", "@tool_h"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("checked 2 files: 2 valid"),
+        "{}",
+        stderr(&out)
+    );
+    // A file whose name starts with @ is named with a directory.
+    copy(&fixture("codex/session.jsonl"), &m.proj.join("@mine.jsonl"));
+    let out = m.ctxc().args(["check", "./@mine.jsonl"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_and_ambiguous_references_are_usage_errors() {
+    let m = Machine::new();
+    let fails = |cmd: &mut assert_cmd::Command, wanted: &[&str]| {
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{}", stdout_of(&out));
+        for w in wanted {
+            assert!(stderr(&out).contains(w), "{w} not in: {}", stderr(&out));
+        }
+    };
+    fails(
+        m.ctxc().args(["stats", "@aaaabbbb"]),
+        &[
+            "@aaaabbbb is ambiguous: 2 sessions match",
+            TWINS[0],
+            TWINS[1],
+        ],
+    );
+    fails(
+        m.ctxc().args(["compact", "--in-place", "@ffff"]),
+        &["@ffff: no session id starts with 'ffff'"],
+    );
+    fails(
+        m.ctxc().args(["check", "@a/b.jsonl"]),
+        &["not a session reference", "./@a/b.jsonl"],
+    );
+    let empty = m.home.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    fails(
+        m.ctxc_in(&empty).args(["stats", "@"]),
+        &["no Claude Code or Codex session of this directory's project"],
+    );
+}
+
+#[test]
+fn a_session_compacted_in_place_prints_how_to_resume_it_and_restores_exactly() {
+    let m = Machine::new();
+    let file = m.session_file(BIG);
+    let original = std::fs::read(&file).unwrap();
+    let tokens = stats_tokens(&m, "@8463");
+    let out = m
+        .ctxc()
+        .args([
+            "compact",
+            "--in-place",
+            "--drop-stored",
+            "--archive",
+            "--json",
+            "@8463",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let resume = format!("cd {} && claude --resume {BIG}", m.proj.display());
+    assert!(
+        stderr(&out).contains(&format!("resume it with: {resume}")),
+        "{}",
+        stderr(&out)
+    );
+    let report = json(&out);
+    let f = &report["files"][0];
+    assert_eq!(f["resume"], resume.as_str());
+    assert_eq!(f["bytesBefore"], original.len());
+    let after = std::fs::metadata(&file).unwrap().len();
+    assert_eq!(f["bytesAfter"], after);
+    assert!(
+        after * 100 < original.len() as u64 * 15,
+        "{after} of {} bytes",
+        original.len()
+    );
+    assert_eq!(
+        stats_tokens(&m, "@8463"),
+        tokens,
+        "what the model is sent is unchanged"
+    );
+    let check = m.ctxc().args(["check", "@8463"]).output().unwrap();
+    assert!(check.status.success(), "{}", stdout_of(&check));
+    // The subagent files are left alone.
+    assert_eq!(
+        std::fs::read(
+            file.with_extension("")
+                .join("subagents/agent-a7be2f0.jsonl")
+        )
+        .unwrap(),
+        std::fs::read(shared(&format!(
+            "corpus/claude-code/spotter/{BIG}/subagents/agent-a7be2f0.jsonl"
+        )))
+        .unwrap()
+    );
+    let restored = m.proj.join("restored.jsonl");
+    let out = m
+        .ctxc()
+        .args(["restore", "@8463", "-o", restored.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&restored).unwrap(), original);
+
+    let out = m
+        .ctxc()
+        .args(["compact", "--in-place", "@0199"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("resume it with: codex resume {CODEX}")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_compacted_copy_is_never_written_into_a_store() {
+    let m = Machine::new();
+    let dir = m.session_file(BIG).parent().unwrap().to_path_buf();
+    let before = std::fs::read_dir(&dir).unwrap().count();
+    let out = m
+        .ctxc()
+        .args(["compact", "--force", "@8463"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("use --in-place"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before);
+    let copy = m.proj.join("copy.jsonl");
+    let out = m
+        .ctxc()
+        .args([
+            "compact",
+            "--drop-stored",
+            "-o",
+            copy.to_str().unwrap(),
+            "@8463",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(copy.exists());
+}
