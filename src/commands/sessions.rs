@@ -241,10 +241,13 @@ fn locate(line: usize, message: &str) -> String {
 }
 
 /// The shortest prefix of `s`'s id, of at least [`SHORT_ID`] characters, that is the prefix
-/// of no other session's id in `all`.
+/// of no other session's id in `all`; the whole id when little more is left.
 fn short_id(s: &Session, all: &[Session]) -> String {
     let id = s.id.as_str();
-    let mut n = SHORT_ID.min(id.len());
+    if id.chars().count() <= SHORT_ID + 4 {
+        return id.to_string();
+    }
+    let mut n = SHORT_ID;
     while n < id.len() {
         let prefix = &id[..n];
         let shared = all
@@ -381,8 +384,7 @@ fn table(report: &SessionsReport) -> Table {
         report.stores.codex.as_deref().map_or("-".into(), tilde)
     ));
     notes.push(format!(
-        "context: tokens the model is sent on resuming, counted with {} (an estimate for Claude \
-         models, whose tokenizer is not public); window: the session model's",
+        "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",
         report.tokenizer.encoding
     ));
     notes.push(

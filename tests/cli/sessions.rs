@@ -198,8 +198,15 @@ fn this_projects_sessions_are_listed_newest_first() {
         lines[0].starts_with("ID") && lines[0].contains("CONTEXT"),
         "{text}"
     );
-    assert!(lines[1].starts_with("8463c716  claude"), "{text}");
-    assert!(lines[3].starts_with("0199a000  codex"), "{text}");
+    let first_two = |line: &str| {
+        line.split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(first_two(lines[1]), "8463c716 claude", "{text}");
+    assert_eq!(first_two(lines[2]), "tool_heavy claude", "{text}");
+    assert_eq!(first_two(lines[3]), "0199a000 codex", "{text}");
     assert!(text.contains("3 sessions of"), "{text}");
 }
 
