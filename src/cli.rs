@@ -464,7 +464,8 @@ pub struct RestoreArgs {
 pub enum ArchiveCommand {
     /// What each compaction of an archive dropped or summarized.
     Show {
-        /// The archive (NAME.ctxc-archive.json).
+        /// The archive (NAME.ctxc-archive.json), or a session reference (`@ID`) for the
+        /// archive beside a session compacted in place with --archive.
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
 

@@ -27,6 +27,7 @@ pub fn run(command: &ArchiveCommand) -> Result<ExitStatus> {
 }
 
 fn show(path: &Path, json: bool) -> Result<ExitStatus> {
+    let path = &super::restore::archive_of(path)?;
     let archive = match Archive::read(path) {
         Ok(a) => a,
         Err(e) => {

@@ -39,7 +39,7 @@ pub fn run(args: &RestoreArgs, quiet: bool) -> Result<ExitStatus> {
 
 /// The archive `arg` names: a path, or a session reference (`@ID`), which names the archive
 /// an in-place compaction left beside the session.
-fn archive_of(arg: &Path) -> Result<PathBuf> {
+pub(crate) fn archive_of(arg: &Path) -> Result<PathBuf> {
     let resolved = crate::sessions::resolve_all(std::slice::from_ref(&arg.to_path_buf()))?;
     let path = resolved
         .into_iter()

@@ -389,6 +389,17 @@ fn a_session_compacted_in_place_prints_how_to_resume_it_and_restores_exactly() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read(&restored).unwrap(), original);
+    let show = m
+        .ctxc()
+        .args(["archive", "show", "@8463"])
+        .output()
+        .unwrap();
+    assert!(show.status.success(), "{}", stderr(&show));
+    assert!(
+        stdout_of(&show).contains("drop-stored: "),
+        "{}",
+        stdout_of(&show)
+    );
 
     let out = m
         .ctxc()
