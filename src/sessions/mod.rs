@@ -258,13 +258,15 @@ fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
-/// Bytes read from a file's end to find its newest record's time.
-const TAIL_BYTES: u64 = 256 * 1024;
+/// Bytes read from a file's end to find its newest record's time: a little first (listing
+/// a thousand sessions must stay cheap), more when the last records are long.
+const TAIL_BYTES: [u64; 2] = [16 * 1024, 256 * 1024];
 
 /// The newest record's `timestamp` among the file's last records, else its modification time.
 /// Only the tail is read: sessions run to hundreds of megabytes.
 pub fn last_activity(path: &Path) -> String {
-    tail_timestamp(path).unwrap_or_else(|| {
+    let found = TAIL_BYTES.iter().find_map(|&n| tail_timestamp(path, n));
+    found.unwrap_or_else(|| {
         let secs = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .ok()
@@ -274,14 +276,14 @@ pub fn last_activity(path: &Path) -> String {
     })
 }
 
-fn tail_timestamp(path: &Path) -> Option<String> {
+fn tail_timestamp(path: &Path, tail: u64) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Stamped {
         timestamp: Option<String>,
     }
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(TAIL_BYTES);
+    let start = len.saturating_sub(tail);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).ok()?;
