@@ -442,3 +442,21 @@ fn a_compacted_copy_is_never_written_into_a_store() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(copy.exists());
 }
+
+#[test]
+fn a_damaged_session_is_named_and_the_others_still_listed() {
+    let m = Machine::new();
+    let broken = m.session_file("dddd0000-0000-4000-8000-000000000000");
+    std::fs::write(&broken, "{\"type\":\"user\"}\nnot json\n").unwrap();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let listing = json(&out);
+    assert_eq!(ids(&listing).len(), 4);
+    let damaged = entry(&listing, "dddd0000-0000-4000-8000-000000000000");
+    assert_eq!(damaged["contextTokens"], Value::Null);
+    let error = stderr(&out);
+    assert!(
+        error.contains(&format!("{}: line 2: invalid JSON", broken.display())),
+        "{error}"
+    );
+}
