@@ -5,7 +5,7 @@
 //! call and tool output becomes the Codex record that carries it, in the rollout format Codex
 //! CLI writes (session_meta, turn_context, response_item, event_msg user_message).
 
-use crate::standin::StandIn;
+use crate::standin::{COMPACTION, StandIn};
 use crate::{
     PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, clients, compact, corpus, log_run, rewrite_cwd,
     run_client, scrubbed, size, size_matches,
@@ -22,6 +22,7 @@ pub fn rollout() -> String {
     let text = std::fs::read_to_string(corpus(SOURCE)).unwrap();
     let mut out = Vec::new();
     let mut started = None;
+    let mut last_response = None;
     for line in text.lines() {
         let r: Value = serde_json::from_str(line).unwrap();
         let (Some(ts), Some(kind)) = (r["timestamp"].as_str(), r["type"].as_str()) else {
@@ -82,6 +83,27 @@ pub fn rollout() -> String {
                 _ => {}
             }
         }
+        let response = r["message"]["id"].as_str().map(str::to_string);
+        let usage = &r["message"]["usage"];
+        if kind == "assistant" && usage.is_object() && response != last_response {
+            // Codex records the usage of each response; it decides on compaction from it.
+            last_response = response;
+            let input = [
+                "input_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+            ]
+            .iter()
+            .filter_map(|k| usage[k].as_u64())
+            .sum::<u64>();
+            let output = usage["output_tokens"].as_u64().unwrap_or(0);
+            let tokens = json!({"input_tokens": input, "cached_input_tokens": 0,
+                "output_tokens": output, "reasoning_output_tokens": 0,
+                "total_tokens": input + output});
+            out.push(json!({"timestamp": ts, "type": "event_msg", "payload": {
+                "type": "token_count", "info": {"total_token_usage": tokens,
+                "last_token_usage": tokens, "model_context_window": 272000}}}));
+        }
     }
     out.iter().map(|r| format!("{r}\n")).collect()
 }
@@ -89,6 +111,13 @@ pub fn rollout() -> String {
 /// Places `text` as the rollout under a fresh CODEX_HOME, resumes it against the stand-in and
 /// returns the request that carried the prompt.
 pub fn resume(text: &str, standin: &StandIn) -> Value {
+    resume_with(text, standin, &[])
+}
+
+/// Like [`resume`], with more `-c` settings. When Codex compacts before the turn, the request
+/// returned is the compaction request (the one carrying the session's history), after checking
+/// that the turn which followed was sent the stand-in's compaction item.
+pub fn resume_with(text: &str, standin: &StandIn, settings: &[&str]) -> Value {
     let sandbox = Sandbox::new();
     let cwd = sandbox.path("cwd");
     let home = sandbox.path("codex");
@@ -112,19 +141,43 @@ pub fn resume(text: &str, standin: &StandIn) -> Value {
             "-c",
             "analytics.enabled=false",
         ])
+        .args(settings.iter().flat_map(|s| ["-c", s]))
         .args([SESSION_ID, PROMPT]);
     let log = run_client(cmd, "codex exec resume");
     let requests = standin.take();
     crate::assert_hermetic(&requests, &log);
-    requests
+    let bodies: Vec<Value> = requests
         .iter()
         .filter(|r| r.method == "POST" && r.path.ends_with("/responses"))
         .map(|r| r.json())
-        .find(|body| user_texts(body).last().is_some_and(|t| t == PROMPT))
-        .unwrap_or_else(|| {
-            let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
-            panic!("codex sent no resume request (saw {seen:?})\n{log}")
-        })
+        .collect();
+    let turn = bodies
+        .iter()
+        .rev()
+        .find(|b| !is_compaction(b) && user_texts(b).last().is_some_and(|t| t == PROMPT));
+    if let Some(compaction) = bodies.iter().find(|b| is_compaction(b)) {
+        let compacted = turn.is_some_and(|t| {
+            input(t)
+                .iter()
+                .any(|i| i["type"] == "compaction" && i["encrypted_content"] == COMPACTION)
+        });
+        assert!(
+            compacted,
+            "after compacting, codex did not send the turn with the compaction item\n{log}"
+        );
+        return compaction.clone();
+    }
+    turn.cloned().unwrap_or_else(|| {
+        let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
+        panic!("codex sent no resume request (saw {seen:?})\n{log}")
+    })
+}
+
+/// Codex's compaction request: a Responses request whose input ends with this trigger.
+fn is_compaction(body: &Value) -> bool {
+    input(body)
+        .last()
+        .is_some_and(|i| i["type"] == "compaction_trigger")
 }
 
 fn input(body: &Value) -> &Vec<Value> {
@@ -309,6 +362,37 @@ fn codex_resumes_every_output() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Codex compacts a long session before the turn (here forced by a tiny limit): the history it
+/// sends to be compacted is the ctxc output, well formed, and the turn goes on with the one
+/// compaction item the stand-in returned.
+#[test]
+fn codex_compacts_an_output_before_the_turn() {
+    if clients().is_none() {
+        return;
+    }
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let source = work.path("in").join("rollout.jsonl");
+    let original = rollout();
+    std::fs::write(&source, &original).unwrap();
+    let tiny = ["model_auto_compact_token_limit=1000"];
+    let baseline = resume_with(&original, &standin, &tiny);
+    assert!(
+        is_compaction(&baseline),
+        "codex did not compact before the turn"
+    );
+    let c = compact(&source, &work.path("out"), "sliding-window", 0.5);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    let request = resume_with(&output, &standin, &tiny);
+    assert!(
+        is_compaction(&request),
+        "codex did not compact before the turn"
+    );
+    let (problems, ratio) = check(&request, &baseline, &original, &output, c.token_ratio);
+    log_run("codex pre-turn compaction", c.token_ratio, ratio, &problems);
+    assert!(problems.0.is_empty(), "{problems:?}");
 }
 
 /// The title Codex lists (its first user_message event) survives compaction.

@@ -161,7 +161,10 @@ impl Default for Sandbox {
 impl Sandbox {
     pub fn new() -> Sandbox {
         Sandbox {
-            dir: tempfile::Builder::new().prefix("ctxc-e2e").tempdir().unwrap(),
+            dir: tempfile::Builder::new()
+                .prefix("ctxc-e2e")
+                .tempdir()
+                .unwrap(),
         }
     }
 

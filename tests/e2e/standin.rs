@@ -13,6 +13,9 @@ use std::sync::{Arc, Mutex};
 /// What the model answers to every turn.
 pub const ANSWER: &str = "Resumed from the stand-in.";
 
+/// The opaque content of the compaction item the stand-in returns.
+pub const COMPACTION: &str = "stand-in compaction";
+
 /// A request as the stand-in received it.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -173,12 +176,14 @@ fn answer(req: &Recorded, upgrade: bool) -> (&'static str, &'static str, String)
             json!({
                 "id": "resp_compact",
                 "object": "response.compaction",
-                "output": [{"type": "compaction", "encrypted_content": "stand-in compaction"}],
+                "output": [{"type": "compaction", "encrypted_content": COMPACTION}],
                 "usage": usage(),
             })
             .to_string(),
         ),
-        ("POST", p) if p.ends_with("/responses") => ("200 OK", "text/event-stream", responses()),
+        ("POST", p) if p.ends_with("/responses") => {
+            ("200 OK", "text/event-stream", responses(&req.json()))
+        }
         _ => ("404 Not Found", "text/plain", String::new()),
     }
 }
@@ -210,12 +215,21 @@ fn messages(req: &Value) -> (&'static str, &'static str, String) {
     ("200 OK", "text/event-stream", sse(&events))
 }
 
-/// A Responses stream with one assistant message.
-fn responses() -> String {
-    let item = json!({
-        "type": "message", "id": "msg_standin", "role": "assistant", "status": "completed",
-        "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
-    });
+/// A Responses stream with one assistant message, or, for Codex's compaction request (its
+/// input ends with a `compaction_trigger` item), with exactly one compaction item.
+fn responses(req: &Value) -> String {
+    let compaction = req["input"]
+        .as_array()
+        .and_then(|i| i.last())
+        .is_some_and(|i| i["type"] == "compaction_trigger");
+    let item = if compaction {
+        json!({"type": "compaction", "id": "cmp_standin", "encrypted_content": COMPACTION})
+    } else {
+        json!({
+            "type": "message", "id": "msg_standin", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
+        })
+    };
     sse(&[
         json!({"type": "response.created", "response": {"id": "resp_standin"}}),
         json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
