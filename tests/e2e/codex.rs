@@ -146,6 +146,9 @@ pub fn resume_with(text: &str, standin: &StandIn, settings: &[&str]) -> Value {
     let log = run_client(cmd, "codex exec resume");
     let requests = standin.take();
     crate::assert_hermetic(&requests, &log);
+    for (i, r) in requests.iter().enumerate() {
+        crate::dump(&format!("codex-{}-{i}", text.len()), &r.json());
+    }
     let bodies: Vec<Value> = requests
         .iter()
         .filter(|r| r.method == "POST" && r.path.ends_with("/responses"))
