@@ -1,0 +1,301 @@
+//! End-to-end resume test with the real clients: corpus sessions and their ctxc outputs are
+//! placed where Claude Code and Codex CLI keep sessions (throwaway homes in a temp dir), each is
+//! resumed non-interactively against a loopback stand-in for the model API, and the request the
+//! client sends is checked: it still states the task and the ctxc summary, every tool call is
+//! answered, roles are in the order the API requires, it shrank as the compaction did, and the
+//! session keeps its title.
+//!
+//! The clients come from `tests/e2e/package.json` (pinned in `package-lock.json`), installed by
+//! `npm ci` into `tests/e2e/node_modules`; the test runs `npm ci` itself when that folder is
+//! missing. Without node/npm it skips with a loud message, unless `CTXC_E2E_REQUIRED` is set
+//! (CI sets it), then it fails.
+
+mod claude;
+mod codex;
+mod standin;
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// The prompt every resume sends.
+pub const PROMPT: &str = "continue";
+
+/// Strategies and targets every session is compacted with.
+pub const STRATEGIES: [&str; 4] = [
+    "adaptive",
+    "sliding-window",
+    "observation-masking",
+    "full-summary",
+];
+pub const RATIOS: [f64; 2] = [0.5, 0.25];
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file under `../shared/corpus`.
+pub fn corpus(rel: &str) -> PathBuf {
+    root().join("../shared/corpus").join(rel)
+}
+
+/// The installed client binaries, or `None` (after a loud message) when node/npm are absent.
+pub struct Clients {
+    pub claude: PathBuf,
+    pub codex: PathBuf,
+}
+
+pub fn clients() -> Option<&'static Clients> {
+    static CLIENTS: OnceLock<Option<Clients>> = OnceLock::new();
+    CLIENTS.get_or_init(install).as_ref()
+}
+
+fn install() -> Option<Clients> {
+    let dir = root().join("tests/e2e");
+    let bin = dir.join("node_modules/.bin");
+    let found = || {
+        let c = Clients {
+            claude: bin.join("claude"),
+            codex: bin.join("codex"),
+        };
+        (c.claude.exists() && c.codex.exists()).then_some(c)
+    };
+    if let Some(c) = found() {
+        return Some(c);
+    }
+    let npm_works = Command::new("npm")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !npm_works {
+        let msg = "node/npm not found: the end-to-end resume test with the real Claude Code and \
+                   Codex CLI did NOT run. Install Node.js 20+ and run `npm ci` in tests/e2e.";
+        assert!(
+            std::env::var_os("CTXC_E2E_REQUIRED").is_none(),
+            "CTXC_E2E_REQUIRED is set but {msg}"
+        );
+        // Straight to stderr: the test harness captures eprintln! of passing tests.
+        let bar = "!".repeat(78);
+        let _ = writeln!(std::io::stderr(), "\n{bar}\n!!! SKIPPED: {msg}\n{bar}\n");
+        return None;
+    }
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&dir)
+        .status()
+        .expect("run npm ci");
+    assert!(status.success(), "npm ci in {} failed", dir.display());
+    Some(found().expect("npm ci installed claude and codex"))
+}
+
+/// One compaction run: `ctxc compact SOURCE --strategy S --target-ratio R --force`.
+pub struct Compacted {
+    pub label: String,
+    pub output: PathBuf,
+    /// Context tokens after / before, from ctxc's JSON report.
+    pub token_ratio: f64,
+}
+
+pub fn compact(source: &Path, dir: &Path, strategy: &str, ratio: f64) -> Compacted {
+    let label = format!("{strategy}@{ratio}");
+    let ext = source.extension().unwrap().to_str().unwrap();
+    let output = dir.join(format!("{strategy}-{ratio}.{ext}"));
+    let report = dir.join(format!("{strategy}-{ratio}.report.json"));
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .env("XDG_CONFIG_HOME", dir.join("no-user-config"))
+        .args([
+            "compact",
+            "-q",
+            "--force",
+            "--no-config",
+            "--strategy",
+            strategy,
+        ])
+        .arg("--target-ratio")
+        .arg(ratio.to_string())
+        .arg(source)
+        .arg("-o")
+        .arg(&output)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        out.status.success(),
+        "ctxc compact {} ({label}) failed: {}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let file = &report["files"][0];
+    let before = file["contextTokensBefore"]
+        .as_f64()
+        .expect("report has contextTokensBefore");
+    let after = file["contextTokensAfter"]
+        .as_f64()
+        .expect("report has contextTokensAfter");
+    Compacted {
+        label,
+        output,
+        token_ratio: after / before,
+    }
+}
+
+/// A temp dir for one client run: its home, config dir and the session's working directory.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::new()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::Builder::new()
+                .prefix("ctxc-e2e")
+                .tempdir()
+                .unwrap(),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+}
+
+/// `text` with every JSON member `"cwd":"FROM"` set to `to`: the only change made to a session
+/// before a client loads it (the client needs its working directory to exist).
+pub fn rewrite_cwd(text: &str, from: &str, to: &Path) -> String {
+    let quoted = |s: &str| serde_json::to_string(s).unwrap();
+    let to = quoted(to.to_str().unwrap());
+    text.replace(
+        &format!("\"cwd\":{}", quoted(from)),
+        &format!("\"cwd\":{to}"),
+    )
+    .replace(
+        &format!("\"cwd\": {}", quoted(from)),
+        &format!("\"cwd\": {to}"),
+    )
+}
+
+/// Runs a client with a scrubbed environment (nothing inherited but PATH), returns stdout and
+/// stderr, panicking with both when it fails.
+pub fn run_client(mut cmd: Command, what: &str) -> String {
+    cmd.stdin(Stdio::null());
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let text = format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{what} exited with {}\n{text}",
+        out.status
+    );
+    text
+}
+
+/// A clean environment: only PATH from outside. The stand-in is also the proxy for every
+/// other address, so anything that tries to leave the machine is recorded (and refused).
+pub fn scrubbed(program: &Path, sandbox: &Sandbox, standin: &standin::StandIn) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sandbox.path("home"))
+        .env("TMPDIR", sandbox.path("tmp"))
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .current_dir(sandbox.path("cwd"));
+    for var in [
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "ALL_PROXY",
+        "https_proxy",
+        "http_proxy",
+    ] {
+        cmd.env(var, standin.url());
+    }
+    cmd
+}
+
+/// Panics when a client tried to reach anything but the stand-in.
+pub fn assert_hermetic(requests: &[standin::Recorded], log: &str) {
+    let outbound: Vec<_> = requests
+        .iter()
+        .filter(|r| r.method == "CONNECT" || r.path.starts_with("http"))
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(
+        outbound.is_empty(),
+        "a client tried to leave 127.0.0.1: {outbound:?}\n{log}"
+    );
+}
+
+/// Writes a recorded request to `$CTXC_E2E_DUMP/NAME.json` when that variable is set (for
+/// looking at what a client sent).
+pub fn dump(name: &str, request: &Value) {
+    if let Some(dir) = std::env::var_os("CTXC_E2E_DUMP") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{}.json", name.replace(['/', '@'], "_")));
+        std::fs::write(file, serde_json::to_string_pretty(request).unwrap()).unwrap();
+    }
+}
+
+/// Characters of a JSON value as sent, the size measure of a request's conversation.
+pub fn size(values: &[&Value]) -> usize {
+    values.iter().map(|v| v.to_string().len()).sum()
+}
+
+/// The checks one resumed request failed, labelled; empty when it passed.
+#[derive(Default, Debug)]
+pub struct Problems(pub Vec<String>);
+
+/// One line per resumed output for the test log: what was compacted how far, and how large the
+/// request came out.
+pub fn log_run(what: &str, token_ratio: f64, request_ratio: f64, problems: &Problems) {
+    eprintln!(
+        "{what}: context tokens {:.0}%, request {:.0}% of the original's, {}",
+        token_ratio * 100.0,
+        request_ratio * 100.0,
+        if problems.0.is_empty() {
+            "ok".to_string()
+        } else {
+            problems.0.join("; ")
+        }
+    );
+}
+
+impl Problems {
+    pub fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        if !ok {
+            self.0.push(what());
+        }
+    }
+}
+
+/// Size check shared by both clients: the request's conversation shrank like the transcript's
+/// context tokens did (bytes and tokens differ by content, hence the tolerance).
+pub fn size_matches(problems: &mut Problems, request_ratio: f64, token_ratio: f64) {
+    problems.check(
+        (request_ratio - token_ratio).abs() <= 0.2 + 0.25 * token_ratio,
+        || {
+            format!(
+                "request size is {:.0}% of the original's, but ctxc reports {:.0}% of the context tokens",
+                request_ratio * 100.0,
+                token_ratio * 100.0
+            )
+        },
+    );
+}
