@@ -5,10 +5,10 @@
 //! records the provider's usage per call (Claude Code `message.usage`, Codex `token_count`,
 //! OpenAI `usage`), each call gives a pair: the prompt size the provider reported, and ctxc's
 //! count of the items that call was sent. From those pairs this module fits the provider's
-//! tokenizer ratio and fixed overhead, and predicts the prompt of the next call: the last
-//! reported prompt is exact, so only what came after it is estimated with the ratio. After a
-//! compaction by ctxc the last report no longer describes the output, and the fit
-//! (`overhead + ratio × count`) predicts it instead.
+//! tokenizer ratio (a least-squares slope) and its fixed overhead, and predicts the prompt of
+//! the next call: the last reported prompt is exact, so only what came after it is estimated
+//! with the ratio. A compaction's output is predicted the same way: the hidden overhead stays,
+//! and what ctxc removed or added counts at the ratio.
 //!
 //! Counts come from [`crate::count`]'s per-item counts as running sums: no text is counted twice.
 
@@ -44,16 +44,24 @@ pub struct Call {
 /// The calls of `conv` with reported usage, in order. A reply's usage is on its first record
 /// (Claude Code, OpenAI: the call was sent everything before it) or on an event after the
 /// reply (Codex `token_count`: the call was sent everything up to the last input before it).
+///
+/// A call whose context holds a ctxc summary is left out: its usage was recorded before ctxc
+/// compacted the file, for the items the summary replaced.
 pub fn calls(conv: &Conversation) -> Vec<Call> {
     let mut calls = Vec::new();
     let mut start = 0;
     let mut input_end = 0;
+    let mut summary = None;
     for (i, item) in conv.items.iter().enumerate() {
         if item.boundary {
             start = i;
             input_end = i;
         }
-        if let Some(usage) = item.usage.filter(|u| u.prompt_tokens() > 0) {
+        if item.ctxc_summary {
+            summary = Some(i);
+        }
+        let stale = summary.is_some_and(|s| s >= start);
+        if let Some(usage) = item.usage.filter(|u| u.prompt_tokens() > 0 && !stale) {
             let end = if item.role == Role::Assistant {
                 i
             } else {
@@ -101,25 +109,16 @@ pub struct Pair {
     pub counted: f64,
     /// The prompt the provider reported.
     pub reported: f64,
-    /// Whether this call was sent the same context as the previous pair plus more (no
-    /// boundary between them), so their difference is text ctxc counted.
-    pub continues: bool,
 }
 
 /// The pairs of a conversation's calls, given its per-item counts and preamble count.
 pub fn pairs(conv: &Conversation, items: &[usize], preamble: usize) -> Vec<Pair> {
     let sums = running_sums(items);
-    let mut previous: Option<Call> = None;
     calls(conv)
         .into_iter()
-        .map(|call| {
-            let continues = previous.is_some_and(|p| p.start == call.start && p.end <= call.end);
-            previous = Some(call);
-            Pair {
-                counted: call_tokens(&call, &sums, preamble) as f64,
-                reported: call.prompt as f64,
-                continues,
-            }
+        .map(|call| Pair {
+            counted: call_tokens(&call, &sums, preamble) as f64,
+            reported: call.prompt as f64,
         })
         .collect()
 }
@@ -183,14 +182,9 @@ pub enum Source {
     Default,
 }
 
-/// The last reported call, when nothing since has restarted the context: its count and prompt.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Anchor {
-    counted: f64,
-    reported: f64,
-}
-
-/// How provider tokens relate to ctxc's count for one conversation.
+/// How provider tokens relate to ctxc's count for one conversation: `overhead + ratio × count`,
+/// the line through the last reported call with the fitted ratio — so the last reported prompt
+/// is reproduced exactly and only what came after it is estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Calibration {
@@ -198,16 +192,15 @@ pub struct Calibration {
     pub source: Source,
     /// Calls with usage the fit used.
     pub calls: usize,
-    /// Tokens the provider adds to every request (system prompt, tools not stored).
+    /// Tokens the provider adds to every request (system prompt, tools not stored): the last
+    /// reported prompt less `ratio ×` ctxc's count of it.
     pub overhead: f64,
-    /// Provider tokens per counted token.
+    /// Provider tokens per counted token: the least-squares slope over the calls.
     pub ratio: f64,
-    /// Median relative error of `overhead + ratio × count` against the reported prompts of the
-    /// file's own calls (none for the default).
+    /// Median relative error of predicting each of the file's calls from the ones before it
+    /// (none for the default, or with a single call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit_error: Option<f64>,
-    #[serde(skip)]
-    anchor: Option<Anchor>,
 }
 
 impl Calibration {
@@ -219,58 +212,41 @@ impl Calibration {
             overhead: prior.overhead,
             ratio: prior.ratio,
             fit_error: None,
-            anchor: None,
         }
     }
 
-    /// Fits `pairs` (none: no calibration). With `anchored`, the last pair is the exact
-    /// starting point of predictions; without, predictions use the fit alone.
-    pub fn from_pairs(pairs: &[Pair], prior: Prior, anchored: bool) -> Option<Self> {
+    /// Fits `pairs`, in call order (none: no calibration).
+    pub fn from_pairs(pairs: &[Pair], prior: Prior) -> Option<Self> {
         let last = pairs.last()?;
-        let (ratio, overhead) = fit(pairs).unwrap_or_else(|| {
-            let residuals = pairs
-                .iter()
-                .map(|p| p.reported - prior.ratio * p.counted)
-                .collect();
-            (prior.ratio, median(residuals))
-        });
-        let errors = pairs
-            .iter()
-            .map(|p| ((overhead + ratio * p.counted) - p.reported).abs() / p.reported)
-            .collect();
+        let mut sums = Sums::default();
+        let mut errors = Vec::new();
+        for (k, pair) in pairs.iter().enumerate() {
+            if let Some(previous) = k.checked_sub(1).map(|j| pairs[j]) {
+                let ratio = sums.ratio().unwrap_or(prior.ratio);
+                let predicted = previous.reported + ratio * (pair.counted - previous.counted);
+                errors.push((predicted - pair.reported).abs() / pair.reported);
+            }
+            sums.add(pair);
+        }
+        let ratio = sums.ratio().unwrap_or(prior.ratio);
         Some(Calibration {
             source: Source::Usage,
             calls: pairs.len(),
-            overhead,
+            overhead: last.reported - ratio * last.counted,
             ratio,
-            fit_error: Some(median(errors)),
-            anchor: anchored.then_some(Anchor {
-                counted: last.counted,
-                reported: last.reported,
-            }),
+            fit_error: (!errors.is_empty()).then(|| median(errors)),
         })
     }
 
-    /// The provider tokens of a context ctxc counts as `counted`: the last reported prompt plus
-    /// the ratio times what came after it, or the fit when there is no anchor.
+    /// The provider tokens of a context ctxc counts as `counted`.
     pub fn predict(&self, counted: usize) -> usize {
-        let counted = counted as f64;
-        let tokens = match self.anchor {
-            Some(a) => a.reported + self.ratio * (counted - a.counted),
-            None => self.overhead + self.ratio * counted,
-        };
-        tokens.max(0.0).round() as usize
-    }
-
-    /// The provider tokens of a new context (a compaction's output) ctxc counts as `counted`.
-    pub fn predict_fresh(&self, counted: usize) -> usize {
         (self.overhead + self.ratio * counted as f64)
             .max(0.0)
             .round() as usize
     }
 
-    /// The count ctxc must reach for a new context to be `provider` tokens by the fit: how a
-    /// target in provider tokens becomes a target for the strategies.
+    /// The count ctxc must reach for a context to be `provider` tokens: how a target in
+    /// provider tokens becomes a target for the strategies.
     pub fn counted_for(&self, provider: usize) -> usize {
         ((provider as f64 - self.overhead) / self.ratio)
             .max(0.0)
@@ -283,34 +259,38 @@ impl Calibration {
     }
 }
 
-/// Least squares `reported ≈ overhead + ratio × counted`, when the pairs are enough to fit a
-/// slope and it is plausible.
-fn fit(pairs: &[Pair]) -> Option<(f64, f64)> {
-    if pairs.len() < 3 {
-        return None;
+/// Running sums for a least-squares slope of reported on counted.
+#[derive(Default)]
+struct Sums {
+    n: f64,
+    x: f64,
+    y: f64,
+    xx: f64,
+    xy: f64,
+}
+
+impl Sums {
+    fn add(&mut self, p: &Pair) {
+        self.n += 1.0;
+        self.x += p.counted;
+        self.y += p.reported;
+        self.xx += p.counted * p.counted;
+        self.xy += p.counted * p.reported;
     }
-    let n = pairs.len() as f64;
-    let mx = pairs.iter().map(|p| p.counted).sum::<f64>() / n;
-    let my = pairs.iter().map(|p| p.reported).sum::<f64>() / n;
-    let sxx: f64 = pairs.iter().map(|p| (p.counted - mx).powi(2)).sum();
-    let sxy: f64 = pairs
-        .iter()
-        .map(|p| (p.counted - mx) * (p.reported - my))
-        .sum();
-    // Calls whose counts barely differ say nothing about the slope.
-    if sxx < n * 1_000.0 {
-        return None;
+
+    /// The slope, when the calls are enough to fit one and it is plausible.
+    fn ratio(&self) -> Option<f64> {
+        let sxx = self.xx - self.x * self.x / self.n;
+        // Fewer than three calls, or counts that barely differ, say nothing about the slope.
+        if self.n < 3.0 || sxx < self.n * 1_000.0 {
+            return None;
+        }
+        let ratio = (self.xy - self.x * self.y / self.n) / sxx;
+        RATIO_RANGE.contains(&ratio).then_some(ratio)
     }
-    let ratio = sxy / sxx;
-    RATIO_RANGE
-        .contains(&ratio)
-        .then_some((ratio, my - ratio * mx))
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
     if values.len() % 2 == 1 {
@@ -345,8 +325,8 @@ pub fn with_history(counter: &TokenCounter, conv: &Conversation, items: &[usize]
 }
 
 /// The calibration of `conv` whose per-item context counts are `items` (history uncounted, as
-/// [`crate::count`] leaves it) and preamble count `preamble`: fitted on its calls, anchored on
-/// the last one when no boundary came after it; else `prior` when it is worth reporting.
+/// [`crate::count`] leaves it) and preamble count `preamble`: fitted on its calls; without
+/// calls, `prior` when it is worth reporting.
 pub fn conversation(
     counter: &TokenCounter,
     conv: &Conversation,
@@ -355,9 +335,9 @@ pub fn conversation(
     prior: (Prior, bool),
 ) -> Option<Calibration> {
     let calls = calls(conv);
-    let Some(last) = calls.last() else {
+    if calls.is_empty() {
         return prior.1.then(|| Calibration::default_of(prior.0));
-    };
+    }
     let live_start = conv.items.iter().rposition(|i| i.boundary).unwrap_or(0);
     let has_history = conv
         .items
@@ -368,6 +348,99 @@ pub fn conversation(
     } else {
         items.to_vec()
     };
-    let pairs = pairs(conv, &all, preamble);
-    Calibration::from_pairs(&pairs, prior.0, last.start == live_start)
+    Calibration::from_pairs(&pairs(conv, &all, preamble), prior.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{ReadOptions, read};
+
+    fn conv(text: &str, format: Format) -> Conversation {
+        let opts = ReadOptions {
+            format: Some(format),
+            ..Default::default()
+        };
+        read(text.to_string(), &opts)
+            .unwrap()
+            .conversations
+            .remove(0)
+    }
+
+    #[test]
+    fn a_claude_code_call_is_sent_what_precedes_its_first_record_and_restarts_at_a_boundary() {
+        let usage = r#""usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":7}"#;
+        let text = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#.to_string(),
+            format!(r#"{{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{{"id":"m1","role":"assistant","content":[{{"type":"text","text":"a"}}],{usage}}}}}"#),
+            format!(r#"{{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{{"id":"m1","role":"assistant","content":[{{"type":"text","text":"b"}}],{usage}}}}}"#),
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"content":"Conversation compacted"}"#.to_string(),
+            r#"{"type":"user","uuid":"u2","parentUuid":"b","message":{"role":"user","content":"again"}}"#.to_string(),
+            format!(r#"{{"type":"assistant","uuid":"a3","parentUuid":"u2","message":{{"id":"m2","role":"assistant","content":[{{"type":"text","text":"c"}}],{usage}}}}}"#),
+        ]
+        .join("\n");
+        let calls = calls(&conv(&text, Format::ClaudeCode));
+        let want = |start, end| Call {
+            start,
+            end,
+            prompt: 115,
+        };
+        // One call per response (split records share message.id), the second after the boundary.
+        assert_eq!(calls, [want(0, 1), want(3, 5)]);
+    }
+
+    #[test]
+    fn a_codex_call_is_sent_everything_up_to_the_last_input_before_its_token_count() {
+        let count = |input: u64| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":40,"output_tokens":3}}}}}}}}"#
+            )
+        };
+        let text = [
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run ls"}]}}"#.to_string(),
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#.to_string(),
+            count(100),
+            count(100),
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a b"}}"#.to_string(),
+            r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#.to_string(),
+            count(130),
+        ]
+        .join("\n");
+        let calls = calls(&conv(&text, Format::Codex));
+        // The repeated event is one call; each call excludes its own reply.
+        let want = |end, prompt| Call {
+            start: 0,
+            end,
+            prompt,
+        };
+        assert_eq!(calls, [want(1, 100), want(5, 130)]);
+    }
+
+    #[test]
+    fn the_fit_recovers_ratio_and_overhead_and_reproduces_the_last_prompt() {
+        let pairs: Vec<Pair> = [1_000.0, 5_000.0, 9_000.0, 20_000.0]
+            .iter()
+            .map(|&c| Pair {
+                counted: c,
+                reported: 26_000.0 + 1.3 * c,
+            })
+            .collect();
+        let c = Calibration::from_pairs(&pairs, Prior::EXACT).unwrap();
+        assert!((c.ratio - 1.3).abs() < 1e-9, "{c:?}");
+        assert!((c.overhead - 26_000.0).abs() < 1e-6, "{c:?}");
+        assert_eq!(c.predict(20_000), 52_000);
+        assert_eq!(c.counted_for(52_000), 20_000);
+        // Two calls are too few for a slope: the prior's ratio through the last call.
+        let two = Calibration::from_pairs(&pairs[..2], Prior::EXACT).unwrap();
+        assert_eq!((two.ratio, two.predict(5_000)), (1.0, 32_500));
+        assert_eq!(Calibration::from_pairs(&[], Prior::EXACT), None);
+    }
+
+    #[test]
+    fn without_usage_only_claude_gets_a_default_estimate() {
+        let (claude, report) = Prior::for_transcript(Format::ClaudeCode, None);
+        assert!(report && claude.ratio == DEFAULT_CLAUDE_RATIO);
+        assert!(Prior::for_transcript(Format::OpenAi, Some("claude-sonnet-4-5")).1);
+        assert!(!Prior::for_transcript(Format::OpenAi, Some("gpt-4o")).1);
+    }
 }

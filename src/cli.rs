@@ -145,6 +145,11 @@ pub struct TriggerArgs {
     /// Ignore the !!!SUMMARY!!! marker in the last assistant message.
     #[arg(long)]
     pub no_marker: bool,
+
+    /// Compare ctxc's own count with the token trigger and --target-tokens even when the
+    /// transcript records provider usage (by default the provider's calibrated figure).
+    #[arg(long)]
+    pub raw_tokens: bool,
 }
 
 /// How a report is printed.

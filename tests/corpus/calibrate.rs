@@ -16,7 +16,7 @@ fn prediction_errors(counter: &TokenCounter, t: &ctxc::transcript::Transcript) -
         let items = with_history(counter, conv, &counts.items);
         let pairs = pairs(conv, &items, counts.preamble);
         for (k, pair) in pairs.iter().enumerate() {
-            let calibration = Calibration::from_pairs(&pairs[..k], prior, pair.continues)
+            let calibration = Calibration::from_pairs(&pairs[..k], prior)
                 .unwrap_or_else(|| Calibration::default_of(prior));
             let predicted = calibration.predict(pair.counted as usize) as f64;
             errors.push((predicted - pair.reported).abs() / pair.reported);
