@@ -272,7 +272,10 @@ pub fn measure(
         let total = tokens.total();
         let calibration =
             calibrate::conversation(counter, conv, &tokens.items, tokens.preamble, prior);
-        let provider = calibration.map(|c| c.predict(total));
+        // Triggers compare a fit on usage, never the default estimate (as `compact` does).
+        let provider = calibration
+            .filter(|c| !c.is_estimate())
+            .map(|c| c.predict(total));
         match calibration {
             Some(c) => calibrated.add(c, c.predict(total)),
             None => calibrated.raw += total,
