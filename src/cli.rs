@@ -65,7 +65,10 @@ pub enum Command {
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
     /// Context tokens are what the model would be sent: after the latest compact boundary,
-    /// without records that never reach it (reported as stored-only bytes).
+    /// without records that never reach it (reported as stored-only bytes). Provider tokens
+    /// are the next prompt as the provider would count it, calibrated on the usage the file
+    /// records (an estimate marked est. for Claude without usage). With -q, prints the total
+    /// alone: provider tokens when the files record usage, else context tokens.
     Stats(StatsArgs),
 }
 

@@ -97,6 +97,10 @@ fn a_session_claude_reported_above_80_percent_triggers_without_force() {
         file["contextTokensBefore"].as_u64().unwrap() < 120_000,
         "{file}"
     );
+    // --target-tokens is in provider tokens too.
+    let targeted = compact(&["--target-tokens", "120000"]);
+    let after = targeted["calibratedTokensAfter"].as_u64().unwrap();
+    assert!((90_000..=120_000).contains(&after), "{targeted}");
     // --raw-tokens compares ctxc's own count: nothing fires.
     let raw = compact(&["--raw-tokens"]);
     assert_eq!(raw["triggers"], serde_json::json!([]), "{raw}");
