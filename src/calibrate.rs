@@ -420,6 +420,26 @@ mod tests {
     }
 
     #[test]
+    fn an_openai_assistant_message_carries_the_usage_of_the_call_that_wrote_it() {
+        let text = r#"[{"role":"user","content":"hi"},
+            {"role":"assistant","content":"hello","usage":{"prompt_tokens":120,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":100}}},
+            {"role":"user","content":"more"},
+            {"role":"assistant","content":"sure","usage":{"input_tokens":140,"output_tokens":4}}]"#;
+        let conv = conv(text, Format::OpenAi);
+        let usage = conv.items[1].usage.unwrap();
+        assert_eq!(
+            (usage.input_tokens, usage.cache_read_input_tokens),
+            (20, 100)
+        );
+        let want = |end, prompt| Call {
+            start: 0,
+            end,
+            prompt,
+        };
+        assert_eq!(calls(&conv), [want(1, 120), want(3, 140)]);
+    }
+
+    #[test]
     fn the_fit_recovers_ratio_and_overhead_and_reproduces_the_last_prompt() {
         let pairs: Vec<Pair> = [1_000.0, 5_000.0, 9_000.0, 20_000.0]
             .iter()
