@@ -77,6 +77,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also wr
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l raw-tokens -d 'Compare ctxc\'s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider\'s calibrated figure)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force -d 'Compact even when no trigger fires'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l keep-payloads -d 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l drop-stored -d 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
@@ -178,6 +179,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-events -d 'Fire 
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l raw-tokens -d 'Compare ctxc\'s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider\'s calibrated figure)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l yaml -d 'Print the report as YAML'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l markdown -d 'Print the report as a markdown table'

@@ -75,7 +75,10 @@ pub enum Command {
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
     /// Context tokens are what the model would be sent: after the latest compact boundary,
-    /// without records that never reach it (reported as stored-only bytes).
+    /// without records that never reach it (reported as stored-only bytes). Provider tokens
+    /// are the next prompt as the provider would count it, calibrated on the usage the file
+    /// records (an estimate marked est. for Claude without usage). With -q, prints the total
+    /// alone: provider tokens when the files record usage, else context tokens.
     Stats(StatsArgs),
 }
 
@@ -172,6 +175,11 @@ pub struct TriggerArgs {
     /// Ignore the !!!SUMMARY!!! marker in the last assistant message.
     #[arg(long)]
     pub no_marker: bool,
+
+    /// Compare ctxc's own count with the token trigger and --target-tokens even when the
+    /// transcript records provider usage (by default the provider's calibrated figure).
+    #[arg(long)]
+    pub raw_tokens: bool,
 }
 
 /// How a report is printed.

@@ -100,7 +100,9 @@ pub fn trigger_settings(
 ) -> Result<TriggerSettings> {
     let mut layer = Layer::default();
     layer.add_triggers(args);
-    triggers_of(&layer, tokens, force)
+    let mut triggers = triggers_of(&layer, tokens, force)?;
+    triggers.raw_tokens = args.raw_tokens;
+    Ok(triggers)
 }
 
 fn triggers_of(layer: &Layer, tokens: &TokenSettings, force: bool) -> Result<TriggerSettings> {
@@ -124,6 +126,7 @@ fn triggers_of(layer: &Layer, tokens: &TokenSettings, force: bool) -> Result<Tri
         max_events: layer.max_events.unwrap_or(defaults.max_events),
         marker: layer.summary_marker.unwrap_or(true),
         force,
+        raw_tokens: false,
     })
 }
 
@@ -494,8 +497,9 @@ impl CompactConfig {
         };
         let tokens =
             token_settings(&merged).with_context(|| blame("model/encoding/context_window"))?;
-        let triggers =
+        let mut triggers =
             triggers_of(&merged, &tokens, args.force).with_context(|| blame("trigger_ratio"))?;
+        triggers.raw_tokens = args.triggers.raw_tokens;
         let target = match (merged.target_tokens, merged.target_ratio) {
             (Some(_), Some(_)) => bail!(
                 "set target_tokens or target_ratio, not both: {} and {}",

@@ -4,6 +4,7 @@
 //! maps the returned [`ExitStatus`] to the process exit code.
 
 pub mod archive;
+pub mod calibrate;
 pub mod cli;
 pub mod commands;
 pub mod config;

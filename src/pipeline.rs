@@ -6,6 +6,7 @@
 //! nothing are written back byte-for-byte, and a file where nothing fires comes out
 //! byte-identical.
 
+use crate::calibrate::{self, Calibration, Prior};
 use crate::engine::{self, Compaction, Goal};
 use crate::plan::Subject;
 use crate::retention::{Retention, retention};
@@ -60,8 +61,11 @@ pub struct ConversationResult {
     pub triggers: Vec<Trigger>,
     /// Why none fired, when none did.
     pub why_not: Option<String>,
-    /// The target it was compacted towards.
+    /// The target it was compacted towards (in ctxc's counts).
     pub target_tokens: Option<usize>,
+    /// How provider tokens relate to ctxc's counts, fitted on the usage the conversation
+    /// records (none without usage): `before.provider_tokens` and [`Self::provider_tokens_after`].
+    pub calibration: Option<Calibration>,
     /// The compaction, when one ran.
     pub compaction: Option<Compaction>,
     /// Context tokens after (exact, from the output read back).
@@ -70,6 +74,13 @@ pub struct ConversationResult {
     pub messages_after: usize,
     /// Facts kept.
     pub retention: Retention,
+}
+
+impl ConversationResult {
+    /// Context tokens after, as the provider would count them (the fit applied to the output).
+    pub fn provider_tokens_after(&self) -> Option<usize> {
+        self.calibration.map(|c| c.predict(self.tokens_after))
+    }
 }
 
 /// The result of one transcript.
@@ -143,27 +154,30 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
     let conversations = planned
         .into_iter()
         .enumerate()
-        .map(|(c, (_, goal, compaction, before, triggers))| {
-            if let Some(compaction) = &compaction {
-                merge_stats(&mut stats, &compaction.stats);
-            }
-            let after = &out.conversations[c];
-            let tokens_after = crate::count::count_conversation(counter, after).total();
-            let messages_after = Measures::of(after, tokens_after).events;
-            ConversationResult {
-                location: t.conversations[c].location.clone(),
-                why_not: triggers
-                    .is_empty()
-                    .then(|| trigger::why_not(&settings.triggers, &before)),
-                target_tokens: goal.map(|g| g.target_tokens),
-                before,
-                triggers,
-                retention: retention(&t.conversations[c], after),
-                compaction,
-                tokens_after,
-                messages_after,
-            }
-        })
+        .map(
+            |(c, (_, goal, compaction, before, triggers, calibration))| {
+                if let Some(compaction) = &compaction {
+                    merge_stats(&mut stats, &compaction.stats);
+                }
+                let after = &out.conversations[c];
+                let tokens_after = crate::count::count_conversation(counter, after).total();
+                let messages_after = Measures::of(after, tokens_after).events;
+                ConversationResult {
+                    location: t.conversations[c].location.clone(),
+                    why_not: triggers
+                        .is_empty()
+                        .then(|| trigger::why_not(&settings.triggers, &before)),
+                    target_tokens: goal.map(|g| g.target_tokens),
+                    calibration,
+                    before,
+                    triggers,
+                    retention: retention(&t.conversations[c], after),
+                    compaction,
+                    tokens_after,
+                    messages_after,
+                }
+            },
+        )
         .collect();
     Ok(Outcome {
         output,
@@ -181,6 +195,7 @@ type Planned<'a> = (
     Option<Compaction>,
     Measures,
     Vec<Trigger>,
+    Option<Calibration>,
 );
 
 /// Measures conversation `c`, checks its triggers and, when one fires, compacts it; with
@@ -192,11 +207,22 @@ fn plan_conversation<'a>(
 ) -> Result<Planned<'a>> {
     let subject = Subject::new(t, c, settings.counter);
     let tokens = subject.keep_all().tokens(&subject);
-    let measures = Measures::of(&t.conversations[c], tokens);
+    // Only a fit on recorded usage steers compaction; a default estimate is only reported.
+    let calibration = calibrate::conversation(
+        settings.counter,
+        subject.conv,
+        &subject.tokens,
+        subject.preamble_tokens,
+        Prior::for_transcript(t.format, None),
+    )
+    .filter(|c| !c.is_estimate());
+    let measures = Measures::of(&t.conversations[c], tokens)
+        .with_provider(calibration.map(|c| c.predict(tokens)));
     let fired = trigger::fired(&settings.triggers, &measures);
     let mut planned = None;
     if !fired.is_empty() {
-        let goal = goal(settings, &measures, &fired);
+        let steering = calibration.filter(|_| !settings.triggers.raw_tokens);
+        let goal = goal(settings, &measures, &fired, steering);
         let compaction = engine::compact(
             &subject,
             settings.summarizer,
@@ -210,18 +236,25 @@ fn plan_conversation<'a>(
     if settings.strategy.drop_stored {
         compaction = Some(engine::drop_stored(&subject, compaction));
     }
-    Ok((subject, goal, compaction, measures, fired))
+    Ok((subject, goal, compaction, measures, fired, calibration))
 }
 
-/// The goal for a conversation whose triggers fired.
-fn goal(settings: &Settings, m: &Measures, fired: &[Trigger]) -> Goal {
+/// The goal for a conversation whose triggers fired. With a `calibration`, the threshold and
+/// `--target-tokens` are provider tokens, turned into the count the strategies work in.
+fn goal(
+    settings: &Settings,
+    m: &Measures,
+    fired: &[Trigger],
+    calibration: Option<Calibration>,
+) -> Goal {
     let triggers = &settings.triggers;
     let threshold = triggers
         .token_threshold()
         .unwrap_or((0.8 * triggers.context_window as f64) as usize);
+    let counted = |provider: usize| calibration.map_or(provider, |c| c.counted_for(provider));
     let target_tokens = match settings.target {
-        Target::Threshold => threshold,
-        Target::Tokens(n) => n,
+        Target::Threshold => counted(threshold),
+        Target::Tokens(n) => counted(n),
         Target::Ratio(r) => (r * m.tokens as f64).floor() as usize,
     };
     let has = |name: &str| fired.iter().any(|t| t.name() == name);

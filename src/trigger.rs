@@ -24,6 +24,9 @@ pub struct TriggerSettings {
     pub marker: bool,
     /// Always fire (the user asks).
     pub force: bool,
+    /// Compare ctxc's own count with the threshold even when the transcript records provider
+    /// usage (`--raw-tokens`); by default the provider's calibrated figure is compared.
+    pub raw_tokens: bool,
 }
 
 impl Default for TriggerSettings {
@@ -35,6 +38,7 @@ impl Default for TriggerSettings {
             max_events: 700,
             marker: true,
             force: false,
+            raw_tokens: false,
         }
     }
 }
@@ -51,8 +55,11 @@ impl TriggerSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Measures {
-    /// Context tokens.
+    /// Context tokens (ctxc's exact count).
     pub tokens: usize,
+    /// Context tokens as the provider would count them, calibrated on the usage the
+    /// transcript records (DESIGN "Which tokens"); `None` without usage.
+    pub provider_tokens: Option<usize>,
     /// User turns in the live context.
     pub turns: usize,
     /// Logical messages in the live context.
@@ -83,9 +90,26 @@ impl Measures {
             });
         Measures {
             tokens,
+            provider_tokens: None,
             turns,
             events,
             marker,
+        }
+    }
+
+    /// These measures with the provider's calibrated figure.
+    pub fn with_provider(self, provider_tokens: Option<usize>) -> Self {
+        Measures {
+            provider_tokens,
+            ..self
+        }
+    }
+
+    /// The figure the token trigger compares: the provider's when known and not overridden.
+    pub fn trigger_tokens(&self, settings: &TriggerSettings) -> usize {
+        match self.provider_tokens {
+            Some(n) if !settings.raw_tokens => n,
+            _ => self.tokens,
         }
     }
 }
@@ -137,11 +161,9 @@ impl Trigger {
 /// Every trigger that fires for `m` under `settings`.
 pub fn fired(settings: &TriggerSettings, m: &Measures) -> Vec<Trigger> {
     let mut fired = Vec::new();
-    if let Some(threshold) = settings.token_threshold().filter(|&t| m.tokens >= t) {
-        fired.push(Trigger::Tokens {
-            tokens: m.tokens,
-            threshold,
-        });
+    let tokens = m.trigger_tokens(settings);
+    if let Some(threshold) = settings.token_threshold().filter(|&t| tokens >= t) {
+        fired.push(Trigger::Tokens { tokens, threshold });
     }
     let turns = settings.turn_threshold;
     if turns > 0 && m.turns >= turns {
@@ -168,8 +190,13 @@ pub fn fired(settings: &TriggerSettings, m: &Measures) -> Vec<Trigger> {
 
 /// Why nothing fired, for the report.
 pub fn why_not(settings: &TriggerSettings, m: &Measures) -> String {
+    let provider = if m.provider_tokens.is_some() && !settings.raw_tokens {
+        " (provider, calibrated)"
+    } else {
+        ""
+    };
     let tokens = match settings.token_threshold() {
-        Some(t) => format!("{} < {t} tokens", m.tokens),
+        Some(t) => format!("{} < {t} tokens{provider}", m.trigger_tokens(settings)),
         None => "token trigger off".into(),
     };
     format!(
@@ -190,6 +217,7 @@ mod tests {
         };
         let below = Measures {
             tokens: 799,
+            provider_tokens: None,
             turns: 199,
             events: 699,
             marker: false,
@@ -197,6 +225,7 @@ mod tests {
         assert!(fired(&s, &below).is_empty());
         let at = Measures {
             tokens: 800,
+            provider_tokens: None,
             turns: 200,
             events: 700,
             marker: true,
@@ -213,5 +242,31 @@ mod tests {
         };
         let names: Vec<_> = fired(&off, &at).iter().map(Trigger::name).collect();
         assert_eq!(names, ["force"]);
+    }
+
+    #[test]
+    fn the_provider_figure_fires_the_token_trigger_unless_raw_counts_are_asked_for() {
+        let s = TriggerSettings {
+            context_window: 1000,
+            ..Default::default()
+        };
+        let m = Measures {
+            tokens: 500,
+            ..Default::default()
+        }
+        .with_provider(Some(850));
+        assert_eq!(
+            fired(&s, &m),
+            [Trigger::Tokens {
+                tokens: 850,
+                threshold: 800
+            }]
+        );
+        let raw = TriggerSettings {
+            raw_tokens: true,
+            ..s
+        };
+        assert!(fired(&raw, &m).is_empty());
+        assert!(why_not(&raw, &m).contains("500 < 800 tokens"));
     }
 }

@@ -108,7 +108,14 @@ pub struct FileReport {
     pub context_tokens_before: usize,
     /// Context tokens after (exact: counted on the output read back).
     pub context_tokens_after: usize,
-    /// The target, summed over compacted conversations.
+    /// Context tokens before as the provider would count them, calibrated on the usage the
+    /// file records (absent without usage).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_tokens_before: Option<usize>,
+    /// The same after: the calibration applied to the output's exact count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_tokens_after: Option<usize>,
+    /// The target (in ctxc's counts), summed over compacted conversations.
     pub target_tokens: Option<usize>,
     /// 1 − after / before.
     pub saved_ratio: f64,
@@ -183,6 +190,12 @@ impl FileReport {
             r.messages_after += conv.messages_after;
             r.context_tokens_before += conv.before.tokens;
             r.context_tokens_after += conv.tokens_after;
+            // Conversations without usage count as ctxc counts them.
+            if let Some(after) = conv.provider_tokens_after() {
+                let before = conv.before.provider_tokens.unwrap_or(conv.before.tokens);
+                *r.calibrated_tokens_before.get_or_insert(0) += before;
+                *r.calibrated_tokens_after.get_or_insert(0) += after;
+            }
             r.retention += conv.retention;
             for trigger in &conv.triggers {
                 let name = trigger.name().to_string();
@@ -382,6 +395,16 @@ fn retention_cell(r: &Retention) -> String {
         .join(" ")
 }
 
+/// `167,094→80,311` in provider tokens, `-` when the file records no usage.
+fn calibrated_cell(f: &FileReport) -> String {
+    match (f.calibrated_tokens_before, f.calibrated_tokens_after) {
+        (Some(before), Some(after)) => {
+            format!("{}→{}", thousands(before as u64), thousands(after as u64))
+        }
+        _ => "-".into(),
+    }
+}
+
 /// The report as a table.
 pub fn table(report: &CompactReport) -> Table {
     let estimated = if report.tokenizer.exact {
@@ -397,13 +420,14 @@ pub fn table(report: &CompactReport) -> Table {
         "BYTES AFTER".into(),
         format!("TOKENS BEFORE{estimated}"),
         "TOKENS AFTER".into(),
+        "PROVIDER BEFORE→AFTER".into(),
         "SAVED".into(),
         "TARGET".into(),
         "STEPS".into(),
         "RETENTION p/c/e/u".into(),
     ];
     let numeric = vec![
-        false, false, false, true, true, true, true, true, true, false, false,
+        false, false, false, true, true, true, true, true, true, true, false, false,
     ];
     let rows = report
         .files
@@ -423,6 +447,7 @@ pub fn table(report: &CompactReport) -> Table {
                 thousands(f.bytes_after as u64),
                 thousands(f.context_tokens_before as u64),
                 thousands(f.context_tokens_after as u64),
+                calibrated_cell(f),
                 percent(f.saved_ratio),
                 f.target_tokens.map_or("-".into(), |t| thousands(t as u64)),
                 if steps.is_empty() {
@@ -447,6 +472,7 @@ pub fn table(report: &CompactReport) -> Table {
         thousands(t.bytes_after as u64),
         thousands(t.context_tokens_before as u64),
         thousands(t.context_tokens_after as u64),
+        String::new(),
         percent(t.saved_ratio),
         String::new(),
         String::new(),
@@ -462,7 +488,7 @@ pub fn table(report: &CompactReport) -> Table {
         }
     }
     notes.push(format!(
-        "tokens: {}{}; retention p/c/e/u = file paths, commands, error lines, user requests kept",
+        "tokens: {}{}; provider = calibrated on the usage the file records (the token trigger and target use it; --raw-tokens: ctxc's counts); retention p/c/e/u = file paths, commands, error lines, user requests kept",
         report.tokenizer.encoding,
         if report.tokenizer.exact {
             " (exact)"

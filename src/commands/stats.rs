@@ -2,6 +2,7 @@
 //! breakdowns, provider-reported usage, and which triggers would fire.
 
 use crate::ExitStatus;
+use crate::calibrate::{self, Calibration, Prior, Source};
 use crate::cli::StatsArgs;
 use crate::config::{TokenSettings, trigger_settings};
 use crate::count::{Breakdown, count_transcript, stored_only_bytes};
@@ -71,6 +72,14 @@ pub struct Figures {
     pub breakdown: Breakdown,
     /// Usage the provider reported in the transcript, kept apart from ctxc's counts.
     pub provider_usage: Option<ProviderUsage>,
+    /// Context tokens as the provider would count them, fitted on the usage the file records
+    /// (absent when it records none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_context_tokens: Option<usize>,
+    /// How provider tokens were obtained: fitted on the file's calls, or the documented
+    /// default for a model with no public tokenizer (an estimate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationStats>,
     /// Trigger name → number of conversations where it would fire.
     pub triggers: BTreeMap<String, usize>,
 }
@@ -92,6 +101,29 @@ pub struct ProviderUsage {
     /// The prompt size of the last reported call (input + cache creation + cache read): the
     /// provider's own view of the context, to compare with `contextTokens`.
     pub last_context_tokens: u64,
+}
+
+/// How a file's provider tokens were obtained (its largest conversation's calibration).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalibrationStats {
+    /// `usage` (fitted on the file's calls) or `default` (an estimate).
+    pub source: Source,
+    /// Whether the figure is an estimate (no usage in the file).
+    pub estimate: bool,
+    /// Calls with usage the fit used.
+    pub calls: usize,
+    /// Tokens the provider adds to every request (not stored in the file).
+    pub overhead: u64,
+    /// Provider tokens per counted token.
+    pub ratio: f64,
+    /// Median relative error of the fit on the file's own calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_error: Option<f64>,
+    /// Context tokens as the provider would count them (summed over conversations).
+    pub context_tokens: usize,
+    /// Their share of the context window (the largest conversation's).
+    pub window_share: f64,
 }
 
 /// Sums over all files.
@@ -129,7 +161,7 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     let measured: Vec<FileStats> = inputs
         .par_iter()
         .map(|input| {
-            let stats = file_stats(input, &opts, &counter, &triggers);
+            let stats = file_stats(input, &opts, &counter, &triggers, tokens.model.as_deref());
             progress.advance();
             stats
         })
@@ -163,7 +195,12 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
 fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if quiet && format == OutputFormat::Table {
-        writeln!(out, "{}", report.totals.figures.context_tokens)?;
+        // The provider's view when the files record usage: what "how full is it" means.
+        let figures = &report.totals.figures;
+        let tokens = figures
+            .calibrated_context_tokens
+            .unwrap_or(figures.context_tokens);
+        writeln!(out, "{tokens}")?;
     } else {
         let text = report::render(format, report, &table(report))?;
         out.write_all(text.as_bytes())?;
@@ -177,6 +214,7 @@ pub fn file_stats(
     opts: &ReadOptions,
     counter: &TokenCounter,
     triggers: &TriggerSettings,
+    model: Option<&str>,
 ) -> FileStats {
     let path = input.display();
     let loaded = discover::load(input)
@@ -193,7 +231,7 @@ pub fn file_stats(
             error: None,
             format: Some(t.format.to_string()),
             container: Some(t.container.clone()),
-            figures: measure(&t, counter, triggers),
+            figures: measure(&t, counter, triggers, model),
         },
         Err(error) => FileStats {
             path,
@@ -211,8 +249,15 @@ fn locate(line: usize, message: &str) -> String {
     }
 }
 
-/// Every figure of a transcript.
-pub fn measure(t: &Transcript, counter: &TokenCounter, triggers: &TriggerSettings) -> Figures {
+/// Every figure of a transcript; `model` is the model named on the command line, if any.
+pub fn measure(
+    t: &Transcript,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+    model: Option<&str>,
+) -> Figures {
+    let prior = Prior::for_transcript(t.format, model);
+    let mut calibrated = Calibrated::default();
     let counts = count_transcript(counter, t);
     let mut figures = Figures {
         conversations: t.conversations.len(),
@@ -225,7 +270,17 @@ pub fn measure(t: &Transcript, counter: &TokenCounter, triggers: &TriggerSetting
     figures.stored_only_bytes = t.source.len().saturating_sub(listed);
     for (conv, tokens) in t.conversations.iter().zip(&counts.conversations) {
         let total = tokens.total();
-        let measures = Measures::of(conv, total);
+        let calibration =
+            calibrate::conversation(counter, conv, &tokens.items, tokens.preamble, prior);
+        // Triggers compare a fit on usage, never the default estimate (as `compact` does).
+        let provider = calibration
+            .filter(|c| !c.is_estimate())
+            .map(|c| c.predict(total));
+        match calibration {
+            Some(c) => calibrated.add(c, c.predict(total)),
+            None => calibrated.raw += total,
+        }
+        let measures = Measures::of(conv, total).with_provider(provider);
         figures.messages += measures.events;
         figures.context_tokens += total;
         figures.max_conversation_tokens = figures.max_conversation_tokens.max(total);
@@ -235,7 +290,51 @@ pub fn measure(t: &Transcript, counter: &TokenCounter, triggers: &TriggerSetting
             *figures.triggers.entry(fired.name().into()).or_default() += 1;
         }
     }
+    calibrated.finish(&mut figures, triggers.context_window);
     figures
+}
+
+/// Provider tokens summed over a file's conversations, and the calibration of its largest.
+#[derive(Default)]
+struct Calibrated {
+    /// Provider tokens of conversations with a calibration.
+    tokens: usize,
+    /// ctxc's counts of the others (a fit says nothing about them).
+    raw: usize,
+    /// The calibration with the most calls (then the largest context), and its figure.
+    main: Option<(Calibration, usize)>,
+}
+
+impl Calibrated {
+    fn add(&mut self, c: Calibration, provider: usize) {
+        self.tokens += provider;
+        let better = self
+            .main
+            .is_none_or(|(m, p)| (c.calls, provider) > (m.calls, p));
+        if better {
+            self.main = Some((c, provider));
+        }
+    }
+
+    fn finish(self, figures: &mut Figures, window: usize) {
+        let Some((main, largest)) = self.main else {
+            return;
+        };
+        let tokens = self.tokens + self.raw;
+        if !main.is_estimate() {
+            figures.calibrated_context_tokens = Some(tokens);
+        }
+        figures.calibration = Some(CalibrationStats {
+            source: main.source,
+            estimate: main.is_estimate(),
+            calls: main.calls,
+            overhead: main.overhead.max(0.0).round() as u64,
+            ratio: (main.ratio * 1000.0).round() / 1000.0,
+            fit_error: main.fit_error.map(|e| (e * 10_000.0).round() / 10_000.0),
+            context_tokens: tokens,
+            window_share: (largest as f64 / window as f64 * 1000.0).round() / 1000.0,
+        });
+    }
 }
 
 fn provider_usage(t: &Transcript) -> Option<ProviderUsage> {
@@ -273,6 +372,16 @@ impl Figures {
             .max(other.max_conversation_tokens);
         self.stored_only_bytes += other.stored_only_bytes;
         self.breakdown.merge(&other.breakdown);
+        // A total in provider tokens: files without usage count as ctxc counts them.
+        if self.calibrated_context_tokens.is_some() || other.calibrated_context_tokens.is_some() {
+            let mine = self
+                .calibrated_context_tokens
+                .unwrap_or(self.context_tokens - other.context_tokens);
+            let theirs = other
+                .calibrated_context_tokens
+                .unwrap_or(other.context_tokens);
+            self.calibrated_context_tokens = Some(mine + theirs);
+        }
         if let Some(theirs) = other.provider_usage {
             let mine = self.provider_usage.get_or_insert_default();
             mine.messages += theirs.messages;
@@ -313,6 +422,7 @@ fn table(report: &StatsReport) -> Table {
         "MSGS".into(),
         "BYTES".into(),
         format!("CONTEXT TOKENS{estimated}"),
+        "PROVIDER TOKENS (WINDOW)".into(),
         "STORED-ONLY BYTES".into(),
         "PROVIDER CONTEXT".into(),
         "TRIGGERS".into(),
@@ -323,7 +433,7 @@ fn table(report: &StatsReport) -> Table {
         .map(|f| match &f.error {
             Some(_) => {
                 let mut cells = vec![f.path.clone(), "failed".into()];
-                cells.resize(9, "-".into());
+                cells.resize(10, "-".into());
                 cells
             }
             None => row(
@@ -342,13 +452,20 @@ fn table(report: &StatsReport) -> Table {
     };
     let total_label = format!("TOTAL ({} {files}{failed})", t.files);
     Table {
-        numeric: vec![false, false, true, true, true, true, true, true, false],
+        numeric: vec![
+            false, false, true, true, true, true, true, true, true, false,
+        ],
         headers: headers.to_vec(),
         rows,
         total: Some({
             let mut total = row(total_label, String::new(), &report.totals.figures);
             // Each file's last prompt size is its own session's; a sum would mean nothing.
-            total[7] = "-".into();
+            total[8] = "-".into();
+            total[6] = report
+                .totals
+                .figures
+                .calibrated_context_tokens
+                .map_or_else(|| "-".into(), |n| thousands(n as u64));
             total
         }),
         notes: notes(report),
@@ -364,6 +481,7 @@ fn row(label: String, format: String, f: &Figures) -> Vec<String> {
         thousands(f.messages as u64),
         thousands(f.bytes as u64),
         thousands(f.context_tokens as u64),
+        provider_cell(f.calibration.as_ref()),
         thousands(f.stored_only_bytes as u64),
         f.provider_usage
             .map(|u| thousands(u.last_context_tokens))
@@ -374,6 +492,17 @@ fn row(label: String, format: String, f: &Figures) -> Vec<String> {
             triggers.join(" ")
         },
     ]
+}
+
+/// `171,234 (86%)` fitted on usage, `~61,000 (31%) est.` for the default, `-` without either.
+fn provider_cell(c: Option<&CalibrationStats>) -> String {
+    let Some(c) = c else { return "-".into() };
+    let share = format!("{:.0}%", c.window_share * 100.0);
+    if c.estimate {
+        format!("~{} ({share}) est.", thousands(c.context_tokens as u64))
+    } else {
+        format!("{} ({share})", thousands(c.context_tokens as u64))
+    }
 }
 
 fn notes(report: &StatsReport) -> Vec<String> {
@@ -405,7 +534,24 @@ fn notes(report: &StatsReport) -> Vec<String> {
         format!("by kind: {}", breakdown_line(&b.by_kind, usize::MAX)),
         format!("by tool (top 10): {}", breakdown_line(&b.by_tool, 10)),
         "provider context: the prompt size the provider reported for the last call (input + cache), never mixed into ctxc's counts".into(),
+        format!(
+            "provider tokens: the next prompt as the provider would count it: the last reported prompt plus ratio × what came after it, fitted per file on its calls' usage; est. = no usage, a default for models without a public tokenizer (Claude: ratio {}, overhead {})",
+            calibrate::DEFAULT_CLAUDE_RATIO,
+            thousands(calibrate::DEFAULT_CLAUDE_OVERHEAD as u64)
+        ),
     ]);
+    for f in &report.files {
+        if let Some(c) = f.figures.calibration.as_ref().filter(|c| !c.estimate) {
+            notes.push(format!(
+                "{}: calibrated on {} calls: overhead {}, ratio {:.3}, fit error {:.1}%",
+                f.path,
+                c.calls,
+                thousands(c.overhead),
+                c.ratio,
+                c.fit_error.unwrap_or(0.0) * 100.0
+            ));
+        }
+    }
     notes
 }
 

@@ -252,6 +252,7 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
         let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
         parse_record(&value, &mut item);
         item.anchor = is_boundary;
+        item.boundary = is_boundary;
         item.stored_only_bytes = member(record.raw, "toolUseResult").map_or(0, |v| v.get().len());
         item.disposable = value
             .get("type")

@@ -83,6 +83,7 @@ impl Adapter for Codex {
                 "compacted" => {
                     parse_compacted(payload, &mut item);
                     item.anchor = true;
+                    item.boundary = true;
                     boundary = Some(items.len());
                 }
                 // A forked rollout repeats its parent's meta; the first one is this session's.

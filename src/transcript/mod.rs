@@ -232,6 +232,14 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
 }
 
+impl Usage {
+    /// The whole prompt the provider counted for the call: uncached input plus cache writes
+    /// and reads.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+}
+
 /// One stored record or message, with the bytes it came from.
 #[derive(Debug, Clone)]
 pub struct Item {
@@ -276,6 +284,9 @@ pub struct Item {
     /// Whether the harness injected the message rather than the user typing it (Claude Code
     /// `isMeta`: skill bodies, command expansions, caveats).
     pub meta: bool,
+    /// Whether the model's context restarts at this record (a Claude Code `compact_boundary`,
+    /// a Codex `compacted` record): calls after it were sent nothing before it.
+    pub boundary: bool,
 }
 
 impl Item {
@@ -299,6 +310,7 @@ impl Item {
             anchor: false,
             stale_history: false,
             meta: false,
+            boundary: false,
         }
     }
 

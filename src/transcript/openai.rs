@@ -463,6 +463,33 @@ pub(super) fn parse_message(value: &Value, item: &mut Item) {
     item.kind = kind_of(item);
     item.ctxc_summary = item.kind == Kind::Summary;
     item.in_context = item.role != Role::None;
+    if item.role == Role::Assistant {
+        item.usage = value.get("usage").and_then(usage_of);
+    }
+}
+
+/// Provider usage stored on an assistant message (the call that wrote it): Chat Completions
+/// `prompt_tokens` or Responses `input_tokens`, cached tokens counted inside either.
+fn usage_of(usage: &Value) -> Option<super::Usage> {
+    let n = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| usage.get(*k).and_then(Value::as_u64))
+    };
+    let prompt = n(&["prompt_tokens", "input_tokens"])?;
+    let details = ["prompt_tokens_details", "input_tokens_details"]
+        .iter()
+        .find_map(|k| usage.get(*k));
+    let cached = details
+        .and_then(|d| d.get("cached_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(prompt);
+    Some(super::Usage {
+        input_tokens: prompt - cached,
+        output_tokens: n(&["completion_tokens", "output_tokens"]).unwrap_or(0),
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: cached,
+    })
 }
 
 fn push_call(id: Option<&Value>, function: &Value, item: &mut Item) {

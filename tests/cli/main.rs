@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `ctxc` binary on temp dirs, corpus copies and fixtures.
 
 mod archive;
+mod calibrate;
 mod check;
 mod compact;
 mod man;

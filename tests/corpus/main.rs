@@ -3,6 +3,7 @@
 //! listed in `UNSUPPORTED` with the error they must give.
 
 mod archive;
+mod calibrate;
 mod compact;
 mod drop_stored;
 mod tokens;

@@ -1,0 +1,469 @@
+//! Context tokens as the provider counts them (DESIGN "Which tokens").
+//!
+//! ctxc counts exactly what the transcript holds; the provider counts more — a system prompt
+//! and tool definitions the client never stores, in its own tokenizer. When the transcript
+//! records the provider's usage per call (Claude Code `message.usage`, Codex `token_count`,
+//! OpenAI `usage`), each call gives a pair: the prompt size the provider reported, and ctxc's
+//! count of the items that call was sent. From those pairs this module fits the provider's
+//! tokenizer ratio (a least-squares slope) and its fixed overhead, and predicts the prompt of
+//! the next call: the last reported prompt is exact, so only what came after it is estimated
+//! with the ratio. A compaction's output is predicted the same way: the hidden overhead stays,
+//! and what ctxc removed or added counts at the ratio.
+//!
+//! Counts come from [`crate::count`]'s per-item counts as running sums: no text is counted twice.
+
+use crate::count::part_tokens;
+use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
+use crate::transcript::{Conversation, Format, Kind, Role};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Claude's tokens per o200k token on Claude Code content, used when a file holds no usage.
+/// The corpus's Claude Code sessions fit 1.2–1.4; with [`DEFAULT_CLAUDE_OVERHEAD`] this
+/// predicts their 318 calls at a median error of 7.6%, 24% at the 90th percentile
+/// (`cargo test --test corpus calibrate -- --nocapture`).
+pub const DEFAULT_CLAUDE_RATIO: f64 = 1.33;
+
+/// Tokens Claude Code sends with every request but never stores (system prompt and tool
+/// definitions), used when a file holds no usage: the first calls of the corpus's main
+/// sessions reported ~25,900 more than 1.33 × ctxc's count.
+pub const DEFAULT_CLAUDE_OVERHEAD: f64 = 26_000.0;
+
+/// A tokenizer ratio outside this range means the pairs are not what they seem (a file
+/// whose calls were sent history stored elsewhere); the fit then keeps the default ratio.
+const RATIO_RANGE: std::ops::RangeInclusive<f64> = 0.5..=3.0;
+
+/// One model call the transcript recorded usage for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    /// The first item the call was sent: its latest compact boundary, else 0.
+    pub start: usize,
+    /// One past the last item the call was sent (its own reply excluded).
+    pub end: usize,
+    /// The prompt tokens the provider reported (input plus cache writes and reads).
+    pub prompt: u64,
+}
+
+/// The calls of `conv` with reported usage, in order. A reply's usage is on its first record
+/// (Claude Code, OpenAI: the call was sent everything before it) or on an event after the
+/// reply (Codex `token_count`: the call was sent everything up to the last input before it).
+///
+/// A call whose context holds a ctxc summary is left out: its usage was recorded before ctxc
+/// compacted the file, for the items the summary replaced.
+pub fn calls(conv: &Conversation) -> Vec<Call> {
+    let mut calls = Vec::new();
+    let mut start = 0;
+    let mut input_end = 0;
+    let mut summary = None;
+    for (i, item) in conv.items.iter().enumerate() {
+        if item.boundary {
+            start = i;
+            input_end = i;
+        }
+        if item.ctxc_summary {
+            summary = Some(i);
+        }
+        let stale = summary.is_some_and(|s| s >= start);
+        if let Some(usage) = item.usage.filter(|u| u.prompt_tokens() > 0 && !stale) {
+            let end = if item.role == Role::Assistant {
+                i
+            } else {
+                input_end
+            };
+            let call = Call {
+                start,
+                end,
+                prompt: usage.prompt_tokens(),
+            };
+            // Codex repeats a `token_count` event when only its rate limits changed.
+            if calls.last() != Some(&call) {
+                calls.push(call);
+            }
+        }
+        if item.kind != Kind::NonContext && item.role != Role::Assistant {
+            input_end = i + 1;
+        }
+    }
+    calls
+}
+
+/// Running sums of per-item counts: `sums[i]` = tokens of items `0..i`.
+pub fn running_sums(items: &[usize]) -> Vec<u64> {
+    let mut sums = Vec::with_capacity(items.len() + 1);
+    let mut total = 0u64;
+    sums.push(0);
+    for &n in items {
+        total += n as u64;
+        sums.push(total);
+    }
+    sums
+}
+
+/// ctxc's count of what `call` was sent, from the running sums of the item counts and the
+/// preamble's count (the same total [`crate::count::ConversationTokens::total`] makes).
+pub fn call_tokens(call: &Call, sums: &[u64], preamble: usize) -> u64 {
+    sums[call.end] - sums[call.start] + (preamble + TOKENS_PER_REPLY) as u64
+}
+
+/// A pair of one call: ctxc's count and the provider's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    /// ctxc's count of what the call was sent.
+    pub counted: f64,
+    /// The prompt the provider reported.
+    pub reported: f64,
+}
+
+/// The pairs of a conversation's calls, given its per-item counts and preamble count.
+pub fn pairs(conv: &Conversation, items: &[usize], preamble: usize) -> Vec<Pair> {
+    let sums = running_sums(items);
+    calls(conv)
+        .into_iter()
+        .map(|call| Pair {
+            counted: call_tokens(&call, &sums, preamble) as f64,
+            reported: call.prompt as f64,
+        })
+        .collect()
+}
+
+/// What a provider is assumed to add when the file reports nothing to fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prior {
+    /// Provider tokens per counted token.
+    pub ratio: f64,
+    /// Tokens sent with every request but never stored.
+    pub overhead: f64,
+}
+
+impl Prior {
+    /// Exact tokenizers (OpenAI models counted with their own encoding): nothing added
+    /// beyond what the fit finds.
+    pub const EXACT: Prior = Prior {
+        ratio: 1.0,
+        overhead: 0.0,
+    };
+
+    /// The prior for a transcript of `format` whose model is `model` (if named), and whether
+    /// it is a documented estimate worth reporting without usage (Claude: no public tokenizer).
+    pub fn for_transcript(format: Format, model: Option<&str>) -> (Prior, bool) {
+        let claude_model = model.is_some_and(|m| m.to_ascii_lowercase().contains("claude"));
+        match format {
+            Format::ClaudeCode => (
+                Prior {
+                    ratio: DEFAULT_CLAUDE_RATIO,
+                    overhead: DEFAULT_CLAUDE_OVERHEAD,
+                },
+                true,
+            ),
+            // The Messages API stores its system prompt and tools: only the ratio differs.
+            Format::Anthropic => (
+                Prior {
+                    ratio: DEFAULT_CLAUDE_RATIO,
+                    overhead: 0.0,
+                },
+                true,
+            ),
+            _ if claude_model => (
+                Prior {
+                    ratio: DEFAULT_CLAUDE_RATIO,
+                    overhead: 0.0,
+                },
+                true,
+            ),
+            _ => (Prior::EXACT, false),
+        }
+    }
+}
+
+/// Where a calibration came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Source {
+    /// Fitted on usage the transcript records.
+    Usage,
+    /// The documented default for a model without a public tokenizer: an estimate.
+    Default,
+}
+
+/// How provider tokens relate to ctxc's count for one conversation: `overhead + ratio × count`,
+/// the line through the last reported call with the fitted ratio — so the last reported prompt
+/// is reproduced exactly and only what came after it is estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Calibration {
+    /// Fitted on usage, or the default.
+    pub source: Source,
+    /// Calls with usage the fit used.
+    pub calls: usize,
+    /// Tokens the provider adds to every request (system prompt, tools not stored): the last
+    /// reported prompt less `ratio ×` ctxc's count of it.
+    pub overhead: f64,
+    /// Provider tokens per counted token: the least-squares slope over the calls.
+    pub ratio: f64,
+    /// Median relative error of predicting each of the file's calls from the ones before it
+    /// (none for the default, or with a single call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_error: Option<f64>,
+}
+
+impl Calibration {
+    /// The default calibration of `prior`, an estimate.
+    pub fn default_of(prior: Prior) -> Self {
+        Calibration {
+            source: Source::Default,
+            calls: 0,
+            overhead: prior.overhead,
+            ratio: prior.ratio,
+            fit_error: None,
+        }
+    }
+
+    /// Fits `pairs`, in call order (none: no calibration).
+    pub fn from_pairs(pairs: &[Pair], prior: Prior) -> Option<Self> {
+        let last = pairs.last()?;
+        let mut sums = Sums::default();
+        let mut errors = Vec::new();
+        for (k, pair) in pairs.iter().enumerate() {
+            if let Some(previous) = k.checked_sub(1).map(|j| pairs[j]) {
+                let ratio = sums.ratio().unwrap_or(prior.ratio);
+                let predicted = previous.reported + ratio * (pair.counted - previous.counted);
+                errors.push((predicted - pair.reported).abs() / pair.reported);
+            }
+            sums.add(pair);
+        }
+        let ratio = sums.ratio().unwrap_or(prior.ratio);
+        Some(Calibration {
+            source: Source::Usage,
+            calls: pairs.len(),
+            overhead: last.reported - ratio * last.counted,
+            ratio,
+            fit_error: (!errors.is_empty()).then(|| median(errors)),
+        })
+    }
+
+    /// The provider tokens of a context ctxc counts as `counted`.
+    pub fn predict(&self, counted: usize) -> usize {
+        (self.overhead + self.ratio * counted as f64)
+            .max(0.0)
+            .round() as usize
+    }
+
+    /// The count ctxc must reach for a context to be `provider` tokens: how a target in
+    /// provider tokens becomes a target for the strategies.
+    pub fn counted_for(&self, provider: usize) -> usize {
+        ((provider as f64 - self.overhead) / self.ratio)
+            .max(0.0)
+            .floor() as usize
+    }
+
+    /// Whether the figure is an estimate rather than a fit on reported usage.
+    pub fn is_estimate(&self) -> bool {
+        self.source == Source::Default
+    }
+}
+
+/// Running sums for a least-squares slope of reported on counted.
+#[derive(Default)]
+struct Sums {
+    n: f64,
+    x: f64,
+    y: f64,
+    xx: f64,
+    xy: f64,
+}
+
+impl Sums {
+    fn add(&mut self, p: &Pair) {
+        self.n += 1.0;
+        self.x += p.counted;
+        self.y += p.reported;
+        self.xx += p.counted * p.counted;
+        self.xy += p.counted * p.reported;
+    }
+
+    /// The slope, when the calls are enough to fit one and it is plausible.
+    fn ratio(&self) -> Option<f64> {
+        let sxx = self.xx - self.x * self.x / self.n;
+        // Fewer than three calls, or counts that barely differ, say nothing about the slope.
+        if self.n < 3.0 || sxx < self.n * 1_000.0 {
+            return None;
+        }
+        let ratio = (self.xy - self.x * self.y / self.n) / sxx;
+        RATIO_RANGE.contains(&ratio).then_some(ratio)
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// Per-item counts with the history before the latest compact boundary counted too: calls made
+/// before a compaction were sent it, and their pairs need it. Items in the live context keep
+/// the count already made; only history (which the context count skips) is counted here.
+pub fn with_history(counter: &TokenCounter, conv: &Conversation, items: &[usize]) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    conv.items
+        .iter()
+        .zip(items)
+        .map(|(item, &n)| {
+            if item.in_context || item.kind == Kind::NonContext {
+                return n;
+            }
+            let first = item.message_id.as_deref().is_none_or(|id| seen.insert(id));
+            let overhead = if first { TOKENS_PER_MESSAGE } else { 0 };
+            overhead
+                + item
+                    .parts
+                    .iter()
+                    .map(|p| part_tokens(counter, p))
+                    .sum::<usize>()
+        })
+        .collect()
+}
+
+/// The calibration of `conv` whose per-item context counts are `items` (history uncounted, as
+/// [`crate::count`] leaves it) and preamble count `preamble`: fitted on its calls; without
+/// calls, `prior` when it is worth reporting.
+pub fn conversation(
+    counter: &TokenCounter,
+    conv: &Conversation,
+    items: &[usize],
+    preamble: usize,
+    prior: (Prior, bool),
+) -> Option<Calibration> {
+    let calls = calls(conv);
+    if calls.is_empty() {
+        return prior.1.then(|| Calibration::default_of(prior.0));
+    }
+    let live_start = conv.items.iter().rposition(|i| i.boundary).unwrap_or(0);
+    let has_history = conv
+        .items
+        .iter()
+        .any(|i| !i.in_context && i.kind != Kind::NonContext);
+    let all = if has_history && calls.iter().any(|c| c.start < live_start) {
+        with_history(counter, conv, items)
+    } else {
+        items.to_vec()
+    };
+    Calibration::from_pairs(&pairs(conv, &all, preamble), prior.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{ReadOptions, read};
+
+    fn conv(text: &str, format: Format) -> Conversation {
+        let opts = ReadOptions {
+            format: Some(format),
+            ..Default::default()
+        };
+        read(text.to_string(), &opts)
+            .unwrap()
+            .conversations
+            .remove(0)
+    }
+
+    #[test]
+    fn a_claude_code_call_is_sent_what_precedes_its_first_record_and_restarts_at_a_boundary() {
+        let usage = r#""usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":7}"#;
+        let text = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#.to_string(),
+            format!(r#"{{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{{"id":"m1","role":"assistant","content":[{{"type":"text","text":"a"}}],{usage}}}}}"#),
+            format!(r#"{{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{{"id":"m1","role":"assistant","content":[{{"type":"text","text":"b"}}],{usage}}}}}"#),
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"content":"Conversation compacted"}"#.to_string(),
+            r#"{"type":"user","uuid":"u2","parentUuid":"b","message":{"role":"user","content":"again"}}"#.to_string(),
+            format!(r#"{{"type":"assistant","uuid":"a3","parentUuid":"u2","message":{{"id":"m2","role":"assistant","content":[{{"type":"text","text":"c"}}],{usage}}}}}"#),
+        ]
+        .join("\n");
+        let calls = calls(&conv(&text, Format::ClaudeCode));
+        let want = |start, end| Call {
+            start,
+            end,
+            prompt: 115,
+        };
+        // One call per response (split records share message.id), the second after the boundary.
+        assert_eq!(calls, [want(0, 1), want(3, 5)]);
+    }
+
+    #[test]
+    fn a_codex_call_is_sent_everything_up_to_the_last_input_before_its_token_count() {
+        let count = |input: u64| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":40,"output_tokens":3}}}}}}}}"#
+            )
+        };
+        let text = [
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run ls"}]}}"#.to_string(),
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#.to_string(),
+            count(100),
+            count(100),
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a b"}}"#.to_string(),
+            r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}"#.to_string(),
+            count(130),
+        ]
+        .join("\n");
+        let calls = calls(&conv(&text, Format::Codex));
+        // The repeated event is one call; each call excludes its own reply.
+        let want = |end, prompt| Call {
+            start: 0,
+            end,
+            prompt,
+        };
+        assert_eq!(calls, [want(1, 100), want(5, 130)]);
+    }
+
+    #[test]
+    fn an_openai_assistant_message_carries_the_usage_of_the_call_that_wrote_it() {
+        let text = r#"[{"role":"user","content":"hi"},
+            {"role":"assistant","content":"hello","usage":{"prompt_tokens":120,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":100}}},
+            {"role":"user","content":"more"},
+            {"role":"assistant","content":"sure","usage":{"input_tokens":140,"output_tokens":4}}]"#;
+        let conv = conv(text, Format::OpenAi);
+        let usage = conv.items[1].usage.unwrap();
+        assert_eq!(
+            (usage.input_tokens, usage.cache_read_input_tokens),
+            (20, 100)
+        );
+        let want = |end, prompt| Call {
+            start: 0,
+            end,
+            prompt,
+        };
+        assert_eq!(calls(&conv), [want(1, 120), want(3, 140)]);
+    }
+
+    #[test]
+    fn the_fit_recovers_ratio_and_overhead_and_reproduces_the_last_prompt() {
+        let pairs: Vec<Pair> = [1_000.0, 5_000.0, 9_000.0, 20_000.0]
+            .iter()
+            .map(|&c| Pair {
+                counted: c,
+                reported: 26_000.0 + 1.3 * c,
+            })
+            .collect();
+        let c = Calibration::from_pairs(&pairs, Prior::EXACT).unwrap();
+        assert!((c.ratio - 1.3).abs() < 1e-9, "{c:?}");
+        assert!((c.overhead - 26_000.0).abs() < 1e-6, "{c:?}");
+        assert_eq!(c.predict(20_000), 52_000);
+        assert_eq!(c.counted_for(52_000), 20_000);
+        // Two calls are too few for a slope: the prior's ratio through the last call.
+        let two = Calibration::from_pairs(&pairs[..2], Prior::EXACT).unwrap();
+        assert_eq!((two.ratio, two.predict(5_000)), (1.0, 32_500));
+        assert_eq!(Calibration::from_pairs(&[], Prior::EXACT), None);
+    }
+
+    #[test]
+    fn without_usage_only_claude_gets_a_default_estimate() {
+        let (claude, report) = Prior::for_transcript(Format::ClaudeCode, None);
+        assert!(report && claude.ratio == DEFAULT_CLAUDE_RATIO);
+        assert!(Prior::for_transcript(Format::OpenAi, Some("claude-sonnet-4-5")).1);
+        assert!(!Prior::for_transcript(Format::OpenAi, Some("gpt-4o")).1);
+    }
+}

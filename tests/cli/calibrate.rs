@@ -1,0 +1,108 @@
+//! Provider tokens (DESIGN "Which tokens"): `ctxc stats` reports the context as the provider
+//! counts it when the transcript records usage, and the token trigger compares that figure —
+//! checked on prefixes of a real Claude Code session from the corpus, as a live session is.
+
+use crate::{ctxc, shared, stdout_of};
+use serde_json::Value;
+use std::process::Output;
+
+const SESSION: &str = "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+
+/// The session's first `lines` lines (what Claude Code had written by then).
+fn prefix(lines: usize) -> String {
+    let text = std::fs::read_to_string(shared(SESSION)).unwrap();
+    text.lines().take(lines).map(|l| format!("{l}\n")).collect()
+}
+
+/// Runs ctxc with `args`, `input` on stdin.
+fn run(args: &[&str], input: &str) -> Output {
+    ctxc().args(args).write_stdin(input).output().unwrap()
+}
+
+#[test]
+fn stats_from_stdin_gives_the_calibrated_context_of_a_claude_code_prefix() {
+    let input = prefix(300);
+    let out = run(&["stats", "--json", "--format", "claude-code", "-"], &input);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    let file = &report["files"][0];
+    let calibrated = file["calibratedContextTokens"]
+        .as_u64()
+        .expect("calibrated");
+    let raw = file["contextTokens"].as_u64().unwrap();
+    let last_reported = file["providerUsage"]["lastContextTokens"].as_u64().unwrap();
+    // The last reported prompt plus what came after it: at least that prompt, not far above.
+    assert!(
+        (last_reported..last_reported * 11 / 10).contains(&calibrated),
+        "calibrated {calibrated}, last reported {last_reported}"
+    );
+    // ctxc's own count misses the hidden system prompt and Claude's larger tokens.
+    assert!(
+        raw * 10 < calibrated * 7,
+        "raw {raw}, calibrated {calibrated}"
+    );
+    let calibration = &file["calibration"];
+    assert_eq!(calibration["source"], "usage");
+    assert_eq!(calibration["estimate"], false);
+    assert!(
+        calibration["calls"].as_u64().unwrap() >= 10,
+        "{calibration}"
+    );
+    let ratio = calibration["ratio"].as_f64().unwrap();
+    assert!((1.1..1.6).contains(&ratio), "{calibration}");
+    assert!(
+        calibration["fitError"].as_f64().unwrap() < 0.03,
+        "{calibration}"
+    );
+
+    // -q prints the calibrated figure.
+    let quiet = run(&["stats", "-q", "--format", "claude-code", "-"], &input);
+    assert_eq!(stdout_of(&quiet).trim(), calibrated.to_string());
+}
+
+#[test]
+fn without_usage_a_claude_code_file_gets_a_marked_estimate_and_no_calibrated_figure() {
+    // The same prefix with every usage object renamed away.
+    let input = prefix(300).replace("\"usage\":", "\"usage_removed\":");
+    let out = run(&["stats", "--json", "--format", "claude-code", "-"], &input);
+    let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    let file = &report["files"][0];
+    assert!(file.get("calibratedContextTokens").is_none(), "{file}");
+    assert_eq!(file["calibration"]["source"], "default");
+    assert_eq!(file["calibration"]["estimate"], true);
+    assert_eq!(file["calibration"]["calls"], 0);
+}
+
+#[test]
+fn a_session_claude_reported_above_80_percent_triggers_without_force() {
+    // Up to the session's own compaction: its last calls reported 167,094 of 200,000 tokens.
+    let input = prefix(713);
+    let compact = |extra: &[&str]| {
+        let mut args = vec!["compact", "--dry-run", "--json", "--format", "claude-code"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = run(&args, &input);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        report["files"][0].clone()
+    };
+    let file = compact(&[]);
+    assert_eq!(file["triggers"], serde_json::json!(["tokens"]), "{file}");
+    let before = file["calibratedTokensBefore"].as_u64().unwrap();
+    let after = file["calibratedTokensAfter"].as_u64().unwrap();
+    assert!(before >= 160_000, "{before}");
+    // Compacted to the threshold in provider tokens; ctxc's own count was far below it.
+    assert!(after <= 160_000, "{after}");
+    assert!(
+        file["contextTokensBefore"].as_u64().unwrap() < 120_000,
+        "{file}"
+    );
+    // --target-tokens is in provider tokens too.
+    let targeted = compact(&["--target-tokens", "120000"]);
+    let after = targeted["calibratedTokensAfter"].as_u64().unwrap();
+    assert!((90_000..=120_000).contains(&after), "{targeted}");
+    // --raw-tokens compares ctxc's own count: nothing fires.
+    let raw = compact(&["--raw-tokens"]);
+    assert_eq!(raw["triggers"], serde_json::json!([]), "{raw}");
+    assert_eq!(raw["status"], "unchanged");
+}
