@@ -162,9 +162,9 @@ fn the_five_sections_appear_in_order_with_their_content() {
         ("Files modified:", 1),
         ("Files read:", 1),
         ("Commands run, oldest first:", 1),
-        ("Errors and what followed:", 2),
+        ("Errors (failed calls) and what followed:", 2),
         ("Decisions and findings:", 2),
-        ("Open tasks (latest task list):", 3),
+        ("Task list (latest state):", 3),
         ("Last assistant message of the span:", 3),
         ("Pinned:", 4),
         ("User preferences and constraints:", 4),
@@ -327,24 +327,32 @@ fn an_error_line_is_kept_with_what_followed_it() {
         .bash("ls /nope", "ls: cannot access '/nope': No such file or directory")
         .summary();
     assert_eq!(
-        list(&text, "Errors and what followed:"),
+        list(&text, "Errors (failed calls) and what followed:"),
         [
-            "`error[E0425]: cannot find value `x` in this scope` → then: edit_file src/main.rs",
-            "`thread 'main' panicked at src/lib.rs:9:1` → then: ran `cargo test -- --nocapture`",
+            "`error[E0425]: cannot find value `x` in this scope` (from `cargo build`) → then: edit_file src/main.rs",
+            "`thread 'main' panicked at src/lib.rs:9:1` (from `cargo test`) → then: ran `cargo test -- --nocapture`",
             "`It still says: TypeError: undefined is not a function` (reported by the user)",
-            "`ls: cannot access '/nope': No such file or directory`",
+            "`ls: cannot access '/nope': No such file or directory` (from `ls /nope`)",
         ]
     );
 }
 
 #[test]
-fn the_latest_todo_list_gives_the_open_tasks() {
+fn the_latest_todo_list_gives_open_then_done_tasks() {
     let text = everything().summary();
     assert_eq!(
-        list(&text, "Open tasks (latest task list):"),
-        ["[pending] Run the whole suite", "(2 completed)"]
+        list(&text, "Task list (latest state):"),
+        [
+            "[pending] Run the whole suite",
+            "[completed] Reproduce the failure",
+            "[completed] Fix api.py"
+        ]
     );
-    assert!(!text.contains("Reproduce the failure"), "{text}");
+    // The earlier list's state is gone.
+    assert!(
+        !text.contains("[in_progress] Reproduce the failure"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -422,15 +430,25 @@ fn the_budget_is_respected_and_what_is_left_out_is_counted() {
 }
 
 #[test]
-fn a_list_with_no_line_shown_still_says_how_many_were_left_out() {
-    // With 120 tokens the request and the pin fit, none of the 300 files read does, and the
-    // summary does not say that any file was read (60 of the 120 tokens are used).
+fn a_list_is_shown_with_its_newest_lines_or_not_at_all() {
+    // With 120 tokens the first request, the pin and the newest file read fit: no list is
+    // only a count of lines left out.
     let text = summarize(&many_reads().transcript(), 120, Scope::Span);
     assert_eq!(
         list(&text, "Files read:"),
-        ["(300 more not shown)"],
+        ["src/module_299.rs", "(299 more not shown)"],
         "{text}"
     );
+    for title in text
+        .lines()
+        .filter(|l| l.ends_with(':') && !l.starts_with('#'))
+    {
+        let lines = list(&text, title);
+        assert!(
+            lines.first().is_some_and(|l| !l.ends_with("not shown)")),
+            "{title} shows no line:\n{text}"
+        );
+    }
 }
 
 #[test]
