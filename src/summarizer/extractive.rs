@@ -39,9 +39,9 @@ impl Summarizer for Extractive {
             .map(|e| e.as_ref())
             .collect();
         if request.entries.iter().all(|e| is_client_noise(e)) {
-            // Slash commands, their output, interruptions: nothing to carry over.
+            // Slash commands, their output, interruptions: a stub, not a summary of them.
             return Ok(Summary {
-                drop_span: true,
+                text: stub(request),
                 ..Summary::default()
             });
         }
@@ -65,6 +65,27 @@ fn is_client_noise(item: &Item) -> bool {
         Kind::NonContext => true,
         _ => false,
     }
+}
+
+/// The text for a span of client records only: says so, and names the slash commands.
+fn stub(request: &SummaryRequest) -> String {
+    let mut commands: Vec<String> = Vec::new();
+    for item in request.entries {
+        let text = item.text();
+        for part in text.split("<command-name>").skip(1) {
+            let name = part.split("</command-name>").next().unwrap_or("").trim();
+            if !name.is_empty() && !commands.iter().any(|c| c == name) {
+                commands.push(clip(name, 40));
+            }
+        }
+    }
+    let mut out = intro(request, 0, 0);
+    out.push_str("\nNothing to carry over: only client commands, their output and notices");
+    if !commands.is_empty() {
+        out.push_str(&format!(" ({})", commands.join(", ")));
+    }
+    out.push('.');
+    out
 }
 
 fn intro(request: &SummaryRequest, omitted: usize, omitted_chars: usize) -> String {
@@ -450,8 +471,8 @@ impl Notes {
         out
     }
 
-    /// The (list, index) of every line that fits in `budget` tokens: first the line that
-    /// matters most of every list (its newest, or its oldest for requests, pins and the task
+    /// The (list, index) of every line that fits in `budget` tokens: pins and requests, then
+    /// the line that matters most of every other list (its newest, or its first for the task
     /// list), by list priority, then the others. A list whose first line does not fit shows
     /// none. The last assistant message is cut to fit rather than left out (returned when
     /// cut), so the next steps are never empty.
@@ -460,23 +481,30 @@ impl Notes {
         budget: usize,
         counter: &crate::tokens::TokenCounter,
     ) -> (HashSet<(List, usize)>, Option<String>) {
-        let mut candidates: Vec<(bool, u32, usize, List, usize)> = Vec::new();
+        // Pins and requests first (whole lists), then the first line of every other list,
+        // then the rest by priority.
+        const FIRST_LINE_PRIORITY: u32 = 89;
+        let mut candidates: Vec<(u32, usize, List, usize)> = Vec::new();
         for (&list, lines) in &self.lists {
             let n = lines.len();
             for i in 0..n {
                 let rank = if list.recent_first() { n - 1 - i } else { i };
-                candidates.push((rank > 0, list.priority(), rank, list, i));
+                let priority = if rank == 0 {
+                    list.priority().max(FIRST_LINE_PRIORITY)
+                } else {
+                    list.priority()
+                };
+                candidates.push((priority, rank, list, i));
             }
         }
-        candidates.sort_by_key(|&(later, priority, rank, list, i)| {
-            (later, std::cmp::Reverse(priority), rank, list, i)
-        });
+        candidates
+            .sort_by_key(|&(priority, rank, list, i)| (std::cmp::Reverse(priority), rank, list, i));
         let mut left = budget;
         let mut chosen = HashSet::new();
         let mut shown: HashSet<List> = HashSet::new();
         let mut cut_message = None;
-        for (later, _, _, list, i) in candidates {
-            if later && !shown.contains(&list) {
+        for (_, rank, list, i) in candidates {
+            if rank > 0 && !shown.contains(&list) {
                 continue;
             }
             // A list's title is paid for with its first line.

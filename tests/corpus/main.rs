@@ -4,6 +4,7 @@
 
 mod archive;
 mod compact;
+mod summaries;
 mod tokens;
 
 use ctxc::transcript::{self, OutItem, ReadOptions};
