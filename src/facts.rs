@@ -664,10 +664,12 @@ pub fn result_errors(item: &Item, calls: &[&CallArgs]) -> Vec<String> {
     } else {
         Vec::new() // A file tool's or an agent's output is content unless the call failed.
     };
-    if failed && errors.is_empty() && item.is_error {
-        errors.extend(lines.first());
-    } else if failed && errors.is_empty() && !read_like {
+    // A failed call without an error-shaped line: a command's verdict comes last (`5 tests,
+    // 1 failure`), a tool's message first.
+    if failed && errors.is_empty() && runs_commands && !read_like {
         errors.extend(lines.last());
+    } else if failed && errors.is_empty() && item.is_error {
+        errors.extend(lines.first());
     }
     keep_ends(errors)
 }
@@ -810,5 +812,94 @@ mod tests {
                 "Error 9: bad"
             ]
         );
+    }
+
+    /// A Claude Code session: a slash command and its output, a request with a reminder, a
+    /// Read of a file mentioning errors, a Write whose content names `/usr/bin/env`, a failed
+    /// test run.
+    const SESSION: &str = r##"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"},"uuid":"u0","parentUuid":null}
+{"type":"user","message":{"role":"user","content":"<local-command-stdout>\u001b[2mCompacted\u001b[22m</local-command-stdout>"},"uuid":"u1","parentUuid":"u0"}
+{"type":"user","message":{"role":"user","content":"Fix lib/app.ex please\n<system-reminder>todo list is empty</system-reminder>"},"uuid":"u2","parentUuid":"u1"}
+{"type":"assistant","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/repo/lib/app.ex"}}]},"uuid":"a1","parentUuid":"u2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"  31→  e in ErlangError -> {:error, Exception.message(e)}\n  32→  raise ArgumentError: bad"}]},"uuid":"r1","parentUuid":"a1"}
+{"type":"assistant","message":{"role":"assistant","id":"m2","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/repo/bin/run.sh","content":"#!/usr/bin/env bash\nexec 2>/dev/null\ncurl localhost/api/review-context/"}}]},"uuid":"a2","parentUuid":"r1"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"File created"}]},"uuid":"r2","parentUuid":"a2"}
+{"type":"assistant","message":{"role":"assistant","id":"m3","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"mix test 2>/dev/null"}}]},"uuid":"a3","parentUuid":"r2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","is_error":true,"content":"Exit code 2\nCompiling 1 file\n** (CompileError) lib/app.ex:3: undefined function foo/0\nwarning: unused variable"}]},"uuid":"r3","parentUuid":"a3"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"u3","parentUuid":"r3"}
+"##;
+
+    #[test]
+    fn facts_of_a_session_leave_out_the_clients_noise_and_file_contents() {
+        let t = read(SESSION.into(), &ReadOptions::default()).unwrap();
+        let facts = Facts::of(&t.conversations[0].items);
+        assert_eq!(facts.user_requests, ["Fix lib/app.ex please"]);
+        assert_eq!(
+            facts.paths,
+            ["lib/app.ex", "/repo/lib/app.ex", "/repo/bin/run.sh"]
+        );
+        assert_eq!(facts.commands, ["mix test 2>/dev/null"]);
+        assert_eq!(
+            facts.errors,
+            ["** (CompileError) lib/app.ex:3: undefined function foo/0"]
+        );
+    }
+
+    #[test]
+    fn failed_calls_give_their_message_and_readers_only_their_complaints() {
+        let shell = |c: &str| CallArgs {
+            name: "Bash".into(),
+            args: serde_json::json!({ "command": c }),
+        };
+        let result = |text: &str, is_error: bool| {
+            let mut item = Item::new(0..0, 1, crate::transcript::Role::User, Kind::ToolResult);
+            item.parts
+                .push(crate::transcript::Part::new(PartKind::ToolResult, text));
+            item.is_error = is_error;
+            item
+        };
+        let cat = shell("cat notes.md");
+        let contents = result(
+            "Error: the parser fails\nTraceback (most recent call last)",
+            false,
+        );
+        assert!(result_errors(&contents, &[&cat]).is_empty());
+        let missing = result("cat: notes.md: No such file or directory", false);
+        assert_eq!(
+            result_errors(&missing, &[&cat]),
+            ["cat: notes.md: No such file or directory"]
+        );
+        let test = shell("cargo test");
+        let failed = result("Exit code 101\nrunning 3 tests\ntest result: ok? no", true);
+        assert_eq!(result_errors(&failed, &[&test]), ["test result: ok? no"]);
+        let rejected = result("The user doesn't want to proceed with this tool use.", true);
+        assert!(result_errors(&rejected, &[&test]).is_empty());
+        let edit = CallArgs {
+            name: "Edit".into(),
+            args: serde_json::json!({"file_path": "a.rs"}),
+        };
+        let not_found = result(
+            "<tool_use_error>String to replace not found</tool_use_error>",
+            true,
+        );
+        assert_eq!(
+            result_errors(&not_found, &[&edit]),
+            ["String to replace not found"]
+        );
+        assert!(is_error_shaped("error[E0425]: cannot find value `x`"));
+        assert!(is_error_shaped("src/a.c:3:1: error: expected ';'"));
+        assert!(is_error_shaped("FAILED tests/test_x.py::test_y"));
+        assert!(!is_error_shaped("**Error handling strategy:**"));
+        assert!(!is_error_shaped("e in ErlangError -> {:error, msg}"));
+    }
+
+    #[test]
+    fn system_paths_are_not_files() {
+        let found: Vec<String> = paths_in_text(
+            "#!/usr/bin/env python\ncat src/x.py 2>/dev/null > /proc/self/fd ./run.sh",
+        )
+        .collect();
+        assert_eq!(found, ["src/x.py", "./run.sh"]);
+        assert!(!is_file_path("/bin/sh") && is_file_path("/repo/bin/run.sh"));
     }
 }

@@ -431,9 +431,9 @@ fn the_budget_is_respected_and_what_is_left_out_is_counted() {
 
 #[test]
 fn a_list_is_shown_with_its_newest_lines_or_not_at_all() {
-    // With 120 tokens the first request, the pin and the newest file read fit: no list is
-    // only a count of lines left out.
-    let text = summarize(&many_reads().transcript(), 120, Scope::Span);
+    // With 130 tokens the requests, the pin and the newest file read fit: no list is only a
+    // count of lines left out.
+    let text = summarize(&many_reads().transcript(), 130, Scope::Span);
     assert_eq!(
         list(&text, "Files read:"),
         ["src/module_299.rs", "(299 more not shown)"],
@@ -568,4 +568,105 @@ fn the_same_span_gives_the_same_text() {
         summarize(&t, 300, Scope::Span),
         summarize(&t, 300, Scope::Span)
     );
+}
+
+// ----- Real sessions' shapes -----
+
+/// Claude Code records, one per line, chained.
+fn claude_code(records: &[Value]) -> Transcript {
+    let mut parent = Value::Null;
+    let lines: Vec<String> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.clone();
+            r["uuid"] = json!(format!("r{i}"));
+            r["parentUuid"] = parent.clone();
+            parent = json!(format!("r{i}"));
+            r.to_string()
+        })
+        .collect();
+    read(lines.join("\n") + "\n", &ReadOptions::default()).unwrap()
+}
+
+fn user_record(content: Value) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": content}})
+}
+
+fn assistant_record(id: &str, content: Value) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "id": id, "content": content}})
+}
+
+#[test]
+fn an_earlier_compaction_summary_gives_the_task_and_wrappers_are_not_requests() {
+    let summary = "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\n1. Primary Request and Intent:\n   Implement the review token store.\n\n2. Key Technical Concepts:\n   - Phoenix";
+    let mut compact = user_record(json!(summary));
+    compact["isCompactSummary"] = json!(true);
+    let t = claude_code(&[
+        compact,
+        user_record(json!(
+            "<command-name>/mcp</command-name>\n<command-message>mcp</command-message>\n<command-args></command-args>"
+        )),
+        user_record(json!(
+            "<local-command-stdout>\u{1b}[2mReconnected\u{1b}[22m</local-command-stdout>"
+        )),
+        user_record(json!([{"type": "text", "text": "[Request interrupted by user]"}])),
+        assistant_record(
+            "m1",
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/repo/lib/a.ex"}}]),
+        ),
+        user_record(
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "  1→ {:error, ErlangError}\n  2→ raise ArgumentError: bad"}]),
+        ),
+        assistant_record(
+            "m2",
+            json!([{"type": "text", "text": "Next I add the token store."}]),
+        ),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        list(&text, "User requests, oldest first:"),
+        ["Task (from an earlier compaction summary): \"Implement the review token store.\""],
+        "{text}"
+    );
+    assert!(!text.contains("Errors"), "{text}");
+    assert!(!crate::facts::clean::has_client_markup(&text), "{text}");
+    assert_eq!(
+        list(&text, "Last assistant message of the span:"),
+        ["\"Next I add the token store.\""]
+    );
+}
+
+#[test]
+fn a_span_of_client_commands_only_gets_a_stub() {
+    let t = claude_code(&[
+        user_record(json!(
+            "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"
+        )),
+        user_record(json!(
+            "<local-command-stdout>\u{1b}[2mCompacted (ctrl+o to see full summary)\u{1b}[22m</local-command-stdout>"
+        )),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        text,
+        "Continuation summary of 2 earlier messages (source lines 1-2), by ctxc.\nNothing to carry over: only client commands, their output and notices (/compact)."
+    );
+}
+
+#[test]
+fn next_steps_are_never_empty_when_the_last_message_is_long() {
+    let long = format!("Plan: {}", "step after step, ".repeat(400));
+    let text = Span::default()
+        .user("Go.")
+        .assistant(&long)
+        .summary_within(150, Scope::Span);
+    let last = list(&text, "Last assistant message of the span:");
+    assert_eq!(last.len(), 1, "{text}");
+    // Cut to what the budget leaves rather than left out.
+    assert!(
+        last[0].starts_with("\"Plan: step after step") && last[0].ends_with(" …\""),
+        "{text}"
+    );
+    assert!(counter().count(&text) <= 150, "{text}");
 }
