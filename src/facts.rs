@@ -3,22 +3,31 @@
 //! retention report checks how many survive.
 //!
 //! What counts (documented in the README):
-//! - **paths**: file paths named in tool-call arguments (`file_path`, `path`, ... and any
-//!   path-shaped argument text, patch headers included), user messages and assistant text.
-//!   Paths that only appear inside tool outputs (a directory listing) are not facts.
+//! - **paths**: files the session touched — the path arguments of tool calls (`file_path`,
+//!   `path`, ...), patch headers, path-shaped words of shell commands — and paths named in
+//!   user requests. Devices (`/dev/null`), interpreters (`/usr/bin/env`) and URL paths are not
+//!   files; paths inside file contents, tool outputs or assistant prose are not facts.
 //! - **commands**: the command of every shell-like tool call (`Bash`, `shell`,
 //!   `exec_command`, ...), and the fenced action block that ends an assistant message answered
 //!   by an observation (SWE-agent's text-based actions). A command is keyed by its first line.
-//! - **errors**: error-looking lines of tool outputs and user-side observations (Python
-//!   exceptions, `error:`, `FAILED`, `fatal:`, `panicked`, `No such file`, ...) and the first
-//!   line of a result flagged `is_error`: at most the first three and the last two per message.
-//! - **user requests**: every user message, keyed by its first 160 characters with whitespace
-//!   collapsed.
+//! - **errors**: the error lines of failed tool calls ([`result_errors`]): error-shaped lines
+//!   (`error:`, `Traceback`, `FooError: ...`, `fatal:`, `panicked at`, `N failed`, ...) of
+//!   command output, and the message of a call flagged `is_error` or ended with a non-zero
+//!   exit; never lines of what a read-like tool (`Read`, `grep`, `cat`, ...) returned when it
+//!   succeeded. Errors quoted in user requests count too. At most the first three and the last
+//!   two per message.
+//! - **user requests**: every user message the user wrote ([`request_text`]: client wrappers,
+//!   slash commands, interruptions and injected notices are not requests), keyed by its first
+//!   160 characters with whitespace collapsed.
+//!
+//! All text is read through [`clean::clean`]: no ANSI escapes, no client wrapper tags.
+
+pub mod clean;
 
 use crate::transcript::{Item, Kind, PartKind};
 use regex::Regex;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 /// Characters of a user request that identify it.
@@ -44,11 +53,12 @@ impl Facts {
     pub fn of<'a>(items: impl IntoIterator<Item = &'a Item>) -> Facts {
         let items: Vec<&Item> = items.into_iter().filter(|i| i.in_context).collect();
         let mut facts = Collector::default();
+        let mut calls = CallIndex::default();
         for (at, item) in items.iter().enumerate() {
             let answered = items
                 .get(at + 1)
                 .is_some_and(|next| matches!(next.kind, Kind::User | Kind::ToolResult));
-            facts.add(item, answered);
+            facts.add(item, answered, &mut calls);
         }
         facts.facts
     }
@@ -73,22 +83,25 @@ impl Collector {
         }
     }
 
-    fn add(&mut self, item: &Item, answered: bool) {
+    fn add(&mut self, item: &Item, answered: bool, calls: &mut CallIndex) {
         match item.kind {
             Kind::User => {
-                let text = item.text();
+                let Some(text) = request_text(item) else {
+                    return;
+                };
                 self.push(3, request_key(&text));
                 paths_in_text(&text).for_each(|p| self.push(0, p));
-                error_lines(&text, false)
+                reported_errors(&text)
                     .into_iter()
                     .for_each(|e| self.push(2, e));
             }
             Kind::AssistantText | Kind::ToolCall => {
+                calls.note(item);
                 for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
-                    paths_in_text(&part.text).for_each(|p| self.push(0, p));
                     if answered && !has_tool_parts(item) {
                         if let Some(action) = trailing_action(&part.text) {
                             self.push(1, command_key(&action));
+                            paths_in_text(&action).for_each(|p| self.push(0, p));
                         }
                     }
                 }
@@ -100,14 +113,70 @@ impl Collector {
                 }
             }
             Kind::ToolResult => {
-                let text = tool_output(item);
-                error_lines(&text, item.is_error)
+                let answered: Vec<&CallArgs> = calls.answered_by(item);
+                result_errors(item, &answered)
                     .into_iter()
                     .for_each(|e| self.push(2, e));
             }
             _ => {}
         }
     }
+}
+
+/// The tool calls seen so far by id, to know what a result answers.
+#[derive(Default)]
+pub struct CallIndex {
+    calls: HashMap<String, CallArgs>,
+}
+
+impl CallIndex {
+    /// Notes the calls of an assistant item (a text-based action counts as a shell call).
+    pub fn note(&mut self, item: &Item) {
+        if has_tool_parts(item) {
+            for (call, args) in item.calls.iter().zip(tool_calls(item)) {
+                self.calls.insert(call.id.clone(), args);
+            }
+            return;
+        }
+        let Some(call) = item.calls.first() else {
+            return;
+        };
+        if let Some(action) = text_action(item) {
+            self.calls
+                .insert(call.id.clone(), CallArgs::text_action(action));
+        }
+    }
+
+    /// The calls a tool result answers (those seen).
+    pub fn answered_by(&self, item: &Item) -> Vec<&CallArgs> {
+        item.results
+            .iter()
+            .filter_map(|id| self.calls.get(id))
+            .collect()
+    }
+}
+
+/// The fenced action ending an assistant message's text (text-based agents).
+pub fn text_action(item: &Item) -> Option<String> {
+    let text: Vec<&str> = item
+        .parts
+        .iter()
+        .filter(|p| p.kind == PartKind::Text)
+        .map(|p| p.text.as_str())
+        .collect();
+    trailing_action(&text.join("\n"))
+}
+
+/// The words of a user message the user wrote, cleaned ([`clean::clean`]), or `None` when the
+/// message is the client's: injected (`isMeta`), a slash command or its output, an
+/// interruption notice, a caveat.
+pub fn request_text(item: &Item) -> Option<String> {
+    if item.kind != Kind::User || item.meta {
+        return None;
+    }
+    let text = item.text();
+    let cleaned = clean::clean(&text);
+    (!clean::is_client_notice(&cleaned)).then(|| cleaned.trim().to_string())
 }
 
 /// Whether an item calls tools in its content (text-based actions have calls but no parts).
@@ -154,6 +223,14 @@ const PATH_KEYS: [&str; 8] = [
 ];
 
 impl CallArgs {
+    /// A text-based agent's action (SWE-agent), seen as a shell call running it.
+    pub fn text_action(action: String) -> CallArgs {
+        CallArgs {
+            name: "shell".into(),
+            args: serde_json::json!({ "command": action }),
+        }
+    }
+
     /// Whether the tool runs shell commands.
     pub fn is_shell(&self) -> bool {
         let name = self.name.to_ascii_lowercase();
@@ -194,26 +271,105 @@ impl CallArgs {
         }
     }
 
-    /// File paths its arguments name.
+    /// The files the call touches: its path arguments, patch headers, and the path-shaped
+    /// words of a shell command — not paths inside file contents or prompts.
     pub fn paths(&self) -> Vec<String> {
         let mut paths = Vec::new();
         if let Value::Object(map) = &self.args {
             for key in PATH_KEYS {
                 if let Some(Value::String(p)) = map.get(key) {
-                    paths.push(p.trim().to_string());
+                    let p = p.trim();
+                    if is_file_path(p) {
+                        paths.push(p.to_string());
+                    }
                 }
             }
+        }
+        if let Some(command) = self.command() {
+            paths.extend(paths_in_text(&command));
+        } else if let Value::String(text) = &self.args {
+            // Arguments that are not JSON: a free-form command line.
+            paths.extend(paths_in_text(text));
         }
         let mut strings = Vec::new();
         string_values(&self.args, &mut strings);
         for s in strings {
-            if self.is_shell() || s.len() < 4000 {
-                paths.extend(paths_in_text(s));
-            }
             paths.extend(patch_paths(s));
         }
         paths
     }
+
+    /// Whether the call only looks at files or lists (its output is file contents, not a
+    /// report of what went wrong): file readers and searches, and shell commands made of
+    /// `cat`, `grep`, `ls`, `sed -n`, `git show`, ...
+    pub fn is_read_like(&self) -> bool {
+        if file_effect(self) == Effect::Read {
+            return true;
+        }
+        self.command().is_some_and(|c| is_read_command(&c))
+    }
+}
+
+/// Programs whose output is what they read.
+const READ_PROGRAMS: [&str; 22] = [
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "nl",
+    "bat",
+    "grep",
+    "rg",
+    "ag",
+    "egrep",
+    "fgrep",
+    "ls",
+    "tree",
+    "find",
+    "fd",
+    "wc",
+    "stat",
+    "file",
+    "jq",
+    "open",
+    "search_file",
+];
+
+/// Whether every step of a shell command reads (`cat a | grep b`, `cd x && sed -n 1,5p f`).
+fn is_read_command(command: &str) -> bool {
+    let steps = command
+        .split(['|', ';', '\n'])
+        .flat_map(|s| s.split("&&"))
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let mut any = false;
+    for step in steps {
+        let words: Vec<&str> = step.split_whitespace().collect();
+        let Some(&program) = words.first() else {
+            continue;
+        };
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let reads = READ_PROGRAMS.contains(&program)
+            || matches!(
+                program,
+                "cd" | "echo" | "pwd" | "true" | "head" | "sort" | "uniq"
+            )
+            || program == "sed" && words.get(1) == Some(&"-n")
+            || program == "git"
+                && words.get(1).is_some_and(|w| {
+                    matches!(*w, "show" | "log" | "diff" | "status" | "grep" | "blame")
+                })
+            || matches!(
+                program,
+                "search_dir" | "find_file" | "goto" | "scroll_up" | "scroll_down"
+            );
+        if !reads {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// What a tool call does to the files it names.
@@ -312,7 +468,8 @@ static PATH_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
 static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{1,8}$").unwrap());
 
 /// Path-shaped words of `text`: holding a slash, and either rooted (`/`, `./`, `../`, `~/`)
-/// or ending in a file extension. URLs, dates and fractions are not paths.
+/// or ending in a file extension. URLs, dates, fractions, devices and interpreters are not
+/// paths ([`is_file_path`]).
 pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
     PATH_TOKEN.find_iter(text).filter_map(move |m| {
         let before = text[..m.start()].chars().next_back();
@@ -329,9 +486,36 @@ pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
         let has_letters = path.chars().any(|c| c.is_ascii_alphabetic());
         let parts = path.split('/').filter(|p| !p.is_empty()).count();
         let looks_like_file = EXTENSION.is_match(path) && !path.starts_with("//");
-        ((rooted && parts >= 2 || looks_like_file) && has_letters && path.len() <= 200)
-            .then(|| path.to_string())
+        ((rooted && parts >= 2 || looks_like_file)
+            && has_letters
+            && path.len() <= 200
+            && is_file_path(path))
+        .then(|| path.to_string())
     })
+}
+
+/// Directories whose entries are devices, kernel views or installed programs — never a file
+/// the session works on (`/dev/null`, `/usr/bin/env`).
+const SYSTEM_DIRS: [&str; 9] = [
+    "/dev/",
+    "/proc/",
+    "/sys/",
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+];
+
+/// Whether a path argument names a file of the session: not empty, not a URL, not a device or
+/// an installed program.
+pub fn is_file_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains("://")
+        && !SYSTEM_DIRS
+            .iter()
+            .any(|d| path.starts_with(d) || path == d.trim_end_matches('/'))
 }
 
 /// Files named by patch headers (`*** Update File: x`, `+++ b/x`, `diff --git a/x b/x`).
@@ -398,6 +582,124 @@ pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
         .into_iter()
         .map(|l| clip(l, MAX_FACT_CHARS))
         .collect()
+}
+
+static ERROR_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:E\s+)?(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)$", // Python, JS, Java
+        r"|(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): ",
+        r"|^Traceback \(most recent call last\)",
+        r"|^(?:[\w./-]+:\d+(?::\d+)?:? )?(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:", // error[E0425]:, f.c:1:2: error:
+        r"|^\*\* \(\w[\w.]*\)", // Elixir: ** (CompileError)
+        r"|\berror TS\d+:",
+        r"|panicked at",
+        r"|^npm ERR!",
+        r"|^(?:FAILED|FAIL:?|ERROR)\b",
+        r"|: (?:No such file or directory|Permission denied|command not found)",
+        r"|\b[1-9]\d* (?:failures?|failed|errors?)\b",
+    ))
+    .unwrap()
+});
+
+static EXIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    // Claude Code ("Exit code 1"), Codex ("Exit code: 1", "Process exited with code 1").
+    Regex::new(r"^(?:Exit code:? |Process exited with code )(-?\d+)").unwrap()
+});
+
+/// Whether a line of command output has the shape of an error message (not merely the word).
+pub fn is_error_shaped(line: &str) -> bool {
+    ERROR_SHAPE.is_match(line.trim())
+}
+
+/// The error lines of a tool result, given the calls it answers: error-shaped lines of a
+/// command's output, and the message of a failed call (`is_error`, non-zero exit). What a
+/// read-like call returned is file contents, not errors, unless the call failed. An empty
+/// list when the call did not fail and printed no error.
+pub fn result_errors(item: &Item, calls: &[&CallArgs]) -> Vec<String> {
+    let output = tool_output(item);
+    let output = clean::clean(&output);
+    let mut lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() >= 4)
+        .collect();
+    let exit = lines
+        .first()
+        .and_then(|l| EXIT_LINE.captures(l))
+        .and_then(|c| c[1].parse::<i64>().ok());
+    if exit.is_some() {
+        lines.remove(0);
+    }
+    let failed = item.is_error || exit.is_some_and(|code| code != 0);
+    if item.is_error
+        && lines
+            .first()
+            .is_some_and(|l| l.starts_with("The user doesn't want to"))
+    {
+        return Vec::new(); // A rejected call did not fail.
+    }
+    let read_like = !calls.is_empty() && calls.iter().all(|c| c.is_read_like());
+    let runs_commands = calls.is_empty() || calls.iter().any(|c| c.is_shell());
+    let mut errors: Vec<&str> = if read_like {
+        // What a reader printed is file contents; only its own complaints (`ls: cannot
+        // access 'x': No such file or directory`) are errors.
+        let programs: Vec<String> = calls
+            .iter()
+            .filter_map(|c| c.command())
+            .flat_map(|c| programs_of(&c))
+            .collect();
+        lines
+            .iter()
+            .copied()
+            .filter(|l| {
+                programs.iter().any(|p| l.starts_with(&format!("{p}: "))) && is_error_shaped(l)
+            })
+            .collect()
+    } else if runs_commands {
+        lines
+            .iter()
+            .copied()
+            .filter(|l| is_error_shaped(l))
+            .collect()
+    } else {
+        Vec::new() // A file tool's or an agent's output is content unless the call failed.
+    };
+    // A failed call without an error-shaped line: a command's verdict comes last (`5 tests,
+    // 1 failure`), a tool's message first.
+    if failed && errors.is_empty() && runs_commands && !read_like {
+        errors.extend(lines.last());
+    } else if failed && errors.is_empty() && item.is_error {
+        errors.extend(lines.first());
+    }
+    keep_ends(errors)
+}
+
+/// The first word of every step of a shell command.
+fn programs_of(command: &str) -> Vec<String> {
+    command
+        .split(['|', ';', '\n'])
+        .flat_map(|s| s.split("&&"))
+        .filter_map(|s| s.split_whitespace().next())
+        .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
+        .collect()
+}
+
+/// Error lines a user quotes in a request.
+pub fn reported_errors(text: &str) -> Vec<String> {
+    keep_ends(
+        text.lines()
+            .map(str::trim)
+            .filter(|l| l.len() >= 8 && is_error_shaped(l))
+            .collect(),
+    )
+}
+
+/// The first three and the last two of `lines`, clipped.
+fn keep_ends(mut lines: Vec<&str>) -> Vec<String> {
+    if lines.len() > 5 {
+        lines.drain(3..lines.len() - 2);
+    }
+    lines.into_iter().map(|l| clip(l, MAX_FACT_CHARS)).collect()
 }
 
 /// Phrases by which an assistant states a decision or a finding.
@@ -510,5 +812,94 @@ mod tests {
                 "Error 9: bad"
             ]
         );
+    }
+
+    /// A Claude Code session: a slash command and its output, a request with a reminder, a
+    /// Read of a file mentioning errors, a Write whose content names `/usr/bin/env`, a failed
+    /// test run.
+    const SESSION: &str = r##"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"},"uuid":"u0","parentUuid":null}
+{"type":"user","message":{"role":"user","content":"<local-command-stdout>\u001b[2mCompacted\u001b[22m</local-command-stdout>"},"uuid":"u1","parentUuid":"u0"}
+{"type":"user","message":{"role":"user","content":"Fix lib/app.ex please\n<system-reminder>todo list is empty</system-reminder>"},"uuid":"u2","parentUuid":"u1"}
+{"type":"assistant","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/repo/lib/app.ex"}}]},"uuid":"a1","parentUuid":"u2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"  31→  e in ErlangError -> {:error, Exception.message(e)}\n  32→  raise ArgumentError: bad"}]},"uuid":"r1","parentUuid":"a1"}
+{"type":"assistant","message":{"role":"assistant","id":"m2","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/repo/bin/run.sh","content":"#!/usr/bin/env bash\nexec 2>/dev/null\ncurl localhost/api/review-context/"}}]},"uuid":"a2","parentUuid":"r1"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"File created"}]},"uuid":"r2","parentUuid":"a2"}
+{"type":"assistant","message":{"role":"assistant","id":"m3","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"mix test 2>/dev/null"}}]},"uuid":"a3","parentUuid":"r2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","is_error":true,"content":"Exit code 2\nCompiling 1 file\n** (CompileError) lib/app.ex:3: undefined function foo/0\nwarning: unused variable"}]},"uuid":"r3","parentUuid":"a3"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"u3","parentUuid":"r3"}
+"##;
+
+    #[test]
+    fn facts_of_a_session_leave_out_the_clients_noise_and_file_contents() {
+        let t = read(SESSION.into(), &ReadOptions::default()).unwrap();
+        let facts = Facts::of(&t.conversations[0].items);
+        assert_eq!(facts.user_requests, ["Fix lib/app.ex please"]);
+        assert_eq!(
+            facts.paths,
+            ["lib/app.ex", "/repo/lib/app.ex", "/repo/bin/run.sh"]
+        );
+        assert_eq!(facts.commands, ["mix test 2>/dev/null"]);
+        assert_eq!(
+            facts.errors,
+            ["** (CompileError) lib/app.ex:3: undefined function foo/0"]
+        );
+    }
+
+    #[test]
+    fn failed_calls_give_their_message_and_readers_only_their_complaints() {
+        let shell = |c: &str| CallArgs {
+            name: "Bash".into(),
+            args: serde_json::json!({ "command": c }),
+        };
+        let result = |text: &str, is_error: bool| {
+            let mut item = Item::new(0..0, 1, crate::transcript::Role::User, Kind::ToolResult);
+            item.parts
+                .push(crate::transcript::Part::new(PartKind::ToolResult, text));
+            item.is_error = is_error;
+            item
+        };
+        let cat = shell("cat notes.md");
+        let contents = result(
+            "Error: the parser fails\nTraceback (most recent call last)",
+            false,
+        );
+        assert!(result_errors(&contents, &[&cat]).is_empty());
+        let missing = result("cat: notes.md: No such file or directory", false);
+        assert_eq!(
+            result_errors(&missing, &[&cat]),
+            ["cat: notes.md: No such file or directory"]
+        );
+        let test = shell("cargo test");
+        let failed = result("Exit code 101\nrunning 3 tests\ntest result: ok? no", true);
+        assert_eq!(result_errors(&failed, &[&test]), ["test result: ok? no"]);
+        let rejected = result("The user doesn't want to proceed with this tool use.", true);
+        assert!(result_errors(&rejected, &[&test]).is_empty());
+        let edit = CallArgs {
+            name: "Edit".into(),
+            args: serde_json::json!({"file_path": "a.rs"}),
+        };
+        let not_found = result(
+            "<tool_use_error>String to replace not found</tool_use_error>",
+            true,
+        );
+        assert_eq!(
+            result_errors(&not_found, &[&edit]),
+            ["String to replace not found"]
+        );
+        assert!(is_error_shaped("error[E0425]: cannot find value `x`"));
+        assert!(is_error_shaped("src/a.c:3:1: error: expected ';'"));
+        assert!(is_error_shaped("FAILED tests/test_x.py::test_y"));
+        assert!(!is_error_shaped("**Error handling strategy:**"));
+        assert!(!is_error_shaped("e in ErlangError -> {:error, msg}"));
+    }
+
+    #[test]
+    fn system_paths_are_not_files() {
+        let found: Vec<String> = paths_in_text(
+            "#!/usr/bin/env python\ncat src/x.py 2>/dev/null > /proc/self/fd ./run.sh",
+        )
+        .collect();
+        assert_eq!(found, ["src/x.py", "./run.sh"]);
+        assert!(!is_file_path("/bin/sh") && is_file_path("/repo/bin/run.sh"));
     }
 }

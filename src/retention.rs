@@ -118,7 +118,9 @@ impl Retention {
 /// How much of `before`'s facts `after` still holds.
 pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
     let facts = Facts::of(&before.items);
+    // Facts are read through `clean` (no ANSI escapes, no client wrappers): so is the output.
     let text = context_text(after);
+    let text = crate::facts::clean::clean(&text);
     let flat = collapse_whitespace(&text);
     Retention {
         paths: tally(&facts.paths, &text),

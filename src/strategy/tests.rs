@@ -868,7 +868,7 @@ fn full_summary_keeps_what_is_preserved_beside_one_summary() {
     let text = c.summary_of(&plan, 2);
     assert!(text.contains("the whole conversation but what is kept verbatim"));
     assert!(text.contains(
-        "Open tasks (latest task list):\n- [in_progress] Fix the off-by-one\n- [pending] Run the tests\n- (1 completed)"
+        "Task list (latest state):\n- [in_progress] Fix the off-by-one\n- [pending] Run the tests\n- [completed] Read the parser"
     ));
     assert!(text.contains("Files modified:\n- src/parser.rs"), "{text}");
 }

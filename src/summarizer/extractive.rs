@@ -11,9 +11,11 @@
 
 use super::render::{Outputs, entries_marker, fit_entries, render_entries};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
+use crate::facts::clean::clean;
 use crate::facts::{
-    CallArgs, Effect, clip, collapse_whitespace, command_key, error_lines, file_effect,
-    paths_in_text, tool_calls, tool_output,
+    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, file_effect,
+    paths_in_text, reported_errors, request_text, result_errors, text_action, tool_calls,
+    tool_output,
 };
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
 use anyhow::Result;
@@ -36,6 +38,13 @@ impl Summarizer for Extractive {
             .chain(&request.entries[n - tail..])
             .map(|e| e.as_ref())
             .collect();
+        if request.entries.iter().all(|e| is_client_noise(e)) {
+            // Slash commands, their output, interruptions: a stub, not a summary of them.
+            return Ok(Summary {
+                text: stub(request),
+                ..Summary::default()
+            });
+        }
         let mut notes = Notes::default();
         notes.gather(&read);
         let omitted = n - head - tail;
@@ -46,6 +55,37 @@ impl Summarizer for Extractive {
             ..Summary::default()
         })
     }
+}
+
+/// Whether an entry is the client's alone: a user message that is no request (a slash
+/// command, its output, an interruption, an injected notice) or a record the model never sees.
+fn is_client_noise(item: &Item) -> bool {
+    match item.kind {
+        Kind::User => request_text(item).is_none(),
+        Kind::NonContext => true,
+        _ => false,
+    }
+}
+
+/// The text for a span of client records only: says so, and names the slash commands.
+fn stub(request: &SummaryRequest) -> String {
+    let mut commands: Vec<String> = Vec::new();
+    for item in request.entries {
+        let text = item.text();
+        for part in text.split("<command-name>").skip(1) {
+            let name = part.split("</command-name>").next().unwrap_or("").trim();
+            if !name.is_empty() && !commands.iter().any(|c| c == name) {
+                commands.push(clip(name, 40));
+            }
+        }
+    }
+    let mut out = intro(request, 0, 0);
+    out.push_str("\nNothing to carry over: only client commands, their output and notices");
+    if !commands.is_empty() {
+        out.push_str(&format!(" ({})", commands.join(", ")));
+    }
+    out.push('.');
+    out
 }
 
 fn intro(request: &SummaryRequest, omitted: usize, omitted_chars: usize) -> String {
@@ -125,9 +165,9 @@ impl List {
             List::Read => "Files read:",
             List::Mentioned => "Files mentioned:",
             List::Commands => "Commands run, oldest first:",
-            List::Errors => "Errors and what followed:",
+            List::Errors => "Errors (failed calls) and what followed:",
             List::Decisions => "Decisions and findings:",
-            List::Tasks => "Open tasks (latest task list):",
+            List::Tasks => "Task list (latest state):",
             List::LastMessage => "Last assistant message of the span:",
             List::Pins => "Pinned:",
             List::Preferences => "User preferences and constraints:",
@@ -155,12 +195,12 @@ impl List {
         match self {
             List::Pins => 100,
             List::Requests => 90,
+            List::LastMessage => 88,
             List::Tasks => 85,
             List::Preferences => 80,
             List::Errors => 75,
             List::Modified | List::Created | List::Deleted => 70,
             List::Commands => 65,
-            List::LastMessage => 60,
             List::Earlier => 55,
             List::Decisions => 45,
             List::Read => 40,
@@ -170,11 +210,16 @@ impl List {
 
     /// Whether the most recent lines of the list matter most (else the oldest).
     fn recent_first(self) -> bool {
-        !matches!(self, List::Requests | List::Pins)
+        !matches!(self, List::Requests | List::Pins | List::Tasks)
     }
 
     fn from_title(title: &str) -> Option<List> {
-        List::ALL.into_iter().find(|l| l.title() == title)
+        // Titles of earlier ctxc versions too, so their summaries still merge.
+        match title {
+            "Open tasks (latest task list):" => Some(List::Tasks),
+            "Errors and what followed:" => Some(List::Errors),
+            _ => List::ALL.into_iter().find(|l| l.title() == title),
+        }
     }
 }
 
@@ -191,33 +236,48 @@ const MAX_PROSE_CHARS: usize = 400;
 
 impl Notes {
     fn add(&mut self, list: List, line: String) {
-        let line = line.trim().to_string();
-        if line.is_empty() || !self.seen.insert((list, line.clone())) {
+        let line = clean(&line).trim().to_string();
+        if matches!(line.as_str(), "" | "\"\"" | "``") || !self.seen.insert((list, line.clone())) {
             return;
         }
         self.lists.entry(list).or_default().push(line);
     }
 
     fn gather(&mut self, items: &[&Item]) {
-        let mut pending_errors: Vec<String> = Vec::new();
+        let mut calls = CallIndex::default();
+        let mut failures: Vec<Failure> = Vec::new();
         let mut last_tasks: Option<Vec<String>> = None;
+        let mut last_action: Option<String> = None;
         for item in items {
             match item.kind {
-                Kind::User => self.user(item),
-                Kind::AssistantText | Kind::ToolCall => {
-                    let followed = self.assistant(item, &mut last_tasks);
-                    if let Some(action) = followed {
-                        for error in pending_errors.drain(..) {
-                            self.add(List::Errors, format!("`{error}` → then: {action}"));
-                        }
+                Kind::User => {
+                    self.user(item);
+                    let text = request_text(item).unwrap_or_default();
+                    for line in reported_errors(&text) {
+                        failures.push(Failure::reported(line));
                     }
                 }
-                Kind::ToolResult => {
-                    let output = tool_output(item);
-                    for line in error_lines(&output, item.is_error) {
-                        pending_errors.push(line);
+                Kind::AssistantText | Kind::ToolCall => {
+                    calls.note(item);
+                    for call in item_calls(item) {
+                        let described = describe(&call);
+                        for failure in failures.iter_mut().filter(|f| f.followed.is_none()) {
+                            if failure.is_followed_by(&call) {
+                                failure.followed = Some(described.clone());
+                            }
+                        }
+                        last_action = Some(described);
                     }
-                    if let Some(stat) = git_stat(&output) {
+                    self.assistant(item, &mut last_tasks);
+                }
+                Kind::ToolResult => {
+                    let answered = calls.answered_by(item);
+                    let lines = result_errors(item, &answered);
+                    if !lines.is_empty() {
+                        let output = clean(&tool_output(item)).into_owned();
+                        failures.push(Failure::new(lines, answered.first().copied(), &output));
+                    }
+                    if let Some(stat) = git_stat(&tool_output(item)) {
                         self.git = Some(stat);
                     }
                 }
@@ -225,20 +285,28 @@ impl Notes {
                 _ => {}
             }
         }
-        for error in pending_errors {
-            self.add(List::Errors, format!("`{error}`"));
+        for failure in failures {
+            self.add(List::Errors, failure.line());
         }
         if let Some(tasks) = last_tasks {
             self.lists.remove(&List::Tasks);
             tasks.into_iter().for_each(|t| self.add(List::Tasks, t));
         }
+        // A span of tool calls without prose still says where it stopped.
+        if !self.lists.contains_key(&List::LastMessage) {
+            if let Some(action) = last_action {
+                self.add(
+                    List::LastMessage,
+                    format!("(no text) its last call: {action}"),
+                );
+            }
+        }
     }
 
     fn user(&mut self, item: &Item) {
-        let text = item.text();
-        if text.trim().is_empty() {
+        let Some(text) = request_text(item) else {
             return;
-        }
+        };
         self.add(List::Requests, quote_prose(&text));
         for path in paths_in_text(&text) {
             self.add(List::Mentioned, path);
@@ -249,14 +317,10 @@ impl Notes {
         for sentence in sentences(&text).filter(|s| is_preference(s)) {
             self.add(List::Preferences, quote_prose(sentence));
         }
-        for line in error_lines(&text, false) {
-            self.add(List::Errors, format!("`{line}` (reported by the user)"));
-        }
     }
 
-    /// Notes an assistant message; returns a short description of the state-changing action
-    /// it takes, if any (what followed an error).
-    fn assistant(&mut self, item: &Item, tasks: &mut Option<Vec<String>>) -> Option<String> {
+    /// Notes an assistant message: its prose, decisions, and what its calls did.
+    fn assistant(&mut self, item: &Item, tasks: &mut Option<Vec<String>>) {
         let texts: Vec<&str> = item
             .parts
             .iter()
@@ -271,29 +335,17 @@ impl Notes {
             for sentence in sentences(&text).filter(|s| crate::facts::states_decision(s)) {
                 self.add(List::Decisions, quote_prose(sentence));
             }
-            for path in paths_in_text(&text) {
-                self.add(List::Mentioned, path);
-            }
-            if !crate::facts::has_tool_parts(item) {
-                if let Some(action) = crate::facts::trailing_action(&text) {
-                    self.add(List::Commands, format!("`{}`", command_key(&action)));
-                }
-            }
         }
-        let mut action = None;
-        for call in tool_calls(item) {
+        for call in item_calls(item) {
             if let Some(list) = todo_list(&call) {
                 *tasks = Some(list);
             }
-            if let Some(described) = self.call(&call) {
-                action = Some(described);
-            }
+            self.call(&call);
         }
-        action
     }
 
-    /// Notes a tool call; returns its description when it changes state.
-    fn call(&mut self, call: &CallArgs) -> Option<String> {
+    /// Notes what a tool call did to files, and the command it ran.
+    fn call(&mut self, call: &CallArgs) {
         let effect = file_effect(call);
         let patched = patch_effects(call);
         // A patch says per file what it does; its headers are not all modifications.
@@ -323,15 +375,6 @@ impl Notes {
                 ""
             };
             self.add(List::Commands, format!("`{key}`{more}"));
-            return Some(format!("ran `{key}`"));
-        }
-        match effect {
-            Effect::Create | Effect::Modify | Effect::Delete => Some(format!(
-                "{} {}",
-                call.name,
-                paths.first().map_or("", String::as_str)
-            )),
-            _ => None,
         }
     }
 
@@ -339,6 +382,16 @@ impl Notes {
     fn earlier_summary(&mut self, item: &Item) {
         let text = item.text();
         let Some(body) = text.strip_prefix(SUMMARY_MARKER) else {
+            // A runtime's summary (Claude Code, Codex): its task goes to the overview.
+            if let Some(task) = task_statement(&text) {
+                self.add(
+                    List::Requests,
+                    format!(
+                        "Task (from an earlier compaction summary): {}",
+                        quote_prose(&task)
+                    ),
+                );
+            }
             self.add(List::Earlier, quote_prose(&text));
             return;
         };
@@ -370,7 +423,7 @@ impl Notes {
         if let Some(git) = &git_line {
             budget = budget.saturating_sub(counter.count(git) + 1);
         }
-        let chosen = self.choose(budget, counter);
+        let (chosen, cut_message) = self.choose(budget, counter);
         let mut out = intro.to_string();
         for (s, header) in SECTIONS.iter().enumerate() {
             out.push_str("\n\n");
@@ -378,13 +431,18 @@ impl Notes {
             let mut wrote = false;
             for list in List::ALL.into_iter().filter(|l| l.section() == s + 1) {
                 let all = self.lists.get(&list).map_or(&[][..], Vec::as_slice);
-                let kept: Vec<&String> = all
+                let kept: Vec<&str> = all
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| chosen.contains(&(list, *i)))
-                    .map(|(_, l)| l)
+                    .map(|(_, l)| match (&cut_message, list) {
+                        (Some(cut), List::LastMessage) => cut.as_str(),
+                        _ => l.as_str(),
+                    })
                     .collect();
-                if all.is_empty() {
+                // A list is shown with some of its lines or not at all: a bare count of
+                // lines left out says nothing.
+                if kept.is_empty() {
                     continue;
                 }
                 wrote = true;
@@ -413,40 +471,202 @@ impl Notes {
         out
     }
 
-    /// The (list, index) of every line that fits in `budget` tokens, by priority.
+    /// The (list, index) of every line that fits in `budget` tokens: pins and requests, then
+    /// the line that matters most of every other list (its newest, or its first for the task
+    /// list), by list priority, then the others. A list whose first line does not fit shows
+    /// none. The last assistant message is cut to fit rather than left out (returned when
+    /// cut), so the next steps are never empty.
     fn choose(
         &self,
         budget: usize,
         counter: &crate::tokens::TokenCounter,
-    ) -> HashSet<(List, usize)> {
-        let mut candidates: Vec<(u32, usize, List, usize, usize)> = Vec::new();
+    ) -> (HashSet<(List, usize)>, Option<String>) {
+        // Pins and requests first (whole lists), then the first line of every other list,
+        // then the rest by priority.
+        const FIRST_LINE_PRIORITY: u32 = 89;
+        let mut candidates: Vec<(u32, usize, List, usize)> = Vec::new();
         for (&list, lines) in &self.lists {
             let n = lines.len();
-            for (i, line) in lines.iter().enumerate() {
-                // Within a list, the end that matters most goes first.
+            for i in 0..n {
                 let rank = if list.recent_first() { n - 1 - i } else { i };
-                let cost = counter.count(line) + 2;
-                candidates.push((list.priority(), rank, list, i, cost));
+                let priority = if rank == 0 {
+                    list.priority().max(FIRST_LINE_PRIORITY)
+                } else {
+                    list.priority()
+                };
+                candidates.push((priority, rank, list, i));
             }
         }
-        candidates.sort_by_key(|&(priority, rank, list, i, _)| {
-            (std::cmp::Reverse(priority), rank, list, i)
-        });
-        let titles: usize = self
-            .lists
-            .keys()
-            .map(|l| counter.count(l.title()) + 8)
-            .sum();
-        let mut left = budget.saturating_sub(titles);
+        candidates
+            .sort_by_key(|&(priority, rank, list, i)| (std::cmp::Reverse(priority), rank, list, i));
+        let mut left = budget;
         let mut chosen = HashSet::new();
-        for (_, _, list, i, cost) in candidates {
+        let mut shown: HashSet<List> = HashSet::new();
+        let mut cut_message = None;
+        for (_, rank, list, i) in candidates {
+            if rank > 0 && !shown.contains(&list) {
+                continue;
+            }
+            // A list's title is paid for with its first line.
+            let title = if shown.contains(&list) {
+                0
+            } else {
+                counter.count(list.title()) + 4
+            };
+            let line = &self.lists[&list][i];
+            let cost = counter.count(line) + 2 + title;
             if cost <= left {
                 left -= cost;
-                chosen.insert((list, i));
+            } else if list == List::LastMessage && left >= title + 16 {
+                let cut = cut_to_tokens(line, left - title - 6, counter);
+                left = left.saturating_sub(counter.count(&cut) + 2 + title);
+                cut_message = Some(cut);
+            } else {
+                continue;
             }
+            chosen.insert((list, i));
+            shown.insert(list);
         }
-        chosen
+        (chosen, cut_message)
     }
+}
+
+/// A quoted line cut to about `tokens` tokens (at least a few words), ending in `…"`.
+fn cut_to_tokens(line: &str, tokens: usize, counter: &crate::tokens::TokenCounter) -> String {
+    let body = line.trim_matches('"');
+    let mut chars = body.chars().count();
+    loop {
+        let cut = format!("\"{} …\"", clip(body, chars).trim_end());
+        if chars <= 40 || counter.count(&cut) <= tokens {
+            return cut;
+        }
+        chars = chars * 3 / 4;
+    }
+}
+
+/// The tool calls an assistant item makes; a text-based agent's closing action counts as a
+/// shell call.
+fn item_calls(item: &Item) -> Vec<CallArgs> {
+    if crate::facts::has_tool_parts(item) {
+        return tool_calls(item);
+    }
+    text_action(item)
+        .map(CallArgs::text_action)
+        .into_iter()
+        .collect()
+}
+
+/// A call in a few words: `ran `cargo test``, `Edit src/main.rs`.
+fn describe(call: &CallArgs) -> String {
+    if let Some(command) = call.command() {
+        return format!("ran `{}`", command_key(&command));
+    }
+    let paths = call.paths();
+    match paths.first() {
+        Some(path) => format!("{} {path}", call.name),
+        None => call.name.clone(),
+    }
+}
+
+/// A failed call: its error lines, what it was, and the next call that dealt with it.
+struct Failure {
+    lines: Vec<String>,
+    /// Where it came from: `from `cargo test``, `reported by the user`.
+    source: Option<String>,
+    /// The program and subcommand it ran (`cargo test`, `mix compile`).
+    program: Option<String>,
+    /// Files it touched or its errors name.
+    files: Vec<String>,
+    /// The next call that re-ran the command or touched one of the files.
+    followed: Option<String>,
+}
+
+impl Failure {
+    fn new(lines: Vec<String>, call: Option<&CallArgs>, output: &str) -> Failure {
+        let mut files: Vec<String> = call.map(CallArgs::paths).unwrap_or_default();
+        // A compiler names the file of an error on the lines around it.
+        files.extend(paths_in_text(output).take(50));
+        Failure {
+            source: call.map(|c| match c.command() {
+                Some(command) => format!("from `{}`", command_key(&command)),
+                None => format!("from {}", describe(c)),
+            }),
+            program: call.and_then(CallArgs::command).and_then(|c| program(&c)),
+            files,
+            lines,
+            followed: None,
+        }
+    }
+
+    /// An error line a user quotes.
+    fn reported(line: String) -> Failure {
+        Failure {
+            lines: vec![line],
+            source: Some("reported by the user".into()),
+            program: None,
+            files: Vec::new(),
+            followed: Some(String::new()),
+        }
+    }
+
+    /// Whether `call` is what followed this failure: the same program run again, or a call
+    /// on one of its files.
+    fn is_followed_by(&self, call: &CallArgs) -> bool {
+        let same_program =
+            self.program.is_some() && call.command().and_then(|c| program(&c)) == self.program;
+        same_program
+            || call
+                .paths()
+                .iter()
+                .any(|p| self.files.iter().any(|f| same_file(p, f)))
+    }
+
+    /// The summary line: the error lines verbatim, where they came from, what followed.
+    fn line(&self) -> String {
+        let quoted: Vec<String> = self.lines.iter().map(|l| format!("`{l}`")).collect();
+        let mut line = quoted.join(" · ");
+        if let Some(source) = &self.source {
+            line.push_str(&format!(" ({source})"));
+        }
+        if let Some(followed) = self.followed.as_ref().filter(|f| !f.is_empty()) {
+            line.push_str(&format!(" → then: {followed}"));
+        }
+        line
+    }
+}
+
+/// Whether two paths name the same file, one possibly relative (`/repo/src/a.rs`, `src/a.rs`).
+fn same_file(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim_start_matches("./"), b.trim_start_matches("./"));
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    long == short || long.ends_with(&format!("/{short}"))
+}
+
+/// The program and subcommand of a command's last step, without `cd dir &&` and variable
+/// assignments: `cd web && npm run build` → `npm run build`, `cargo test -p x` → `cargo test`.
+fn program(command: &str) -> Option<String> {
+    let first = command.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let step = first
+        .split("&&")
+        .map(str::trim)
+        .filter(|s| !s.starts_with("cd ") && !s.is_empty())
+        .last()?;
+    let words: Vec<&str> = step
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+        .collect();
+    let mut key: Vec<&str> = Vec::new();
+    for word in words {
+        if word.starts_with('-') || key.len() == 3 {
+            break;
+        }
+        key.push(word);
+        // `npm run build`, `python -m pytest`: the third word names what runs.
+        if key.len() == 2 && !matches!(key[1], "run" | "exec" | "x") {
+            break;
+        }
+    }
+    (!key.is_empty()).then(|| key.join(" "))
 }
 
 /// Files a patch (Codex `apply_patch`, unified diffs) adds, updates or deletes.
@@ -482,7 +702,7 @@ fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
         .or_else(|| call.args.get("plan"))?
         .as_array()?;
     let mut open = Vec::new();
-    let mut done = 0;
+    let mut done = Vec::new();
     for entry in items {
         let status = entry
             .get("status")
@@ -492,15 +712,18 @@ fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
             .iter()
             .find_map(|k| entry.get(k).and_then(|v| v.as_str()))
             .unwrap_or("");
+        if text.is_empty() {
+            continue;
+        }
+        let line = format!("[{status}] {}", clip(text, MAX_PROSE_CHARS));
         if status == "completed" || status == "done" {
-            done += 1;
-        } else if !text.is_empty() {
-            open.push(format!("[{status}] {}", clip(text, MAX_PROSE_CHARS)));
+            done.push(line);
+        } else {
+            open.push(line);
         }
     }
-    if done > 0 {
-        open.push(format!("({done} completed)"));
-    }
+    // Open tasks first: they are the next steps; what is done follows.
+    open.extend(done);
     Some(open)
 }
 
@@ -515,6 +738,35 @@ fn git_stat(output: &str) -> Option<String> {
                 && (l.contains("insertion") || l.contains("deletion"))
         })
         .map(|l| clip(l, 200))
+}
+
+/// The task stated by a runtime's compaction summary: Claude Code's "Primary Request and
+/// Intent" section, else the summary's first paragraph past its preamble.
+fn task_statement(summary: &str) -> Option<String> {
+    const PREAMBLE: &str = "This session is being continued from a previous conversation";
+    if let Some(at) = summary.find("Primary Request and Intent") {
+        let rest = &summary[at..];
+        let body = rest.split_once(':').map_or("", |(_, b)| b);
+        // Up to the next numbered section ("2. Key Technical Concepts:").
+        let end = body
+            .match_indices('\n')
+            .map(|(i, _)| i)
+            .find(|&i| {
+                let next = body[i + 1..].trim_start();
+                next.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    && next
+                        .split_once(". ")
+                        .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+            })
+            .unwrap_or(body.len());
+        let task = body[..end].trim();
+        return (!task.is_empty()).then(|| task.to_string());
+    }
+    summary
+        .split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !p.starts_with(PREAMBLE) && !p.starts_with("Analysis:"))
+        .map(str::to_string)
 }
 
 /// `<Pin>...</Pin>` contents.

@@ -2,7 +2,8 @@
 //! labelled, never in chat form, so a model asked to summarize it does not continue it.
 
 use super::{MAX_SAFE_CHARS, head_tail_chars, omission_marker};
-use crate::facts::is_error_line;
+use crate::facts::clean::clean;
+use crate::facts::is_error_shaped;
 use crate::transcript::{Item, Kind, PartKind};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -72,11 +73,12 @@ fn render_entry(item: &Item, names: &HashMap<&str, &str>, outputs: Outputs) -> S
                 let _ = writeln!(out, "[calls tool {}] {args}", part.text);
             }
             PartKind::ToolResult if outputs == Outputs::Clipped => {
-                out.push_str(&clip_output(&part.text));
+                out.push_str(&clip_output(&clean(&part.text)));
                 out.push('\n');
             }
             _ => {
-                out.push_str(&part.text);
+                // What a summarizer reads has no terminal escapes or client wrappers.
+                out.push_str(&clean(&part.text));
                 out.push('\n');
             }
         }
@@ -101,7 +103,7 @@ pub fn clip_output(text: &str) -> Cow<'_, str> {
     let middle = &text[head_end..tail_start];
     let errors: Vec<&str> = middle
         .lines()
-        .filter(|l| is_error_line(l))
+        .filter(|l| is_error_shaped(l))
         .take(20)
         .collect();
     let mut out = text[..head_end].to_string();

@@ -162,9 +162,9 @@ fn the_five_sections_appear_in_order_with_their_content() {
         ("Files modified:", 1),
         ("Files read:", 1),
         ("Commands run, oldest first:", 1),
-        ("Errors and what followed:", 2),
+        ("Errors (failed calls) and what followed:", 2),
         ("Decisions and findings:", 2),
-        ("Open tasks (latest task list):", 3),
+        ("Task list (latest state):", 3),
         ("Last assistant message of the span:", 3),
         ("Pinned:", 4),
         ("User preferences and constraints:", 4),
@@ -327,24 +327,32 @@ fn an_error_line_is_kept_with_what_followed_it() {
         .bash("ls /nope", "ls: cannot access '/nope': No such file or directory")
         .summary();
     assert_eq!(
-        list(&text, "Errors and what followed:"),
+        list(&text, "Errors (failed calls) and what followed:"),
         [
-            "`error[E0425]: cannot find value `x` in this scope` → then: edit_file src/main.rs",
-            "`thread 'main' panicked at src/lib.rs:9:1` → then: ran `cargo test -- --nocapture`",
+            "`error[E0425]: cannot find value `x` in this scope` (from `cargo build`) → then: edit_file src/main.rs",
+            "`thread 'main' panicked at src/lib.rs:9:1` (from `cargo test`) → then: ran `cargo test -- --nocapture`",
             "`It still says: TypeError: undefined is not a function` (reported by the user)",
-            "`ls: cannot access '/nope': No such file or directory`",
+            "`ls: cannot access '/nope': No such file or directory` (from `ls /nope`)",
         ]
     );
 }
 
 #[test]
-fn the_latest_todo_list_gives_the_open_tasks() {
+fn the_latest_todo_list_gives_open_then_done_tasks() {
     let text = everything().summary();
     assert_eq!(
-        list(&text, "Open tasks (latest task list):"),
-        ["[pending] Run the whole suite", "(2 completed)"]
+        list(&text, "Task list (latest state):"),
+        [
+            "[pending] Run the whole suite",
+            "[completed] Reproduce the failure",
+            "[completed] Fix api.py"
+        ]
     );
-    assert!(!text.contains("Reproduce the failure"), "{text}");
+    // The earlier list's state is gone.
+    assert!(
+        !text.contains("[in_progress] Reproduce the failure"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -422,15 +430,25 @@ fn the_budget_is_respected_and_what_is_left_out_is_counted() {
 }
 
 #[test]
-fn a_list_with_no_line_shown_still_says_how_many_were_left_out() {
-    // With 120 tokens the request and the pin fit, none of the 300 files read does, and the
-    // summary does not say that any file was read (60 of the 120 tokens are used).
-    let text = summarize(&many_reads().transcript(), 120, Scope::Span);
+fn a_list_is_shown_with_its_newest_lines_or_not_at_all() {
+    // With 130 tokens the requests, the pin and the newest file read fit: no list is only a
+    // count of lines left out.
+    let text = summarize(&many_reads().transcript(), 130, Scope::Span);
     assert_eq!(
         list(&text, "Files read:"),
-        ["(300 more not shown)"],
+        ["src/module_299.rs", "(299 more not shown)"],
         "{text}"
     );
+    for title in text
+        .lines()
+        .filter(|l| l.ends_with(':') && !l.starts_with('#'))
+    {
+        let lines = list(&text, title);
+        assert!(
+            lines.first().is_some_and(|l| !l.ends_with("not shown)")),
+            "{title} shows no line:\n{text}"
+        );
+    }
 }
 
 #[test]
@@ -550,4 +568,105 @@ fn the_same_span_gives_the_same_text() {
         summarize(&t, 300, Scope::Span),
         summarize(&t, 300, Scope::Span)
     );
+}
+
+// ----- Real sessions' shapes -----
+
+/// Claude Code records, one per line, chained.
+fn claude_code(records: &[Value]) -> Transcript {
+    let mut parent = Value::Null;
+    let lines: Vec<String> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.clone();
+            r["uuid"] = json!(format!("r{i}"));
+            r["parentUuid"] = parent.clone();
+            parent = json!(format!("r{i}"));
+            r.to_string()
+        })
+        .collect();
+    read(lines.join("\n") + "\n", &ReadOptions::default()).unwrap()
+}
+
+fn user_record(content: Value) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": content}})
+}
+
+fn assistant_record(id: &str, content: Value) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "id": id, "content": content}})
+}
+
+#[test]
+fn an_earlier_compaction_summary_gives_the_task_and_wrappers_are_not_requests() {
+    let summary = "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\n1. Primary Request and Intent:\n   Implement the review token store.\n\n2. Key Technical Concepts:\n   - Phoenix";
+    let mut compact = user_record(json!(summary));
+    compact["isCompactSummary"] = json!(true);
+    let t = claude_code(&[
+        compact,
+        user_record(json!(
+            "<command-name>/mcp</command-name>\n<command-message>mcp</command-message>\n<command-args></command-args>"
+        )),
+        user_record(json!(
+            "<local-command-stdout>\u{1b}[2mReconnected\u{1b}[22m</local-command-stdout>"
+        )),
+        user_record(json!([{"type": "text", "text": "[Request interrupted by user]"}])),
+        assistant_record(
+            "m1",
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/repo/lib/a.ex"}}]),
+        ),
+        user_record(
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "  1→ {:error, ErlangError}\n  2→ raise ArgumentError: bad"}]),
+        ),
+        assistant_record(
+            "m2",
+            json!([{"type": "text", "text": "Next I add the token store."}]),
+        ),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        list(&text, "User requests, oldest first:"),
+        ["Task (from an earlier compaction summary): \"Implement the review token store.\""],
+        "{text}"
+    );
+    assert!(!text.contains("Errors"), "{text}");
+    assert!(!crate::facts::clean::has_client_markup(&text), "{text}");
+    assert_eq!(
+        list(&text, "Last assistant message of the span:"),
+        ["\"Next I add the token store.\""]
+    );
+}
+
+#[test]
+fn a_span_of_client_commands_only_gets_a_stub() {
+    let t = claude_code(&[
+        user_record(json!(
+            "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"
+        )),
+        user_record(json!(
+            "<local-command-stdout>\u{1b}[2mCompacted (ctrl+o to see full summary)\u{1b}[22m</local-command-stdout>"
+        )),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        text,
+        "Continuation summary of 2 earlier messages (source lines 1-2), by ctxc.\nNothing to carry over: only client commands, their output and notices (/compact)."
+    );
+}
+
+#[test]
+fn next_steps_are_never_empty_when_the_last_message_is_long() {
+    let long = format!("Plan: {}", "step after step, ".repeat(400));
+    let text = Span::default()
+        .user("Go.")
+        .assistant(&long)
+        .summary_within(150, Scope::Span);
+    let last = list(&text, "Last assistant message of the span:");
+    assert_eq!(last.len(), 1, "{text}");
+    // Cut to what the budget leaves rather than left out.
+    assert!(
+        last[0].starts_with("\"Plan: step after step") && last[0].ends_with(" …\""),
+        "{text}"
+    );
+    assert!(counter().count(&text) <= 150, "{text}");
 }
