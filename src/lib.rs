@@ -11,7 +11,9 @@ pub mod count;
 pub mod discover;
 pub mod engine;
 pub mod facts;
+pub mod inplace;
 pub mod json;
+pub mod output;
 pub mod pipeline;
 pub mod plan;
 pub mod preserve;
@@ -20,6 +22,7 @@ pub mod report;
 pub mod retention;
 pub mod strategy;
 pub mod summarizer;
+pub mod tempfiles;
 pub mod tokens;
 pub mod transcript;
 pub mod trigger;
@@ -49,6 +52,12 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build_global()?;
+    }
+    if matches!(
+        cli.command,
+        cli::Command::Compact(_) | cli::Command::Restore(_) | cli::Command::Archive(_)
+    ) {
+        tempfiles::remove_on_signal();
     }
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),

@@ -14,7 +14,6 @@ use crate::trigger::{self, Measures, TriggerSettings};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 /// The whole report.
 #[derive(Debug, Serialize)]
@@ -161,14 +160,12 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
 }
 
 fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    if quiet && format == OutputFormat::Table {
-        writeln!(out, "{}", report.totals.figures.context_tokens)?;
+    let text = if quiet && format == OutputFormat::Table {
+        format!("{}\n", report.totals.figures.context_tokens)
     } else {
-        let text = report::render(format, report, &table(report))?;
-        out.write_all(text.as_bytes())?;
-    }
-    Ok(())
+        report::render(format, report, &table(report))?
+    };
+    crate::output::write_stdout(text.as_bytes())
 }
 
 /// Reads and measures one input; a failure is recorded, not raised.

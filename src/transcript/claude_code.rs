@@ -243,7 +243,7 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
     let mut boundary = None;
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let value: Value = serde_json::from_str(record.raw.get())
+        let value: Value = crate::json::lenient::value(record.raw.get())
             .map_err(|e| value_error(line, record.span.start, &e))?;
         let is_boundary = is_compact_boundary(&value);
         if is_boundary {

@@ -255,7 +255,7 @@ fn a_malformed_file_fails_alone_and_is_named_with_its_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_of(&out);
     assert!(
-        err.contains("bad.jsonl: line 3: invalid JSON: EOF while parsing a string"),
+        err.contains("bad.jsonl:3: invalid JSON: EOF while parsing a string"),
         "{err}"
     );
     assert!(dir.path().join("good.compact.traj").is_file());
