@@ -3,6 +3,7 @@
 mod archive;
 mod check;
 mod compact;
+mod inplace;
 mod man;
 mod stats;
 
