@@ -68,7 +68,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         })
         .sum();
     // The remote-summarization notice is a safety disclosure: printed even with -q.
-    let summarizer = summarizer(&config, (jobs.len(), bytes_total))?;
+    let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
     let settings = Settings {
         read: transcript::ReadOptions {
             format: args.input.format,
@@ -138,8 +138,13 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
 }
 
 /// The summarizer the settings ask for. A remote one is announced on stderr before any
-/// request: which endpoint may receive how much of which files.
-fn summarizer(config: &CompactConfig, (files, bytes): (usize, u64)) -> Result<Box<dyn Summarizer>> {
+/// request: which endpoint may receive how much of which files. A dry run never sends
+/// anything: it says what would be sent and plans with the offline summarizer.
+fn summarizer(
+    config: &CompactConfig,
+    (files, bytes): (usize, u64),
+    dry_run: bool,
+) -> Result<Box<dyn Summarizer>> {
     use crate::summarizer::llm::{self, LlmSettings, LlmSummarizer, Provider};
     let s = &config.summarizer;
     if s.kind == "extractive" {
@@ -162,10 +167,15 @@ fn summarizer(config: &CompactConfig, (files, bytes): (usize, u64)) -> Result<Bo
     if !s.redact {
         eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
     }
-    eprintln!(
-        "{}",
-        llm::announcement(summarizer.endpoint(), files, bytes as usize)
-    );
+    let announcement = llm::announcement(summarizer.endpoint(), files, bytes as usize);
+    if dry_run {
+        eprintln!(
+            "{} — but not now: --dry-run sends nothing (summaries in this report are extractive stand-ins)",
+            announcement.replace(" will be sent to ", " would be sent to ")
+        );
+        return Ok(Box::new(Extractive));
+    }
+    eprintln!("{announcement}");
     Ok(Box::new(summarizer))
 }
 

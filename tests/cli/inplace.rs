@@ -256,10 +256,11 @@ fn a_signal_leaves_no_temporary_file() {
             .unwrap();
         // Wait until a temporary file exists, then signal.
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(60)
-            && !(out_dir.exists() && !leftovers(&out_dir).is_empty())
-            && child.try_wait().unwrap().is_none()
-        {
+        let writing = || out_dir.exists() && !leftovers(&out_dir).is_empty();
+        while started.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none() {
+            if writing() {
+                break;
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
         Command::new("kill")
