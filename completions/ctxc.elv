@@ -93,6 +93,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --in-place 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile; a symlink''s target is replaced, owner and mode kept'
             cand --force-overwrite 'Replace an existing output file'
             cand --dry-run 'Do everything but write: report what would happen, create or change no file'
+            cand --allow-findings 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
             cand --confirm 'Ask before writing each file (only at a terminal)'
             cand --fail-fast 'Stop at the first file that fails (files already written stay written)'
             cand --archive 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original'

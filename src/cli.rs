@@ -255,6 +255,11 @@ pub struct CompactArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Compact inputs that already fail `ctxc check` (refused by default); the output never
+    /// has findings the input did not.
+    #[arg(long)]
+    pub allow_findings: bool,
+
     /// Ask before writing each file (only at a terminal).
     #[arg(long)]
     pub confirm: bool,

@@ -309,6 +309,19 @@ impl Conduct<'_> {
             let first = &e.findings[0];
             Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
         })?;
+        if !self.args.allow_findings {
+            let findings = transcript::check(&t);
+            if let Some(first) = findings.first() {
+                let more = match findings.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                return Err(Failed::at("check", first.line)(anyhow::anyhow!(
+                    "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
+                    first.message
+                )));
+            }
+        }
         let outcome = pipeline::run(&t, settings).map_err(Failed::at("compact", 0))?;
         let mut report = FileReport::of(path, &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {

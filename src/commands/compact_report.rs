@@ -91,7 +91,7 @@ pub struct FileReport {
     /// The line the error is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_line: Option<usize>,
-    /// The step that failed: `read`, `parse`, `compact` or `write`.
+    /// The step that failed: `read`, `parse`, `check`, `compact` or `write`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
     /// Detected (or forced) format.

@@ -174,6 +174,10 @@ impl<'a> Doc<'a> {
     pub fn describe(&self) -> String {
         match self {
             Doc::Json { root, .. } => format!("the file is {}", shape(root)),
+            // A one-line object is read as one JSONL record, but it is one JSON document.
+            Doc::Lines { lines, .. } if lines.len() == 1 => {
+                format!("the file is {}", shape(lines[0].raw))
+            }
             Doc::Lines { lines, .. } => match lines.first() {
                 Some(first) => format!(
                     "JSON Lines with {} records, the first {}",

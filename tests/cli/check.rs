@@ -204,3 +204,78 @@ fn a_directory_given_as_a_file_and_a_100_mb_line_are_handled() {
     assert!(text.contains("no files matching"), "{text}");
     assert!(!text.contains("big.jsonl"), "the big file is valid: {text}");
 }
+
+#[test]
+fn parent_uuid_cycles_and_self_loops_are_findings() {
+    let record = |uuid: &str, parent: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","message":{{"role":"user","content":"m"}}}}"#
+        )
+    };
+    let text = [
+        record("a", "null"),
+        record("b", "\"b\""),
+        record("c", "\"e\""),
+        record("d", "\"c\""),
+        record("e", "\"d\""),
+    ]
+    .join("\n");
+    let (code, out) = check_bytes("loops.jsonl", text.as_bytes());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("loops.jsonl:2: parentUuid of 'b' names the record itself"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "loops.jsonl:3: parentUuid chain loops: 'c' is its own ancestor through 3 records"
+        ),
+        "{out}"
+    );
+}
+
+/// Real Claude Code files of other shapes: an export whose records carry no uuid/parentUuid,
+/// minimal `{type, message}` records, usage-only records.
+#[test]
+fn other_claude_code_shapes_are_read() {
+    let minimal = concat!(
+        r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"output_tokens":2}}}"#,
+        "\n"
+    );
+    let export = r#"{"loglines": [
+  {"type": "user", "message": {"role": "user", "content": "hi"}},
+  {"type": "assistant", "message": {"role": "assistant", "content": "ok", "usage": {"input_tokens": 3, "output_tokens": 1}}}
+]}"#;
+    for (name, text) in [("minimal.jsonl", minimal), ("export.json", export)] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = ctxc()
+            .args(["stats", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["files"][0]["format"], "claude-code", "{name}");
+    }
+}
+
+#[test]
+fn a_one_line_object_is_described_as_one() {
+    let (code, out) = check_bytes("m.json", br#"{"messages": []}"#);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("m.json: cannot tell the format: the file is an object with keys [messages]"),
+        "{out}"
+    );
+}
