@@ -10,6 +10,10 @@ corpus = [p for p in glob.glob('../shared/corpus/**/*', recursive=True)
 suite = sorted(glob.glob('../shared/jsontestsuite/test_parsing/*.json'))
 work = tempfile.mkdtemp()
 def mutate(b):
+    if random.random() < 0.1:
+        # Wrap the whole file in closed nesting, up to 40,000 deep.
+        n = random.randint(1000, 40000)
+        return b'[' * n + b + b']' * n
     b = bytearray(b)
     for _ in range(random.randint(1, 6)):
         op = random.random(); i = random.randrange(len(b) or 1)
