@@ -279,3 +279,51 @@ fn a_one_line_object_is_described_as_one() {
         "{out}"
     );
 }
+
+/// Content serde_json refuses passes through byte for byte: a compacted copy of an untouched
+/// file is identical, and one compacted with --force keeps the hostile record as it was.
+#[test]
+fn hostile_values_pass_through_byte_for_byte() {
+    let deep = format!("{}1{}", "[".repeat(500), "]".repeat(500));
+    let hostile =
+        format!(r#"{{"role": "user", "content": "odd \ud800 text", "n": 1e400, "extra": {deep}}}"#);
+    let mut lines = vec![
+        r#"{"role": "system", "content": "sys"}"#.to_string(),
+        hostile.clone(),
+    ];
+    for i in 0..30 {
+        lines.push(format!(
+            r#"{{"role": "assistant", "content": "answer {i}"}}"#
+        ));
+        lines.push(format!(r#"{{"role": "user", "content": "question {i}"}}"#));
+    }
+    let text = lines.join("\n") + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let same = ctxc()
+        .args(["compact", "-q", "-o", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert_eq!(stdout_of(&same), text);
+    let forced = ctxc()
+        .args(["compact", "-q", "--force", "-o", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        forced.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    let out = stdout_of(&forced);
+    assert!(out.len() < text.len() && out.contains(&hostile), "{out}");
+}
