@@ -69,7 +69,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l llm-concurrency -d
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory instead (mirroring the inputs, like --out-dir)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
@@ -83,9 +83,10 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l keep-payloads -d '
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l drop-stored -d 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-redact -d 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-insecure-http -d 'Allow plain http:// to a host that is not this machine'
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile; a symlink\'s target is replaced, owner and mode kept'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force-overwrite -d 'Replace an existing output file'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen, create or change no file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-findings -d 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l confirm -d 'Ask before writing each file (only at a terminal)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l fail-fast -d 'Stop at the first file that fails (files already written stay written)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive -d 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original'

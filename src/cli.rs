@@ -297,6 +297,11 @@ pub struct CompactArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Compact inputs that already fail `ctxc check` (refused by default); the output never
+    /// has findings the input did not.
+    #[arg(long)]
+    pub allow_findings: bool,
+
     /// Ask before writing each file (only at a terminal).
     #[arg(long)]
     pub confirm: bool,
@@ -343,18 +348,22 @@ pub struct OutputPathArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
     pub out_dir: Option<PathBuf>,
 
-    /// Replace each input with its compacted version (atomically).
+    /// Replace each input with its compacted version (atomically). The file is locked while
+    /// ctxc works on it, and left alone if it changes meanwhile; a symlink's target is
+    /// replaced, owner and mode kept.
     #[arg(long)]
     pub in_place: bool,
 
-    /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak].
+    /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An
+    /// existing backup is never overwritten: that file is refused instead.
     #[arg(
         long,
         value_name = "SUFFIX",
         requires = "in_place",
         num_args = 0..=1,
         require_equals = true,
-        default_missing_value = ".bak"
+        default_missing_value = ".bak",
+        value_parser = parse_suffix
     )]
     pub backup: Option<String>,
 
@@ -422,6 +431,14 @@ pub struct Shard {
     pub index: u32,
     /// How many shards.
     pub count: u32,
+}
+
+/// A backup suffix: an empty one would name the input itself.
+fn parse_suffix(s: &str) -> Result<String, String> {
+    if s.is_empty() || s.contains('/') {
+        return Err("the suffix must be non-empty and hold no '/' (e.g. --backup=.bak)".into());
+    }
+    Ok(s.to_string())
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {

@@ -109,7 +109,12 @@ pub struct LoadError {
 
 /// Reads an input's bytes and checks they are UTF-8 (JSON must be).
 pub fn load(input: &Input) -> Result<String, LoadError> {
-    let bytes = match input {
+    utf8(load_bytes(input)?)
+}
+
+/// Reads an input's bytes.
+pub fn load_bytes(input: &Input) -> Result<Vec<u8>, LoadError> {
+    Ok(match input {
         Input::Stdin => {
             let mut buf = Vec::new();
             std::io::stdin()
@@ -124,7 +129,11 @@ pub fn load(input: &Input) -> Result<String, LoadError> {
             });
         }
         Input::File(path) => std::fs::read(path).map_err(|e| io_error(&e))?,
-    };
+    })
+}
+
+/// The text of an input's bytes, which JSON requires to be UTF-8.
+pub fn utf8(bytes: Vec<u8>) -> Result<String, LoadError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -183,11 +192,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ctxc-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    let mut tmp = crate::tempfiles::create_in(dir)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .with_context(|| format!("writing {}", path.display()))?;
@@ -200,8 +205,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()
             .with_context(|| format!("setting permissions of {}", path.display()))?;
     }
     tmp.persist(path)
-        .with_context(|| format!("renaming into {}", path.display()))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! [`RawValue`]s, whose text is a slice of the input, and every value is located by its byte
 //! span. Only the values an adapter needs to understand are parsed into `serde_json::Value`.
 
+pub mod lenient;
+
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;

@@ -12,7 +12,9 @@ pub mod count;
 pub mod discover;
 pub mod engine;
 pub mod facts;
+pub mod inplace;
 pub mod json;
+pub mod output;
 pub mod pipeline;
 pub mod plan;
 pub mod preserve;
@@ -22,6 +24,7 @@ pub mod retention;
 pub mod sessions;
 pub mod strategy;
 pub mod summarizer;
+pub mod tempfiles;
 pub mod tokens;
 pub mod transcript;
 pub mod trigger;
@@ -51,6 +54,12 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build_global()?;
+    }
+    if matches!(
+        cli.command,
+        cli::Command::Compact(_) | cli::Command::Restore(_) | cli::Command::Archive(_)
+    ) {
+        tempfiles::remove_on_signal();
     }
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),

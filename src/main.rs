@@ -6,6 +6,10 @@ fn main() -> ExitCode {
     match ctxc::run(cli) {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if ctxc::output::is_output_error(&err) => {
+            eprintln!("ctxc: {err:#}");
+            ExitCode::from(ctxc::ExitStatus::Failure as u8)
+        }
         Err(err) => {
             eprintln!("ctxc: {err:#}");
             ExitCode::from(ctxc::ExitStatus::Error as u8)

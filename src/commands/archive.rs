@@ -13,7 +13,6 @@ use crate::report::thousands;
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 /// Characters of a summary shown in the text view.
@@ -42,7 +41,7 @@ fn show(path: &Path, json: bool) -> Result<ExitStatus> {
     } else {
         render(path, &archive)
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
 

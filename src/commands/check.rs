@@ -60,8 +60,7 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             .collect::<Vec<_>>(),
     );
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = Vec::new();
     if args.json {
         let report = JsonReport {
             schema_version: 1,
@@ -77,6 +76,7 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             }
         }
     }
+    crate::output::write_stdout(&out)?;
     let t = totals(&results);
     if !quiet && !args.json {
         eprintln!(

@@ -8,6 +8,7 @@ use crate::archive::{self, ArchiveJob};
 use crate::cli::{CompactArgs, Shard};
 use crate::config::CompactConfig;
 use crate::discover::{self, Input};
+use crate::inplace;
 use crate::pipeline::{self, Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
@@ -67,7 +68,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         })
         .sum();
     // The remote-summarization notice is a safety disclosure: printed even with -q.
-    let summarizer = summarizer(&config, (jobs.len(), bytes_total))?;
+    let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
     let settings = Settings {
         read: transcript::ReadOptions {
             format: args.input.format,
@@ -116,7 +117,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
     }
     for f in files.iter().filter(|f| f.status == Status::Failed) {
-        progress.warn(&format!("{}: {}", f.path, f.error.as_deref().unwrap_or("")));
+        progress.warn(&f.error_message().unwrap_or_default());
     }
     let report = CompactReport {
         schema_version: SCHEMA_VERSION,
@@ -146,8 +147,13 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
 }
 
 /// The summarizer the settings ask for. A remote one is announced on stderr before any
-/// request: which endpoint may receive how much of which files.
-fn summarizer(config: &CompactConfig, (files, bytes): (usize, u64)) -> Result<Box<dyn Summarizer>> {
+/// request: which endpoint may receive how much of which files. A dry run never sends
+/// anything: it says what would be sent and plans with the offline summarizer.
+fn summarizer(
+    config: &CompactConfig,
+    (files, bytes): (usize, u64),
+    dry_run: bool,
+) -> Result<Box<dyn Summarizer>> {
     use crate::summarizer::llm::{self, LlmSettings, LlmSummarizer, Provider};
     let s = &config.summarizer;
     if s.kind == "extractive" {
@@ -170,10 +176,15 @@ fn summarizer(config: &CompactConfig, (files, bytes): (usize, u64)) -> Result<Bo
     if !s.redact {
         eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
     }
-    eprintln!(
-        "{}",
-        llm::announcement(summarizer.endpoint(), files, bytes as usize)
-    );
+    let announcement = llm::announcement(summarizer.endpoint(), files, bytes as usize);
+    if dry_run {
+        eprintln!(
+            "{} — but not now: --dry-run sends nothing (summaries in this report are extractive stand-ins)",
+            announcement.replace(" will be sent to ", " would be sent to ")
+        );
+        return Ok(Box::new(Extractive));
+    }
+    eprintln!("{announcement}");
     Ok(Box::new(summarizer))
 }
 
@@ -299,9 +310,16 @@ impl Conduct<'_> {
             return FileReport::skipped(path, "an earlier file failed (--fail-fast)");
         }
         let started = Instant::now();
-        let mut report = self
-            .compact(job, settings)
-            .unwrap_or_else(|e| FileReport::failed(path.clone(), error_text(&e)));
+        let mut report = self.compact(job, settings).unwrap_or_else(|f| {
+            let report = f.report.map_or_else(
+                || FileReport {
+                    path: path.clone(),
+                    ..FileReport::default()
+                },
+                |r| *r,
+            );
+            report.fail(f.step, f.line, error_text(&f.error))
+        });
         report.time_ms = started.elapsed().as_millis() as u64;
         if report.status == Status::Failed {
             self.stop.store(true, Ordering::Relaxed);
@@ -311,11 +329,10 @@ impl Conduct<'_> {
         report
     }
 
-    fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport> {
+    fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport, Failed> {
         let path = job.input.display();
-        check_destination(job, &self.args.outputs)?;
-        let text =
-            discover::load(&job.input).map_err(|e| anyhow::anyhow!(locate(e.line, &e.message)))?;
+        check_destination(job, &self.args.outputs).map_err(Failed::at("write", 0))?;
+        let (claim, text) = self.load(job)?;
         let done = self
             .bytes_done
             .fetch_add(text.len() as u64, Ordering::Relaxed);
@@ -323,27 +340,76 @@ impl Conduct<'_> {
             .bytes(done + text.len() as u64, self.bytes_total);
         let t = transcript::read(text, &settings.read).map_err(|e| {
             let first = &e.findings[0];
-            anyhow::anyhow!(locate(first.line, &first.message))
+            Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
         })?;
-        let outcome = pipeline::run(&t, settings)?;
+        if !self.args.allow_findings {
+            let findings = transcript::check(&t);
+            if let Some(first) = findings.first() {
+                let more = match findings.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                return Err(Failed::at("check", first.line)(anyhow::anyhow!(
+                    "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
+                    first.message
+                )));
+            }
+        }
+        let outcome = pipeline::run(&t, settings).map_err(Failed::at("compact", 0))?;
         let mut report = FileReport::of(path, &t, &outcome);
-        if self.args.confirm && !self.confirmed(&report)? {
+        if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;
             report
                 .notes
                 .push("not written: declined at the prompt".into());
             return Ok(report);
         }
-        report.output = self.write(job, &t, &outcome)?;
-        // Compacted or not, the user came to get the session going again.
-        if self.args.outputs.in_place && !self.args.dry_run {
-            report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
+        match self.write(job, &t, &outcome, claim.as_ref()) {
+            Ok(output) => {
+                report.output = output;
+                // Compacted or not, the user came to get the session going again.
+                if self.args.outputs.in_place && !self.args.dry_run {
+                    report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
+                }
+                Ok(report)
+            }
+            Err(error) => Err(Failed {
+                step: "write",
+                line: 0,
+                error,
+                report: Some(Box::new(report)),
+            }),
         }
-        Ok(report)
+    }
+
+    /// The input's text; for `--in-place`, read under the file's lock, which the returned
+    /// claim holds until the file is replaced.
+    fn load(&self, job: &Job) -> Result<(Option<inplace::Claim>, String), Failed> {
+        let in_place = self.args.outputs.in_place && !self.args.dry_run;
+        let (claim, bytes) = match &job.input {
+            Input::File(path) if in_place => {
+                let (claim, bytes) = inplace::claim(path).map_err(Failed::at("read", 0))?;
+                (Some(claim), bytes)
+            }
+            input => {
+                let bytes = discover::load_bytes(input)
+                    .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?;
+                (None, bytes)
+            }
+        };
+        let text = discover::utf8(bytes)
+            .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?;
+        Ok((claim, text))
     }
 
     /// Writes the output (and backup, and archive); returns where the output went.
-    fn write(&self, job: &Job, t: &Transcript, outcome: &Outcome) -> Result<Option<String>> {
+    fn write(
+        &self,
+        job: &Job,
+        t: &Transcript,
+        outcome: &Outcome,
+        claim: Option<&inplace::Claim>,
+    ) -> Result<Option<String>> {
         let like = match &job.input {
             Input::File(p) => Some(p.as_path()),
             Input::Stdin => None,
@@ -351,19 +417,21 @@ impl Conduct<'_> {
         match &job.dest {
             Destination::Nowhere => Ok(None),
             Destination::Stdout => {
-                let mut out = std::io::stdout().lock();
-                let written = out
-                    .write_all(outcome.output.as_bytes())
-                    .and_then(|_| out.flush());
-                match written {
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => bail!(BROKEN_PIPE),
-                    other => other.context("writing to standard output")?,
+                match crate::output::write_stdout(outcome.output.as_bytes()) {
+                    Err(e) if is_broken_pipe(&e) => bail!(BROKEN_PIPE),
+                    other => other?,
                 }
                 Ok(Some("-".into()))
             }
             Destination::File(path) => {
-                if let (Some(suffix), Some(input)) = (&self.args.outputs.backup, like) {
-                    backup(input, suffix)?;
+                if let Some(claim) = claim {
+                    // An unchanged file is left alone: no backup, no rewrite.
+                    if outcome.output == t.source {
+                        return Ok(Some(path.display().to_string()));
+                    }
+                    if let Some(suffix) = &self.args.outputs.backup {
+                        claim.backup(suffix, t.source.as_bytes())?;
+                    }
                 }
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(parent)
@@ -381,7 +449,10 @@ impl Conduct<'_> {
                         settings: super::config::effective_json(self.config),
                     })?;
                 }
-                discover::write_atomic(path, outcome.output.as_bytes(), like)?;
+                match claim {
+                    Some(claim) => claim.replace(outcome.output.as_bytes())?,
+                    None => discover::write_atomic(path, outcome.output.as_bytes(), like)?,
+                }
                 Ok(Some(path.display().to_string()))
             }
         }
@@ -442,6 +513,13 @@ impl Conduct<'_> {
     }
 }
 
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn error_text(e: &anyhow::Error) -> String {
     format!("{e:#}")
 }
@@ -474,21 +552,23 @@ fn check_destination(job: &Job, outputs: &crate::cli::OutputPathArgs) -> Result<
     Ok(())
 }
 
-/// Copies `input` to `input` + `suffix` before it is replaced.
-fn backup(input: &Path, suffix: &str) -> Result<()> {
-    let mut name = input.as_os_str().to_os_string();
-    name.push(suffix);
-    let target = PathBuf::from(name);
-    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
-    discover::write_atomic(&target, &bytes, Some(input))
-        .with_context(|| format!("writing the backup {}", target.display()))
+/// Why a file failed: the step, the line (0 for none), the error, and what was measured
+/// before it failed.
+struct Failed {
+    step: &'static str,
+    line: usize,
+    error: anyhow::Error,
+    report: Option<Box<FileReport>>,
 }
 
-fn locate(line: usize, message: &str) -> String {
-    if line == 0 {
-        message.to_string()
-    } else {
-        format!("line {line}: {message}")
+impl Failed {
+    fn at(step: &'static str, line: usize) -> impl Fn(anyhow::Error) -> Failed {
+        move |error| Failed {
+            step,
+            line,
+            error,
+            report: None,
+        }
     }
 }
 
@@ -500,7 +580,7 @@ fn print(report: &CompactReport, format: OutputFormat, quiet: bool, to_stderr: b
     if to_stderr {
         std::io::stderr().lock().write_all(text.as_bytes())?;
     } else {
-        std::io::stdout().lock().write_all(text.as_bytes())?;
+        crate::output::write_stdout(text.as_bytes())?;
     }
     Ok(())
 }

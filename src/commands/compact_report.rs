@@ -88,6 +88,12 @@ pub struct FileReport {
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The line the error is about, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// The step that failed: `read`, `parse`, `check`, `compact` or `write`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_step: Option<String>,
     /// Detected (or forced) format.
     pub format: Option<String>,
     /// Task types adaptive detected, per conversation compacted (deduplicated).
@@ -278,6 +284,36 @@ impl FileReport {
             ..FileReport::default()
         }
     }
+
+    /// Marks this report failed at `step` (at `line`, 0 for none), keeping what was already
+    /// measured (a file that fails to be written still has its format and tokens).
+    pub fn fail(mut self, step: &str, line: usize, error: String) -> FileReport {
+        self.status = Status::Failed;
+        self.error = Some(error);
+        self.error_line = (line > 0).then_some(line);
+        self.failed_step = Some(step.to_string());
+        self.output = None;
+        // Nothing was written: nothing was saved.
+        self.bytes_after = self.bytes_before;
+        self.context_tokens_after = self.context_tokens_before;
+        self.messages_after = self.messages_before;
+        self.saved_ratio = 0.0;
+        self
+    }
+
+    /// `path:line: error` (or `path: error`) for a failed file, as `check` prints findings.
+    pub fn error_message(&self) -> Option<String> {
+        let error = self.error.as_deref()?;
+        Some(match self.error_line {
+            Some(line) => format!("{}:{line}: {error}", self.path),
+            None => format!("{}: {error}", self.path),
+        })
+    }
+
+    /// Whether the file was read far enough to be measured.
+    fn measured(&self) -> bool {
+        self.format.is_some()
+    }
 }
 
 fn saved(before: usize, after: usize) -> f64 {
@@ -439,16 +475,33 @@ pub fn table(report: &CompactReport) -> Table {
                 .filter(|s| s.tokens_after < s.tokens_before || f.steps.len() == 1)
                 .map(|s| s.strategy.name())
                 .collect();
+            let status = match &f.failed_step {
+                Some(step) => format!("failed ({step})"),
+                None => f.status.name().into(),
+            };
+            // A file that failed before it was measured has no figures, not zeros.
+            let figure = |n: usize| {
+                if f.measured() || f.status != Status::Failed {
+                    thousands(n as u64)
+                } else {
+                    "-".into()
+                }
+            };
+            let saved = if f.measured() || f.status != Status::Failed {
+                percent(f.saved_ratio)
+            } else {
+                "-".into()
+            };
             vec![
                 f.path.clone(),
                 f.format.clone().unwrap_or_else(|| "-".into()),
-                f.status.name().into(),
-                thousands(f.bytes_before as u64),
-                thousands(f.bytes_after as u64),
-                thousands(f.context_tokens_before as u64),
-                thousands(f.context_tokens_after as u64),
+                status,
+                figure(f.bytes_before),
+                figure(f.bytes_after),
+                figure(f.context_tokens_before),
+                figure(f.context_tokens_after),
                 calibrated_cell(f),
-                percent(f.saved_ratio),
+                saved,
                 f.target_tokens.map_or("-".into(), |t| thousands(t as u64)),
                 if steps.is_empty() {
                     "-".into()
@@ -480,8 +533,8 @@ pub fn table(report: &CompactReport) -> Table {
     ];
     let mut notes = vec![String::new()];
     for f in &report.files {
-        if let Some(error) = &f.error {
-            notes.push(format!("{}: failed: {error}", f.path));
+        if let Some(error) = f.error_message() {
+            notes.push(error);
         }
         for note in &f.notes {
             notes.push(format!("{}: {note}", f.path));

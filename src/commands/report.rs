@@ -7,7 +7,6 @@ use crate::ExitStatus;
 use crate::cli::ReportCommand;
 use crate::report;
 use anyhow::{Context, Result, bail};
-use std::io::Write;
 use std::path::Path;
 
 /// Runs `ctxc report ...`.
@@ -20,7 +19,7 @@ pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
             .collect::<Result<Vec<_>>>()?,
     )?;
     let text = report::render(output.format(), &merged, &table(&merged))?;
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
 

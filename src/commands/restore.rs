@@ -13,7 +13,6 @@ use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record};
 use crate::cli::RestoreArgs;
 use anyhow::{Context, Result, anyhow};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why a restore did not happen.
@@ -207,11 +206,7 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
 /// standard output.
 fn write(dest: &Option<PathBuf>, bytes: &[u8], like: &Path) -> Result<()> {
     let Some(path) = dest else {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|_| out.flush())
-            .context("writing to standard output");
+        return crate::output::write_stdout(bytes);
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)

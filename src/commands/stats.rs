@@ -15,7 +15,6 @@ use crate::trigger::{self, Measures, TriggerSettings};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 /// The whole report.
 #[derive(Debug, Serialize)]
@@ -193,19 +192,17 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
 }
 
 fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    if quiet && format == OutputFormat::Table {
+    let text = if quiet && format == OutputFormat::Table {
         // The provider's view when the files record usage: what "how full is it" means.
         let figures = &report.totals.figures;
         let tokens = figures
             .calibrated_context_tokens
             .unwrap_or(figures.context_tokens);
-        writeln!(out, "{tokens}")?;
+        format!("{tokens}\n")
     } else {
-        let text = report::render(format, report, &table(report))?;
-        out.write_all(text.as_bytes())?;
-    }
-    Ok(())
+        report::render(format, report, &table(report))?
+    };
+    crate::output::write_stdout(text.as_bytes())
 }
 
 /// Reads and measures one input; a failure is recorded, not raised.

@@ -66,7 +66,35 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "github-token",
             r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
         ),
-        rule("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        rule(
+            "gitlab-token",
+            r"\bgl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat)-[A-Za-z0-9_-]{20,}",
+        ),
+        // More of the token shapes gitleaks knows by their prefix.
+        rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        rule(
+            "slack-webhook",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{40,}",
+        ),
+        rule(
+            "sendgrid-key",
+            r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+        ),
+        rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+        rule("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+        rule("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+        rule("doppler-token", r"\bdp\.pt\.[A-Za-z0-9]{43}\b"),
+        rule("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+        rule("linear-key", r"\blin_api_[A-Za-z0-9]{40}\b"),
+        rule(
+            "grafana-token",
+            r"\b(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        ),
+        rule(
+            "age-secret-key",
+            r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b",
+        ),
         rule("slack-token", r"\bxox[baprs]-[A-Za-z0-9-]{10,}"),
         rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
         rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
@@ -165,6 +193,43 @@ mod tests {
         let r = redact(text);
         assert_eq!(r.text, text);
         assert_eq!(r.count, 0);
+    }
+
+    #[test]
+    fn more_gitleaks_token_shapes() {
+        let hex = |n: usize| "0123456789abcdef".repeat(8)[..n].to_string();
+        let cases = [
+            (
+                "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789".to_string(),
+                "npm-token",
+            ),
+            (
+                format!("pypi-AgEIcHlwaS5vcmc{}", "x".repeat(60)),
+                "pypi-token",
+            ),
+            (
+                format!("https://hooks.slack.com/services/T0000/{}", "B".repeat(44)),
+                "slack-webhook",
+            ),
+            (
+                format!("SG.{}.{}", "a".repeat(22), "b".repeat(43)),
+                "sendgrid-key",
+            ),
+            (format!("dop_v1_{}", hex(64)), "digitalocean-token"),
+            (format!("shpat_{}", hex(32)), "shopify-token"),
+            (format!("dapi{}", hex(32)), "databricks-token"),
+            (format!("dp.pt.{}", "a1".repeat(21) + "b"), "doppler-token"),
+            (format!("PMAK-{}-{}", hex(24), hex(34)), "postman-key"),
+            (format!("lin_api_{}", "a".repeat(40)), "linear-key"),
+            (
+                format!("glsa_{}_{}", "a".repeat(32), hex(8)),
+                "grafana-token",
+            ),
+            ("glptt-AbCdEfGhIjKlMnOpQrSt".to_string(), "gitlab-token"),
+        ];
+        for (secret, kind) in cases {
+            assert_redacts(&format!("NPM: //registry/:_t {secret} end"), &secret, kind);
+        }
     }
 
     #[test]

@@ -126,7 +126,12 @@ impl Adapter for ClaudeCode {
     fn check(&self, t: &Transcript) -> Vec<Finding> {
         t.conversations
             .iter()
-            .flat_map(|conv| dangling_links(conv, &chains_of(t, conv)))
+            .flat_map(|conv| {
+                let chains = chains_of(t, conv);
+                let mut findings = dangling_links(conv, &chains);
+                findings.extend(cycles(conv, &chains));
+                findings
+            })
             .collect()
     }
 
@@ -225,10 +230,14 @@ fn classify(raw: &RawValue) -> Option<bool> {
     let Some(kind) = kind else {
         return has("role").then_some(false);
     };
+    // Exports and older or stripped sessions drop the chain fields: a `user` or `assistant`
+    // record carrying its `message` (even one holding only `usage`) is still Claude Code's.
+    let message = members
+        .iter()
+        .any(|(k, v)| k == "message" && v.get().starts_with('{'));
     Some(match kind.as_str() {
-        "user" | "assistant" | "system" | "progress" => {
-            has("uuid") || has("parentUuid") || has("sessionId")
-        }
+        "user" | "assistant" => has("uuid") || has("parentUuid") || has("sessionId") || message,
+        "system" | "progress" => has("uuid") || has("parentUuid") || has("sessionId"),
         "summary" => has("leafUuid"),
         "file-history-snapshot" => has("messageId") && has("snapshot"),
         "queue-operation" => has("operation"),
@@ -243,7 +252,7 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
     let mut boundary = None;
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let value: Value = serde_json::from_str(record.raw.get())
+        let value: Value = crate::json::lenient::value(record.raw.get())
             .map_err(|e| value_error(line, record.span.start, &e))?;
         let is_boundary = is_compact_boundary(&value);
         if is_boundary {
@@ -556,6 +565,52 @@ fn dangling_links(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
                 }
             }
             _ => opening = false,
+        }
+    }
+    findings
+}
+
+/// `parentUuid` chains that loop (a record its own parent, or a ring of records): Claude Code
+/// walks up the chain to resume and never reaches a root. One finding per loop, at the line
+/// of its first record in the file. Iterative, so a long chain cannot overflow the stack.
+fn cycles(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
+    let index = uuid_index(chains);
+    // 0 = not seen, 1 = on the walk in progress, 2 = known to end at a root or outside.
+    let mut state = vec![0u8; chains.len()];
+    let mut findings = Vec::new();
+    for start in 0..chains.len() {
+        let mut path = Vec::new();
+        let mut at = start;
+        let looped = loop {
+            if state[at] != 0 {
+                break state[at] == 1;
+            }
+            state[at] = 1;
+            path.push(at);
+            match chains[at].parent_uuid.as_deref().and_then(|p| index.get(p)) {
+                Some(&parent) => at = parent,
+                None => break false,
+            }
+        };
+        if looped {
+            // `at` is on this walk: the loop is the path from `at` on.
+            let ring = &path[path.iter().position(|&i| i == at).unwrap_or(0)..];
+            let first = *ring.iter().min().expect("a loop has a record");
+            let uuid = chains[first].uuid.as_deref().unwrap_or("?");
+            let message = if ring.len() == 1 {
+                format!(
+                    "parentUuid of '{uuid}' names the record itself: the chain never reaches a root"
+                )
+            } else {
+                format!(
+                    "parentUuid chain loops: '{uuid}' is its own ancestor through {} records",
+                    ring.len()
+                )
+            };
+            findings.push(Finding::new(conv.items[first].line, message));
+        }
+        for i in path {
+            state[i] = 2;
         }
     }
     findings

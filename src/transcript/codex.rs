@@ -74,8 +74,8 @@ impl Adapter for Codex {
         let mut boundary = None;
         for (raw, span) in records {
             let line = doc.line_of(span.start);
-            let value: Value = serde_json::from_str(raw.get())
-                .map_err(|e| ReadError::whole(format!("line {line}: invalid JSON value: {e}")))?;
+            let value: Value = crate::json::lenient::value(raw.get())
+                .map_err(|e| super::openai::value_error(line, span.start, &e))?;
             let mut item = Item::new(span, line, Role::None, Kind::NonContext);
             let payload = value.get("payload").unwrap_or(&Value::Null);
             match str_at(&value, "type") {

@@ -174,6 +174,10 @@ impl<'a> Doc<'a> {
     pub fn describe(&self) -> String {
         match self {
             Doc::Json { root, .. } => format!("the file is {}", shape(root)),
+            // A one-line object is read as one JSONL record, but it is one JSON document.
+            Doc::Lines { lines, .. } if lines.len() == 1 => {
+                format!("the file is {}", shape(lines[0].raw))
+            }
             Doc::Lines { lines, .. } => match lines.first() {
                 Some(first) => format!(
                     "JSON Lines with {} records, the first {}",
@@ -188,6 +192,32 @@ impl<'a> Doc<'a> {
 
 /// "an object with keys [a, b]", "an array of 3 values, the first ...", "the scalar 1".
 fn shape(raw: &RawValue) -> String {
+    let text = raw.get().as_bytes();
+    let nested = text
+        .iter()
+        .filter(|b| !b.is_ascii_whitespace())
+        .take_while(|&&b| b == text[0] && (b == b'[' || b == b'{'))
+        .count();
+    if nested > SHAPE_DEPTH {
+        let kind = if text[0] == b'[' { "array" } else { "object" };
+        return format!("an {kind} nested {nested} levels deep");
+    }
+    shape_within(raw, SHAPE_DEPTH)
+}
+
+/// How many levels of first elements a description follows: enough to name a container, and
+/// a bound so that `[[[…]]]` nested 30,000 deep is described, not recursed into.
+const SHAPE_DEPTH: usize = 4;
+
+fn shape_within(raw: &RawValue, depth: usize) -> String {
+    if depth == 0 {
+        let kind = match raw.get().as_bytes().first() {
+            Some(b'[') => "an array",
+            Some(b'{') => "an object",
+            _ => "a value",
+        };
+        return format!("{kind}, nested deeper");
+    }
     if let Some(members) = object_members(raw) {
         let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_str()).collect();
         let more = if members.len() > 8 { ", ..." } else { "" };
@@ -201,7 +231,7 @@ fn shape(raw: &RawValue) -> String {
             Some(first) => format!(
                 "an array of {} values, the first {}",
                 items.len(),
-                shape(first)
+                shape_within(first, depth - 1)
             ),
             None => "an empty array".into(),
         }

@@ -361,7 +361,7 @@ fn parse_item(
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
     let value: Value =
-        serde_json::from_str(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
+        crate::json::lenient::value(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
     let mut item = Item::new(span, line, Role::None, Kind::NonContext);
     parse(&value, &mut item);
     Ok(item)

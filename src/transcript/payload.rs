@@ -121,24 +121,33 @@ fn might_hold_media(record: &str) -> bool {
 /// Replacements for every large media block in `raw` (a value inside `record`).
 fn media_edits(record: &str, raw: &RawValue) -> Vec<(std::ops::Range<usize>, String)> {
     let mut edits = Vec::new();
-    collect_media(record, raw, &mut edits);
+    collect_media(record, raw, &mut edits, MEDIA_DEPTH);
     edits
 }
 
-fn collect_media(record: &str, raw: &RawValue, edits: &mut Vec<(std::ops::Range<usize>, String)>) {
-    if raw.get().len() < MEDIA_STUB_MIN_BYTES {
+/// How deep media blocks are looked for: real ones sit 2–6 levels down, and the bound keeps a
+/// hostile record nested thousands deep from overflowing the stack.
+const MEDIA_DEPTH: usize = 32;
+
+fn collect_media(
+    record: &str,
+    raw: &RawValue,
+    edits: &mut Vec<(std::ops::Range<usize>, String)>,
+    depth: usize,
+) {
+    if raw.get().len() < MEDIA_STUB_MIN_BYTES || depth == 0 {
         return;
     }
     if let Some(elements) = array_elements(raw) {
         for element in elements {
             match media_stub(element) {
                 Some(stub) => edits.push((span_of(record, element.get()), stub)),
-                None => collect_media(record, element, edits),
+                None => collect_media(record, element, edits, depth - 1),
             }
         }
     } else if let Some(members) = object_members(raw) {
         for (_, value) in members {
-            collect_media(record, value, edits);
+            collect_media(record, value, edits, depth - 1);
         }
     }
 }

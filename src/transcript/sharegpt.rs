@@ -174,8 +174,8 @@ fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, 
 
 fn parse_turn(doc: &Doc, raw: &RawValue, span: Span) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
-    let value: Value = serde_json::from_str(raw.get())
-        .map_err(|e| ReadError::whole(format!("line {line}: invalid JSON value: {e}")))?;
+    let value: Value = crate::json::lenient::value(raw.get())
+        .map_err(|e| super::openai::value_error(line, span.start, &e))?;
     let text = match value.get("value") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),

@@ -255,7 +255,7 @@ fn a_malformed_file_fails_alone_and_is_named_with_its_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_of(&out);
     assert!(
-        err.contains("bad.jsonl: line 3: invalid JSON: EOF while parsing a string"),
+        err.contains("bad.jsonl:3: invalid JSON: EOF while parsing a string"),
         "{err}"
     );
     assert!(dir.path().join("good.compact.traj").is_file());
@@ -587,4 +587,47 @@ fn a_closed_pipe_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// An input that fails `check` is refused (its row says so), unless --allow-findings.
+#[test]
+fn inputs_with_findings_are_refused_unless_allowed() {
+    let dir = workspace(&[("bad.json", "broken/openai-orphan-result.json")]);
+    let input = dir.path().join("bad.json");
+    let out = ctxc()
+        .args(["compact", "--force"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let table = stdout_of(&out);
+    assert!(table.contains("failed (check)"), "{table}");
+    assert!(
+        stderr_of(&out).contains("bad.json:4: ") && stderr_of(&out).contains("--allow-findings"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!dir.path().join("bad.compact.json").exists());
+    let allowed = ctxc()
+        .args(["compact", "--force", "--allow-findings"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr_of(&allowed));
+}
+
+/// A file that could not be parsed has no figures: its row shows `-`, not zeros.
+#[test]
+fn a_failed_row_says_what_failed() {
+    let dir = workspace(&[("bad.jsonl", "broken/openai-truncated.jsonl")]);
+    let out = ctxc()
+        .args(["compact", "--force"])
+        .arg(dir.path().join("bad.jsonl"))
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    let row = table.lines().find(|l| l.contains("bad.jsonl")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cells[1..6], ["-", "failed", "(parse)", "-", "-"], "{row}");
+    assert!(table.contains("bad.jsonl:3: invalid JSON"), "{table}");
 }

@@ -129,3 +129,54 @@ fn a_failing_endpoint_falls_back_to_extractive_and_says_so() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!dir.path().join("session.compact.json").exists());
 }
+
+#[test]
+fn a_dry_run_sends_nothing_and_says_what_it_would_send() {
+    let server = Server::start(|_, _| Reply::openai("<summary>never asked</summary>"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = compact(&server, dir.path(), &["--dry-run"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.requests().len(), 0, "a dry run made a request");
+    assert!(
+        stderr.contains("would be sent to") && stderr.contains("--dry-run sends nothing"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("session.compact.json").exists());
+}
+
+#[test]
+fn an_npm_token_is_not_sent() {
+    const NPM: &str = "npm_PLANTEDabcdefghijklmnopqrstuvwxyz012";
+    let server = Server::start(|_, _| Reply::openai("<summary>ok</summary>"));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("session.json");
+    let text = session().replace(
+        "cat config && cargo test",
+        &format!("npm publish --token {NPM}"),
+    );
+    assert!(text.contains(NPM));
+    std::fs::write(&input, text).unwrap();
+    let out = Command::cargo_bin("ctxc")
+        .unwrap()
+        .env("CTXC_API_KEY", KEY)
+        .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
+        .args(["compact", "-q", "--force", "--strategy", "full-summary"])
+        .args(["--summarizer", "openai", "--summary-model", "tiny"])
+        .args(["--base-url", &server.base_url(), "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    assert!(!requests.is_empty());
+    for r in requests {
+        assert!(!r.body.contains(NPM), "the npm token was sent");
+        assert!(r.body.contains("[REDACTED:npm-token]"), "{}", r.body);
+    }
+}

@@ -1,0 +1,252 @@
+//! `--in-place` without ever losing a transcript.
+//!
+//! Replacing the user's only copy is the one write ctxc cannot take back, so it is guarded:
+//! - the file is locked (an advisory `flock`) from before it is read until it is replaced, and a
+//!   second ctxc on the same file refuses at once rather than compacting it twice;
+//! - a symlink is followed: the file it points to is replaced, the link stays a link;
+//! - a backup is written from exactly the bytes that were read, and never over an existing
+//!   file — a second run with `--backup` refuses instead of replacing the original's only copy;
+//! - just before the atomic rename the file must still be what was read (same inode, size,
+//!   modification time and content hash): a live session appended to meanwhile is left alone;
+//!   if a write slips in between that check and the rename, the file as it then was (with the
+//!   appended records) is put back;
+//! - the replacement keeps the original's owner, group and mode.
+
+use crate::tempfiles;
+use anyhow::{Context, Result, bail};
+use std::fs::{File, Metadata};
+use std::io::{Read, Seek, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// A locked input, with what was read from it.
+pub struct Claim {
+    /// The file that is replaced: the input, or the file its symlink points to.
+    pub target: PathBuf,
+    /// Holds the advisory lock (released when dropped) and the original inode.
+    file: File,
+    /// Its metadata when read.
+    read: Metadata,
+    /// A hash of the bytes read.
+    hash: u64,
+}
+
+/// Follows `path` to the file it names, locks it and reads it.
+pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
+    let target =
+        std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.display()))?;
+    let mut file = File::open(&target).with_context(|| format!("opening {}", target.display()))?;
+    // fs4 rather than std's File::try_lock, which needs Rust 1.89 (the crate supports 1.85).
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => {}
+        Err(fs4::TryLockError::WouldBlock) => bail!(
+            "another ctxc is compacting {} in place (it holds the file's lock): left to it",
+            target.display()
+        ),
+        Err(fs4::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("locking {}", target.display()));
+        }
+    }
+    // Locked, but maybe after another run replaced the file: then this is the old inode.
+    let now = std::fs::metadata(&target)?;
+    let opened = file.metadata()?;
+    if (now.dev(), now.ino()) != (opened.dev(), opened.ino()) {
+        bail!(
+            "{} was replaced while ctxc opened it (another run?): left as it is",
+            target.display()
+        );
+    }
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", target.display()))?;
+    let read = file.metadata()?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let claim = Claim {
+        target,
+        file,
+        read,
+        hash,
+    };
+    claim.unchanged(bytes.len() as u64)?;
+    Ok((claim, bytes))
+}
+
+impl Claim {
+    /// Writes `original` (the bytes read) to the target's name + `suffix`; refuses when that
+    /// file exists.
+    pub fn backup(&self, suffix: &str, original: &[u8]) -> Result<PathBuf> {
+        let mut name = self.target.as_os_str().to_os_string();
+        name.push(suffix);
+        let path = PathBuf::from(name);
+        if path.symlink_metadata().is_ok() {
+            bail!(
+                "the backup {} exists: ctxc never overwrites a backup (move it away or pick another --backup suffix); {} was left as it is",
+                path.display(),
+                self.target.display()
+            );
+        }
+        let tmp = self.written(original)?;
+        tmp.persist_new(&path).with_context(|| {
+            format!(
+                "writing the backup {} (never overwritten); {} was left as it is",
+                path.display(),
+                self.target.display()
+            )
+        })?;
+        Ok(path)
+    }
+
+    /// Replaces the target with `bytes`, if it still holds exactly what was read.
+    pub fn replace(&self, bytes: &[u8]) -> Result<()> {
+        let tmp = self.written(bytes)?;
+        let read_len = self.read.len();
+        self.unchanged(read_len)?;
+        tmp.persist(&self.target)?;
+        // A write that landed between the check and the rename went to the old inode, which
+        // the lock's handle still holds: put that file back rather than lose it.
+        let after = self.file.metadata()?;
+        if after.len() != read_len || after.modified().ok() != self.read.modified().ok() {
+            let mut old = Vec::new();
+            let mut file = &self.file;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            file.read_to_end(&mut old)?;
+            self.written(&old)?.persist(&self.target)?;
+            bail!(
+                "{} changed while it was being replaced: the original, with what was written to it, is back in place and nothing was compacted",
+                self.target.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Fails unless the target is still the inode, size, modification time and content that
+    /// were read.
+    fn unchanged(&self, read_len: u64) -> Result<()> {
+        let changed = |what: &str| {
+            anyhow::anyhow!(
+                "{} changed while ctxc was reading or compacting it ({what}; a live session still being written?): left as it is, nothing lost",
+                self.target.display()
+            )
+        };
+        let now = std::fs::metadata(&self.target)
+            .with_context(|| format!("reading {}", self.target.display()))?;
+        if (now.dev(), now.ino()) != (self.read.dev(), self.read.ino()) {
+            return Err(changed("replaced by another file"));
+        }
+        if now.len() != read_len {
+            return Err(changed(&format!(
+                "{} bytes when read, {} now",
+                read_len,
+                now.len()
+            )));
+        }
+        if now.modified().ok() != self.read.modified().ok() {
+            return Err(changed("modified since read"));
+        }
+        let content = std::fs::read(&self.target)
+            .with_context(|| format!("reading {}", self.target.display()))?;
+        if xxhash_rust::xxh3::xxh3_64(&content) != self.hash {
+            return Err(changed("its content differs from what was read"));
+        }
+        Ok(())
+    }
+
+    /// A temporary file beside the target holding `bytes`, with the target's owner, group and
+    /// mode, flushed to disk.
+    fn written(&self, bytes: &[u8]) -> Result<tempfiles::TempFile> {
+        let dir = self.target.parent().unwrap_or(Path::new("."));
+        let mut tmp = tempfiles::create_in(dir)?;
+        tmp.write_all(bytes)
+            .with_context(|| format!("writing beside {}", self.target.display()))?;
+        let mine = tmp.as_file().metadata()?;
+        if (mine.uid(), mine.gid()) != (self.read.uid(), self.read.gid()) {
+            std::os::unix::fs::fchown(tmp.as_file(), Some(self.read.uid()), Some(self.read.gid()))
+                .with_context(|| {
+                    format!(
+                        "keeping the owner {}:{} of {}: left as it is",
+                        self.read.uid(),
+                        self.read.gid(),
+                        self.target.display()
+                    )
+                })?;
+        }
+        let mode = std::fs::Permissions::from_mode(self.read.mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(mode)
+            .and_then(|_| tmp.as_file().sync_all())
+            .with_context(|| format!("writing beside {}", self.target.display()))?;
+        Ok(tmp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_file_is_refused_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "one\n").unwrap();
+        let (claim, bytes) = claim(&path).unwrap();
+        assert_eq!(bytes, b"one\n");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"two\n")
+            .unwrap();
+        let err = claim.replace(b"x").unwrap_err();
+        assert!(err.to_string().contains("changed while"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file left");
+    }
+
+    #[test]
+    fn backups_are_never_overwritten_and_modes_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "original").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let (claim, bytes) = claim(&path).unwrap();
+        let backup = claim.backup(".bak", &bytes).unwrap();
+        claim.replace(b"compacted").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+        assert_eq!(mode(&path), 0o640);
+        assert_eq!(mode(&backup), 0o640);
+        drop(claim);
+        let (again, bytes) = super::claim(&path).unwrap();
+        let err = again.backup(".bak", &bytes).unwrap_err();
+        assert!(
+            err.to_string().contains("never overwrites a backup"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
+    }
+
+    #[test]
+    fn a_second_claim_is_refused_while_the_first_holds_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "x").unwrap();
+        let first = claim(&path).unwrap();
+        let err = claim(&path).err().unwrap();
+        assert!(err.to_string().contains("holds the file's lock"), "{err}");
+        drop(first);
+        assert!(claim(&path).is_ok());
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        let link = dir.path().join("link.json");
+        std::fs::write(&real, "before").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let (claim, _) = claim(&link).unwrap();
+        claim.replace(b"after").unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "after");
+    }
+}

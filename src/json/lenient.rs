@@ -1,0 +1,194 @@
+//! Reading a value ctxc must interpret, when serde_json refuses text that is still valid JSON
+//! syntax: a lone surrogate escape (`"\ud800"`, which Node writes for broken strings), a
+//! number out of `f64` range (`1e400`), nesting deeper than serde_json's recursion limit.
+//!
+//! Such content passes through byte-for-byte (the output is spliced from the source text); only
+//! the copy read for interpretation is mended: each offending escape, number or too-deep value
+//! becomes U+FFFD, which is what gets counted in its place. The scan is iterative, so no input
+//! can overflow the stack here, and a mended value is never deeper than [`MAX_DEPTH`], so
+//! nothing that walks it recursively can either.
+
+use serde_json::Value;
+
+/// Containers nested deeper than this are read as a U+FFFD string: below serde_json's
+/// recursion limit (128), far above anything a transcript format nests (about 10 levels).
+pub const MAX_DEPTH: usize = 100;
+
+/// The JSON text written in place of whatever had to be mended.
+const REPLACEMENT: &str = "\"\\ufffd\"";
+
+/// Parses `text` into a `Value`, mending what serde_json refuses (see the module doc). Errors
+/// are serde_json's own for text that is not JSON at all.
+pub fn value(text: &str) -> serde_json::Result<Value> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(e) => {
+            let mended = mend(text);
+            serde_json::from_str(&mended).map_err(|_| e)
+        }
+    }
+}
+
+/// `text` with lone surrogate escapes, out-of-range numbers and too-deep values replaced.
+pub fn mend(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut edits: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = string_end(b, i, &mut edits),
+            b'[' | b'{' if depth >= MAX_DEPTH => {
+                let end = value_end(b, i);
+                edits.push((i..end, REPLACEMENT));
+                i = end;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(b, i);
+                if text[i..end].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    edits.push((i..end, REPLACEMENT));
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, with) in edits {
+        out.push_str(&text[at..span.start]);
+        out.push_str(with);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The end of the string opening at `start`, recording lone surrogate escapes on the way.
+fn string_end(b: &[u8], start: usize, edits: &mut Vec<(std::ops::Range<usize>, &str)>) -> usize {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return i + 1,
+            b'\\' if b.get(i + 1) == Some(&b'u') => {
+                let unit = hex4(b, i + 2);
+                let paired = |at: usize| {
+                    b.get(at) == Some(&b'\\')
+                        && b.get(at + 1) == Some(&b'u')
+                        && hex4(b, at + 2).is_some_and(|u| (0xDC00..0xE000).contains(&u))
+                };
+                match unit {
+                    Some(0xD800..0xDC00) if paired(i + 6) => i += 12,
+                    Some(0xD800..0xE000) => {
+                        edits.push((i..i + 6, "\\ufffd"));
+                        i += 6;
+                    }
+                    _ => i += 2,
+                }
+            }
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let digits = std::str::from_utf8(b.get(at..at + 4)?).ok()?;
+    u32::from_str_radix(digits, 16).ok()
+}
+
+fn number_end(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the array or object opening at `start` (strings skipped, so their brackets do
+/// not count).
+fn value_end(b: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = start;
+    let mut ignored = Vec::new();
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = string_end(b, i, &mut ignored);
+                ignored.clear();
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_values_are_read_as_serde_reads_them() {
+        let text = r#"{"a": [1, 2.5, "x\u00e9\ud83d\ude00"], "b": null}"#;
+        assert_eq!(
+            value(text).unwrap(),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let v = value(r#"{"t": "a\ud800b\udc00c", "ok": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(v["t"], "a\u{fffd}b\u{fffd}c");
+        assert_eq!(v["ok"], "\u{1f600}");
+    }
+
+    #[test]
+    fn numbers_out_of_range_become_replacement_characters() {
+        let v = value(r#"{"n": 1e400, "m": -1E+999, "k": 12}"#).unwrap();
+        assert_eq!(v["n"], "\u{fffd}");
+        assert_eq!(v["m"], "\u{fffd}");
+        assert_eq!(v["k"], 12);
+    }
+
+    #[test]
+    fn too_deep_values_are_cut_without_recursion() {
+        let deep = format!("{}{}", "[".repeat(30_000), "]".repeat(30_000));
+        let text = format!(r#"{{"role": "user", "content": "hi", "extra": {deep}, "s": "]["}}"#);
+        let v = value(&text).unwrap();
+        assert_eq!(v["content"], "hi");
+        assert_eq!(v["s"], "][");
+        let mut at = &v["extra"];
+        let mut levels = 1;
+        while let Some(inner) = at.as_array().and_then(|a| a.first()) {
+            at = inner;
+            levels += 1;
+        }
+        assert_eq!(at, "\u{fffd}");
+        assert_eq!(levels, MAX_DEPTH);
+    }
+
+    #[test]
+    fn text_that_is_not_json_still_fails() {
+        assert!(value(r#"{"a": }"#).is_err());
+        assert!(value(r#"{"a": "\ud800"#).is_err());
+    }
+}

@@ -1,0 +1,54 @@
+//! Data on standard output, where a failed write is an output error: exit 1 with a message,
+//! never the usage code 2 and never a silent 0.
+//!
+//! When descriptor 1 is closed (`ctxc … >&-`), the Rust runtime opens `/dev/null` read-write
+//! in its place, so writes "succeed" and a transcript written with `-o -` would be lost with
+//! exit 0; so the descriptor is checked first. A reader that stops early (`| head`) is still not an error: the broken pipe
+//! goes up unchanged and the binary exits 0 on it.
+
+use anyhow::{Context, Result};
+use std::fmt;
+use std::io::Write;
+use std::os::fd::AsFd;
+
+/// Marks an error as a failure to write results (exit 1) rather than a usage error.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputFailed;
+
+impl fmt::Display for OutputFailed {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("writing to standard output")
+    }
+}
+
+/// Writes `bytes` to standard output and flushes them.
+pub fn write_stdout(bytes: &[u8]) -> Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let stdout = std::io::stdout();
+    if stdout.as_fd().try_clone_to_owned().is_err() || closed_at_start() {
+        return Err(anyhow::anyhow!("standard output is closed")).context(OutputFailed);
+    }
+    let mut out = stdout.lock();
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .context(OutputFailed)
+}
+
+/// Whether descriptor 1 is the `/dev/null` the runtime opened because it was closed: read-write,
+/// where a shell's `> /dev/null` opens it write-only. Linux only (`/proc`); elsewhere false.
+fn closed_at_start() -> bool {
+    let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t.as_os_str() == "/dev/null");
+    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 == 0o2)
+    })
+}
+
+/// Whether `err` is a failure to write results.
+pub fn is_output_error(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<OutputFailed>().is_some()
+}

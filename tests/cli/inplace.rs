@@ -1,0 +1,355 @@
+//! `--in-place` never loses a transcript: backups are never overwritten, overlapping runs and
+//! live appends are refused, owner, mode and symlinks are kept, a signal leaves no temporary
+//! file, and one hostile file never stops a batch. Real processes throughout.
+
+use crate::{ctxc, fixture, shared};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TRAJ: &str = "examples/swe-agent.traj";
+/// A real 2.9 MB Claude Code session: long enough to read and compact that runs overlap.
+const BIG: &str = "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+
+fn copy(from: &Path, dir: &Path, name: &str) -> PathBuf {
+    let to = dir.join(name);
+    std::fs::write(&to, std::fs::read(from).unwrap()).unwrap();
+    to
+}
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn in_place(path: &Path, extra: &[&str]) -> Output {
+    ctxc()
+        .args(["compact", "-q", "--force", "--in-place"])
+        .args(extra)
+        .arg(path)
+        .output()
+        .unwrap()
+}
+
+/// The binary as a plain process (to run several at once, to redirect its output), with no
+/// user settings file.
+fn bin() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ctxc"));
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        crate::root().join("target/no-user-config"),
+    );
+    cmd
+}
+
+fn spawn_in_place(path: &Path, extra: &[&str]) -> std::process::Child {
+    bin()
+        .args(["compact", "-q", "--force", "--in-place"])
+        .args(extra)
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn a_second_run_never_overwrites_the_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&fixture(TRAJ), dir.path(), "t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let first = in_place(&input, &["--backup"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let once = std::fs::read(&input).unwrap();
+    let second = in_place(&input, &["--backup", "--target-ratio", "0.5"]);
+    assert_eq!(second.status.code(), Some(1));
+    assert!(
+        stderr_of(&second).contains("t.traj.bak exists: ctxc never overwrites a backup"),
+        "{}",
+        stderr_of(&second)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("t.traj.bak")).unwrap(),
+        original
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        once,
+        "the file is left as it was"
+    );
+}
+
+#[test]
+fn an_empty_backup_suffix_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&fixture(TRAJ), dir.path(), "t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let out = in_place(&input, &["--backup="]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("the suffix must be non-empty"));
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+}
+
+#[test]
+fn a_file_locked_by_another_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&fixture(TRAJ), dir.path(), "t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let held = std::fs::File::open(&input).unwrap();
+    fs4::FileExt::try_lock(&held).unwrap();
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("holds the file's lock"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    assert!(!dir.path().join("t.traj.bak").exists());
+}
+
+/// Two runs started 0.1–0.3 s apart: whichever way they interleave, the backup holds the
+/// original and the file is compacted exactly once.
+#[test]
+fn overlapping_runs_compact_once_and_keep_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = copy(&shared(BIG), dir.path(), "reference.jsonl");
+    let once = in_place(&reference, &[]);
+    assert_eq!(once.status.code(), Some(0), "{}", stderr_of(&once));
+    let compacted_once = std::fs::read(&reference).unwrap();
+    for delay in [100, 200, 300] {
+        let input = copy(&shared(BIG), dir.path(), &format!("s{delay}.jsonl"));
+        let original = std::fs::read(&input).unwrap();
+        let first = spawn_in_place(&input, &["--backup"]);
+        std::thread::sleep(Duration::from_millis(delay));
+        let second = spawn_in_place(&input, &["--backup"]);
+        let codes: Vec<Option<i32>> = [first, second]
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap().status.code())
+            .collect();
+        assert!(codes.contains(&Some(0)), "{codes:?}");
+        let mut backup = input.clone().into_os_string();
+        backup.push(".bak");
+        assert_eq!(std::fs::read(&backup).unwrap(), original, "delay {delay}");
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            compacted_once,
+            "delay {delay}"
+        );
+    }
+}
+
+/// A live session: records appended while ctxc works are never lost.
+#[test]
+fn records_appended_during_a_run_are_never_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&shared(BIG), dir.path(), "live.jsonl");
+    let record = String::from_utf8(std::fs::read(&input).unwrap())
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let run = spawn_in_place(&input, &[]);
+    // The "agent": appends a record every 20 ms, opening the file each time as Claude Code does.
+    let mut appended = 0;
+    let started = Instant::now();
+    let mut run = Some(run);
+    let mut output = None;
+    while started.elapsed() < Duration::from_secs(60) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&input)
+            .unwrap();
+        writeln!(f, "{record}").unwrap();
+        appended += 1;
+        drop(f);
+        std::thread::sleep(Duration::from_millis(20));
+        if let Some(child) = run.as_mut() {
+            if child.try_wait().unwrap().is_some() {
+                output = Some(run.take().unwrap().wait_with_output().unwrap());
+                break;
+            }
+        }
+    }
+    let out = output.expect("ctxc finished");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("changed while"),
+        "{}",
+        stderr_of(&out)
+    );
+    let text = std::fs::read_to_string(&input).unwrap();
+    let tail = text.lines().rev().take_while(|l| *l == record).count();
+    assert!(
+        tail > appended,
+        "{tail} copies at the end, {appended} appended"
+    );
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn owner_mode_and_symlinks_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = copy(&fixture(TRAJ), dir.path(), "real.traj");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let root = std::fs::metadata(&real).unwrap().uid() == 0;
+    let nobody = 65534;
+    if root {
+        std::os::unix::fs::chown(&real, Some(nobody), Some(nobody)).unwrap();
+    }
+    let link = dir.path().join("link.traj");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let original = std::fs::read(&real).unwrap();
+    let out = in_place(&link, &["--backup"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let after = std::fs::metadata(&real).unwrap();
+    assert!(
+        after.len() < original.len() as u64,
+        "the target was compacted"
+    );
+    assert_eq!(after.mode() & 0o7777, 0o640);
+    assert_eq!(
+        std::fs::read(dir.path().join("real.traj.bak")).unwrap(),
+        original
+    );
+    if root {
+        assert_eq!((after.uid(), after.gid()), (nobody, nobody));
+    }
+}
+
+/// SIGTERM, SIGINT or SIGHUP while outputs are written: no temporary file is left.
+#[test]
+fn a_signal_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    for i in 0..24 {
+        copy(&shared(BIG), &inputs, &format!("s{i:02}.jsonl"));
+    }
+    for signal in ["TERM", "INT", "HUP"] {
+        let out_dir = dir.path().join(format!("out-{signal}"));
+        let mut child = bin()
+            .args([
+                "compact",
+                "-q",
+                "--force",
+                "--strategy",
+                "strip-payloads",
+                "--out-dir",
+            ])
+            .arg(&out_dir)
+            .arg(&inputs)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until a temporary file exists, then signal.
+        let started = Instant::now();
+        let writing = || out_dir.exists() && !leftovers(&out_dir).is_empty();
+        while started.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none() {
+            if writing() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{signal}: {status:?}");
+        if out_dir.exists() {
+            assert_eq!(leftovers(&out_dir), Vec::<String>::new(), "{signal}");
+        }
+    }
+}
+
+/// `[[[…]]]` nested 30,000 deep among good files: it fails with a clear error, the others
+/// are written, and so is the report.
+#[test]
+fn a_hostile_file_never_stops_the_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    copy(&fixture(TRAJ), &inputs, "a.traj");
+    std::fs::write(
+        inputs.join("deep.json"),
+        format!("{}{}", "[".repeat(30_000), "]".repeat(30_000)),
+    )
+    .unwrap();
+    copy(&fixture(TRAJ), &inputs, "z.traj");
+    let out_dir = dir.path().join("out");
+    let report = dir.path().join("report.json");
+    let out = ctxc()
+        .args([
+            "compact", "-q", "--force", "--glob", "*.traj", "--glob", "*.json",
+        ])
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report)
+        .arg(&inputs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains(
+            "deep.json: cannot tell the format: the file is an array nested 30000 levels deep"
+        ),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(out_dir.join("a.traj").is_file() && out_dir.join("z.traj").is_file());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let deep = &report["files"][1];
+    assert_eq!(deep["status"], "failed");
+    assert_eq!(deep["failedStep"], "parse");
+}
+
+/// Output errors are exit 1 with a message: a full disk, a closed standard output.
+#[test]
+fn output_errors_exit_1() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = bin()
+        .args(["stats"])
+        .arg(fixture(TRAJ))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("No space left on device"),
+        "{}",
+        stderr_of(&out)
+    );
+    let closed = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' compact -q --force -o - '{}' >&-",
+            assert_cmd::cargo::cargo_bin("ctxc").display(),
+            fixture(TRAJ).display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(closed.status.code(), Some(1));
+    assert!(
+        stderr_of(&closed).contains("standard output is closed"),
+        "{}",
+        stderr_of(&closed)
+    );
+}
