@@ -564,7 +564,7 @@ fn verbose_logs_carry_the_monitoring_fields() {
         "messages=",
         "summaries=",
         "[debug]",
-        "step sliding-window",
+        "step trim-outputs",
     ] {
         assert!(err.contains(field), "{field} in {err}");
     }
