@@ -588,3 +588,32 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Claude Code's own compaction summary states the task once the history before the compact
+/// boundary is gone: every strategy keeps it, byte for byte, in what the model is sent.
+#[test]
+fn every_strategy_keeps_claude_codes_compaction_summary() {
+    let file = "../shared/corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+    let source = std::fs::read_to_string(file).unwrap();
+    let summaries: Vec<&str> = source
+        .lines()
+        .filter(|l| l.contains("\"isCompactSummary\":true"))
+        .collect();
+    assert!(!summaries.is_empty());
+    for strategy in ctxc::strategy::StrategyName::ALL {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctxc"))
+            .args(["compact", "--force", "-q", "--target-ratio", "0.2"])
+            .args(["--strategy", strategy.name(), "-o", "-", file])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{strategy}: {}", stderr_of(&out));
+        let written = String::from_utf8(out.stdout).unwrap();
+        assert!(written.len() <= source.len(), "{strategy} grew the file");
+        for line in &summaries {
+            assert!(
+                written.contains(line),
+                "{strategy} lost the compaction summary"
+            );
+        }
+    }
+}
