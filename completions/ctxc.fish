@@ -57,7 +57,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d '
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-tokens -d 'Compact each conversation to at most this many context tokens [default: the trigger threshold]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-ratio -d 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r

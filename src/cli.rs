@@ -255,8 +255,8 @@ pub struct CompactArgs {
     pub force: bool,
 
     /// Strategies to run in order, comma-separated [default: adaptive]: adaptive,
-    /// strip-payloads, sliding-window, importance, key-events, incremental, selective,
-    /// observation-masking, full-summary, truncate.
+    /// strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events,
+    /// incremental, selective, observation-masking, full-summary, truncate.
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_strategy)]
     pub strategy: Vec<crate::strategy::StrategyName>,
 

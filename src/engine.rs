@@ -6,22 +6,19 @@ use crate::plan::{Plan, Subject};
 use crate::preserve::{Hold, Reason};
 use crate::strategy::{Context, StrategyName, StrategySettings, SummaryStats, TaskType};
 use crate::summarizer::Summarizer;
+use crate::tokens::TOKENS_PER_REPLY;
 use anyhow::Result;
 use serde::Serialize;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-/// When a conversation is compact enough.
+/// When a conversation is compact enough. A trigger decides *whether* to compact; the target
+/// alone decides how far (DESIGN "How far").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Goal {
     /// Context tokens to get to or under.
     pub target_tokens: usize,
-    /// User turns to get under (when the turn trigger fired).
-    pub turns_below: Option<usize>,
-    /// Messages to get under (when the event trigger fired).
-    pub events_below: Option<usize>,
-    /// Take at least one step that changes something, even when already under target
-    /// (`--force`, the `!!!SUMMARY!!!` marker).
+    /// Take at least one step that changes something, even when already under target (a
+    /// trigger other than tokens fired: `--force`, the marker, turns, messages).
     pub at_least_one_step: bool,
 }
 
@@ -71,24 +68,20 @@ pub fn compact(
     strategies: &[StrategyName],
     goal: Goal,
 ) -> Result<Compaction> {
-    let cx = Context {
-        subject,
-        summarizer,
-        settings,
-        target: goal.target_tokens,
-        stats: RefCell::new(SummaryStats::default()),
-    };
+    let cx = Context::new(subject, summarizer, settings, goal.target_tokens);
     let (task_type, chain) = expand(subject, settings, strategies);
     let mut plan = subject.keep_all();
     let tokens_before = plan.tokens(subject);
     let mut steps: Vec<Step> = Vec::new();
     for name in chain {
         let changed_yet = steps.iter().any(|s| s.changed);
-        if met(subject, &plan, &goal) && (changed_yet || !goal.at_least_one_step) {
+        let under = met(subject, &plan, &goal);
+        if under && (changed_yet || !goal.at_least_one_step) {
             break;
         }
         let before = plan.tokens(subject);
-        let next = name.strategy().apply(&cx, plan.clone())?;
+        // A forced step under target is taken in full; otherwise only as far as needed.
+        let next = cx.apply_to_target(name, plan.clone(), under)?;
         let after = next.tokens(subject);
         let changed = next != plan && after <= before;
         if changed {
@@ -137,64 +130,52 @@ fn expand(
 }
 
 fn met(subject: &Subject, plan: &Plan, goal: &Goal) -> bool {
-    let (turns, events) = plan.measures(subject);
     plan.tokens(subject) <= goal.target_tokens
-        && goal.turns_below.is_none_or(|t| turns < t)
-        && goal.events_below.is_none_or(|e| events < e)
 }
 
-/// Why `plan` misses `goal`: how much of what is left is preserved, and why.
+/// Why `plan` misses `goal`: what its tokens are made of, parts that add up to the total —
+/// what must stay verbatim (by reason), summaries, and the messages the strategies' own
+/// rules keep (recent messages, outputs too small to shorten).
 fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> String {
     let tokens = plan.tokens(subject);
-    let (turns, events) = plan.measures(subject);
-    let mut misses = Vec::new();
-    if tokens > goal.target_tokens {
-        misses.push(format!(
-            "{} tokens left, target {}",
-            thousands(tokens),
-            thousands(goal.target_tokens)
-        ));
-    }
-    if let Some(t) = goal.turns_below.filter(|t| turns >= *t) {
-        misses.push(format!("{turns} turns left, below {t} wanted"));
-    }
-    if let Some(e) = goal.events_below.filter(|e| events >= *e) {
-        misses.push(format!("{events} messages left, below {e} wanted"));
-    }
     let mut by_reason: BTreeMap<Reason, usize> = BTreeMap::new();
-    let mut fixed = subject.preamble_tokens;
+    let (mut frozen, mut summaries, mut kept) = (0, 0, 0);
     for out in &plan.items {
-        let Some(i) = out.kept() else { continue };
-        match subject.holds[i] {
-            Hold::Preserved(reason) => {
-                *by_reason.entry(reason).or_default() += subject.out_tokens(out);
-            }
-            Hold::Frozen => {}
-            Hold::Free => continue,
+        let t = subject.out_tokens(out);
+        match out.kept().map(|i| subject.holds[i]) {
+            Some(Hold::Preserved(reason)) => *by_reason.entry(reason).or_default() += t,
+            Some(Hold::Frozen) => frozen += t,
+            Some(Hold::Free) => kept += t,
+            None => summaries += t,
         }
-        fixed += subject.out_tokens(out);
     }
-    let reasons: Vec<String> = by_reason
+    let mut verbatim: Vec<String> = by_reason
         .iter()
         .map(|(r, t)| format!("{} {}", r.label(), thousands(*t)))
         .collect();
-    let preamble = if subject.preamble_tokens > 0 {
-        format!(
-            ", tool definitions and system prompt {}",
+    if subject.preamble_tokens > 0 {
+        verbatim.push(format!(
+            "tool definitions and system prompt {}",
             thousands(subject.preamble_tokens)
-        )
-    } else {
-        String::new()
-    };
+        ));
+    }
+    if frozen > 0 {
+        verbatim.push(format!(
+            "records before the compact boundary {}",
+            thousands(frozen)
+        ));
+    }
+    verbatim.push(format!("reply priming {}", thousands(TOKENS_PER_REPLY)));
+    let fixed = tokens - summaries - kept;
     format!(
-        "{}: {} tokens must stay verbatim ({}{preamble}) and every strategy has run",
-        misses.join("; "),
+        "{} tokens left, target {}: {} must stay verbatim ({}), {} are summaries, {} are \
+         messages the strategies' rules keep (the most recent ones, outputs too short to cut)",
+        thousands(tokens),
+        thousands(goal.target_tokens),
         thousands(fixed),
-        if reasons.is_empty() {
-            "nothing preserved".to_string()
-        } else {
-            reasons.join(", ")
-        },
+        verbatim.join(", "),
+        thousands(summaries),
+        thousands(kept),
     )
 }
 

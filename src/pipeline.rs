@@ -257,12 +257,9 @@ fn goal(
         Target::Tokens(n) => counted(n),
         Target::Ratio(r) => (r * m.tokens as f64).floor() as usize,
     };
-    let has = |name: &str| fired.iter().any(|t| t.name() == name);
     Goal {
         target_tokens,
-        turns_below: has("turns").then_some(triggers.turn_threshold),
-        events_below: has("events").then_some(triggers.max_events),
-        at_least_one_step: has("force") || has("marker"),
+        at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
     }
 }
 

@@ -2,7 +2,9 @@
 //! conversation so the strategies that respect it and the verifier that checks it agree.
 //!
 //! Preserved verbatim: system and developer messages; the original task (the first user
-//! message); every message holding `<Pin>...</Pin>`; the latest user message; and the current
+//! message); earlier compaction summaries the model is sent (Claude Code's `isCompactSummary`
+//! record, Codex `compacted` items, ctxc's own), which state the task when the first user
+//! message lies before a compact boundary; every message holding `<Pin>...</Pin>`; the latest user message; and the current
 //! turn — the last input the model received (the last user message or tool result, with the
 //! tool call it answers) and everything after it. In an agent loop each model call is a turn,
 //! so the current turn is the latest exchange, not the whole run since the user last typed:
@@ -25,6 +27,8 @@ pub enum Reason {
     System,
     /// The first user message: the original task.
     OriginalTask,
+    /// An earlier compaction summary: it states the task once the history is gone.
+    EarlierSummary,
     /// It holds `<Pin>` content.
     Pin,
     /// The latest user message.
@@ -39,6 +43,7 @@ impl Reason {
         match self {
             Reason::System => "system messages",
             Reason::OriginalTask => "the original task",
+            Reason::EarlierSummary => "earlier summaries",
             Reason::Pin => "pinned messages",
             Reason::LatestUserMessage => "the latest user message",
             Reason::CurrentTurn => "the current turn",
@@ -85,6 +90,9 @@ pub fn holds(conv: &Conversation, groups: &[Range<usize>]) -> Vec<Hold> {
     for (i, item) in items.iter().enumerate().filter(|(i, _)| live(i)) {
         if item.kind == Kind::System {
             reasons.push((i, Reason::System));
+        }
+        if item.kind == Kind::Summary {
+            reasons.push((i, Reason::EarlierSummary));
         }
         if item.parts.iter().any(|p| p.text.contains(PIN_OPEN)) {
             reasons.push((i, Reason::Pin));

@@ -1,7 +1,11 @@
-//! `adaptive` (seed 000; the default): strip payloads when the file has any, detect the task
-//! type, run that type's chain, and when still over target run the remaining strategies in a
-//! fixed order, then `full-summary`, then `truncate`. The engine re-counts after every step
-//! and stops as soon as the goal is met.
+//! `adaptive` (seed 000, "prefer light compression first"; the default): a ladder ordered by
+//! what is lost per token saved, each rung taking only what the target still needs:
+//! 1. free for the model: `strip-payloads` (when the file has any), `dedup`;
+//! 2. near-free: `trim-outputs` (calls verbatim, outputs cut to head, tail and error lines);
+//! 3. the detected task type's chain, with summaries;
+//! 4. the remaining strategies in a fixed order, then `full-summary`, then `truncate`.
+//!
+//! The engine re-counts after every step and stops as soon as the target is met.
 //!
 //! Task types, from the tool calls of the live context (a text-based agent's fenced action
 //! counts as a shell command):
@@ -133,6 +137,8 @@ pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<StrategyName>) 
     if !keep_payloads && super::strip_payloads::has_payloads(s) {
         steps.push(StrategyName::StripPayloads);
     }
+    steps.push(StrategyName::Dedup);
+    steps.push(StrategyName::TrimOutputs);
     steps.extend(task.chain());
     steps.extend(FALLBACK.into_iter().filter(|f| !task.chain().contains(f)));
     steps.push(StrategyName::FullSummary);
@@ -155,7 +161,7 @@ impl Strategy for Adaptive {
             if cx.tokens(&plan) <= cx.target {
                 break;
             }
-            let next = step.strategy().apply(cx, plan.clone())?;
+            let next = cx.apply_to_target(step, plan.clone(), false)?;
             if cx.tokens(&next) <= cx.tokens(&plan) {
                 plan = next;
             }

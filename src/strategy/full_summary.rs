@@ -17,7 +17,7 @@ impl Strategy for FullSummary {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let free = runs(&units, |_, u| u.free);
         cx.summarize_runs(plan, free, Scope::Full)
     }

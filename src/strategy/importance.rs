@@ -17,7 +17,7 @@ impl Strategy for Importance {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let low: Vec<bool> = units
             .iter()
             .map(|u| {

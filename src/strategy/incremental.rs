@@ -18,7 +18,7 @@ impl Strategy for Incremental {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let chunks = chunks(&units, cx.settings.incremental_chunk_turns.max(1));
         let Some((_, older)) = chunks.split_last() else {
             return Ok(plan);

@@ -18,7 +18,7 @@ impl Strategy for KeyEvents {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let routine: Vec<bool> = units
             .iter()
             .map(|u| {

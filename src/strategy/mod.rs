@@ -4,6 +4,7 @@
 //! `adaptive` (the default) chooses and chains the others.
 
 mod adaptive;
+mod dedup;
 mod drop_stored;
 mod full_summary;
 mod importance;
@@ -14,6 +15,7 @@ mod selective;
 mod signals;
 mod sliding_window;
 mod strip_payloads;
+mod trim_outputs;
 mod truncate;
 
 pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
@@ -23,6 +25,7 @@ pub use signals::Signals;
 
 use crate::plan::{Plan, Subject, Unit, fit_summary_run};
 use crate::summarizer::{Scope, Summarizer, SummaryRequest};
+use crate::transcript::Kind;
 use anyhow::Result;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -112,6 +115,9 @@ pub struct Context<'a> {
     pub target: usize,
     /// Summaries written so far.
     pub stats: RefCell<SummaryStats>,
+    /// Only units wholly before this original item may change: how the engine makes a
+    /// strategy take the oldest history first and no more than the target needs.
+    pub horizon: usize,
 }
 
 /// One compaction strategy.
@@ -145,6 +151,10 @@ pub enum StrategyName {
     Selective,
     /// Replaces old tool outputs with placeholders.
     ObservationMasking,
+    /// Replaces tool outputs a later copy supersedes with a pointer to it.
+    Dedup,
+    /// Cuts old tool outputs to their head, tail and error lines.
+    TrimOutputs,
     /// One summary for everything not preserved.
     FullSummary,
     /// Keeps the last messages, drops the rest without a summary.
@@ -155,9 +165,11 @@ pub enum StrategyName {
 
 impl StrategyName {
     /// Every strategy.
-    pub const ALL: [StrategyName; 11] = [
+    pub const ALL: [StrategyName; 13] = [
         StrategyName::Adaptive,
         StrategyName::StripPayloads,
+        StrategyName::Dedup,
+        StrategyName::TrimOutputs,
         StrategyName::SlidingWindow,
         StrategyName::Importance,
         StrategyName::KeyEvents,
@@ -180,6 +192,8 @@ impl StrategyName {
             StrategyName::Incremental => "incremental",
             StrategyName::Selective => "selective",
             StrategyName::ObservationMasking => "observation-masking",
+            StrategyName::Dedup => "dedup",
+            StrategyName::TrimOutputs => "trim-outputs",
             StrategyName::FullSummary => "full-summary",
             StrategyName::Truncate => "truncate",
             StrategyName::DropStored => "drop-stored",
@@ -197,6 +211,8 @@ impl StrategyName {
             StrategyName::Incremental => &incremental::Incremental,
             StrategyName::Selective => &selective::Selective,
             StrategyName::ObservationMasking => &observation_masking::ObservationMasking,
+            StrategyName::Dedup => &dedup::Dedup,
+            StrategyName::TrimOutputs => &trim_outputs::TrimOutputs,
             StrategyName::FullSummary => &full_summary::FullSummary,
             StrategyName::Truncate => &truncate::Truncate,
             StrategyName::DropStored => &drop_stored::DropStored,
@@ -226,10 +242,117 @@ impl FromStr for StrategyName {
     }
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// A context with no summaries written yet and the whole conversation in reach.
+    pub fn new(
+        subject: &'a Subject<'a>,
+        summarizer: &'a dyn Summarizer,
+        settings: &'a StrategySettings,
+        target: usize,
+    ) -> Self {
+        Context {
+            subject,
+            summarizer,
+            settings,
+            target,
+            stats: RefCell::new(SummaryStats::default()),
+            horizon: usize::MAX,
+        }
+    }
+
+    /// The same context reaching only the units before original item `horizon`, with its
+    /// own summary count.
+    fn reaching(&self, horizon: usize) -> Context<'a> {
+        Context {
+            horizon,
+            ..Context::new(self.subject, self.summarizer, self.settings, self.target)
+        }
+    }
+
     /// Tokens of `plan`.
     pub fn tokens(&self, plan: &Plan) -> usize {
         plan.tokens(self.subject)
+    }
+
+    /// The plan's units; those reaching past the horizon are not free.
+    pub fn units(&self, plan: &Plan) -> Vec<Unit> {
+        let mut units = plan.units(self.subject);
+        for unit in &mut units {
+            if plan.items[unit.elements.end - 1].originals().end > self.horizon {
+                unit.free = false;
+            }
+        }
+        units
+    }
+
+    /// The positions in `plan` of tool outputs a strategy may rewrite: tool results in
+    /// compactable units, in order (possibly stripped or already rewritten).
+    pub fn free_outputs(&self, plan: &Plan) -> Vec<usize> {
+        let s = self.subject;
+        self.units(plan)
+            .iter()
+            .filter(|u| compactable(u))
+            .flat_map(|u| u.elements.clone())
+            .filter(|&at| {
+                plan.items[at].kept().is_some_and(|i| {
+                    s.conv.items[i].kind == Kind::ToolResult && s.conv.items[i].in_context
+                })
+            })
+            .collect()
+    }
+
+    /// `strategy` applied to `plan` taking only what the target needs (DESIGN "How far"):
+    /// when applying it in full lands under 85% of the target, it is applied again to the
+    /// shortest stretch of oldest history whose result still meets the target. `full` applies
+    /// it everywhere (a forced step). A summarizer that may answer differently each time is
+    /// not asked twice.
+    pub fn apply_to_target(&self, name: StrategyName, plan: Plan, full: bool) -> Result<Plan> {
+        let strategy = name.strategy();
+        let probe = |horizon: usize| -> Result<(Plan, SummaryStats)> {
+            let cx = self.reaching(horizon.min(self.horizon));
+            let next = strategy.apply(&cx, plan.clone())?;
+            Ok((next, cx.stats.into_inner()))
+        };
+        let (whole, stats) = probe(usize::MAX)?;
+        let tokens = self.tokens(&whole);
+        let landed = tokens * 100 >= self.target * 85;
+        if full || landed || tokens > self.target || !self.summarizer.deterministic() {
+            self.merge(&stats);
+            return Ok(whole);
+        }
+        // Horizons: the end of each unit, oldest first. The last one reaches everything.
+        let ends: Vec<usize> = plan
+            .units(self.subject)
+            .iter()
+            .map(|u| plan.items[u.elements.end - 1].originals().end)
+            .collect();
+        let (mut lo, mut hi) = (0, ends.len());
+        let mut best = (whole, stats);
+        // Invariant: reaching ends[hi - 1] meets the target (hi = len: the whole run did).
+        while lo + 1 < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (next, stats) = probe(ends[mid - 1])?;
+            if self.tokens(&next) <= self.target {
+                hi = mid;
+                best = (next, stats);
+            } else {
+                lo = mid;
+            }
+        }
+        self.merge(&best.1);
+        Ok(best.0)
+    }
+
+    /// Adds a probe's summaries to this context's.
+    fn merge(&self, one: &SummaryStats) {
+        let mut total = self.stats.borrow_mut();
+        total.requests += one.requests;
+        total.summaries += one.summaries;
+        total.summary_tokens += one.summary_tokens;
+        total.llm_calls += one.llm_calls;
+        total.prompt_tokens += one.prompt_tokens;
+        total.completion_tokens += one.completion_tokens;
+        total.fallbacks.extend(one.fallbacks.iter().cloned());
     }
 
     /// Replaces each run of units with a summary of it, when the summary is smaller than the
@@ -240,7 +363,7 @@ impl Context<'_> {
         runs: Vec<Range<usize>>,
         scope: Scope,
     ) -> Result<Plan> {
-        let units = plan.units(self.subject);
+        let units = self.units(&plan);
         // Back to front, so earlier units keep their positions.
         for run in runs.into_iter().rev() {
             let Some(run) = fit_summary_run(self.subject, &units, run) else {

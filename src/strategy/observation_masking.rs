@@ -3,10 +3,10 @@
 //! and command) verbatim. The most recent outputs (3) stay whole. Research on agent
 //! trajectories found this simple masking as good as LLM summaries at half the cost.
 
-use super::{Context, Strategy, StrategyName, compactable};
+use super::{Context, Strategy, StrategyName};
 use crate::facts::{clip, error_lines, tool_output};
 use crate::plan::Plan;
-use crate::transcript::{Kind, OutItem};
+use crate::transcript::OutItem;
 use anyhow::Result;
 use std::collections::HashMap;
 
@@ -21,31 +21,14 @@ impl Strategy for ObservationMasking {
     fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
         let s = cx.subject;
         let names = crate::count::tool_names(s.conv);
-        let units = plan.units(s);
-        let outputs: Vec<usize> = plan
-            .items
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| {
-                o.kept()
-                    .is_some_and(|i| s.conv.items[i].kind == Kind::ToolResult)
-            })
-            .map(|(at, _)| at)
-            .collect();
+        let outputs = cx.free_outputs(&plan);
         let keep_from = outputs
             .len()
             .saturating_sub(cx.settings.masking_keep_recent);
-        let free_at: HashMap<usize, bool> = units
-            .iter()
-            .flat_map(|u| u.elements.clone().map(move |at| (at, compactable(u))))
-            .collect();
         for &at in &outputs[..keep_from] {
-            let (OutItem::Keep(i) | OutItem::Strip(i)) = plan.items[at] else {
+            let Some(i) = plan.items[at].kept() else {
                 continue;
             };
-            if !free_at.get(&at).copied().unwrap_or(false) {
-                continue;
-            }
             let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names));
             if s.out_tokens(&masked) < s.out_tokens(&plan.items[at]) {
                 plan.items[at] = masked;

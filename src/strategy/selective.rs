@@ -159,7 +159,7 @@ impl Strategy for Selective {
 
 /// `plan` without the units of `kind` but the `keep` most recent ones.
 fn remove_older(cx: &Context, mut plan: Plan, kind: RuleKind, keep: usize) -> Plan {
-    let units = plan.units(cx.subject);
+    let units = cx.units(&plan);
     let of_kind: Vec<bool> = units
         .iter()
         .map(|u| {

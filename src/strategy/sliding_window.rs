@@ -21,7 +21,7 @@ impl Strategy for SlidingWindow {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let least = window_start(
             &units,
             cx.settings.window_user_messages,

@@ -254,13 +254,7 @@ impl Case {
     /// The plan of one application, checked but not written.
     fn plan_of(&self, name: StrategyName, settings: &StrategySettings, target: usize) -> Plan {
         let subject = self.subject();
-        let cx = Context {
-            subject: &subject,
-            summarizer: &Extractive,
-            settings,
-            target,
-            stats: Default::default(),
-        };
+        let cx = Context::new(&subject, &Extractive, settings, target);
         let plan = name.strategy().apply(&cx, subject.keep_all()).unwrap();
         self.assert_plan(name, &plan);
         plan
@@ -835,6 +829,86 @@ fn observation_masking_masks_old_outputs_and_keeps_every_call() {
     );
 }
 
+// ----- dedup and trim-outputs -----
+
+#[test]
+fn dedup_points_re_reads_and_repeated_outputs_to_their_later_copy() {
+    // 0 task, 1-2 read a.rs, 3-4 pytest, 5-6 read a.rs again, 7-8 pytest again (same
+    // output), 9-10 a partial read of b.rs, 11-12 a whole read of b.rs, 13 latest user, 14.
+    let c = Chat::default()
+        .user("Fix the parser.")
+        .tool("read_file", json!({"path": "a.rs"}), &bulky(1))
+        .tool("bash", json!({"command": "pytest"}), &failing_tests())
+        .tool("read_file", json!({"path": "a.rs"}), &bulky(2))
+        .tool("bash", json!({"command": "pytest"}), &failing_tests())
+        .tool(
+            "read_file",
+            json!({"path": "b.rs", "offset": 10}),
+            &bulky(3),
+        )
+        .tool("read_file", json!({"path": "b.rs"}), &bulky(4))
+        .user("Status?")
+        .assistant("Fixed.")
+        .case();
+    let plan = c.apply(StrategyName::Dedup);
+    assert_eq!(
+        shape(&plan),
+        format!("0 1 M2 3 M4 {} M10 {}", kept(5, 9), kept(11, 14))
+    );
+    let text = |at: usize| match &plan.items[at] {
+        OutItem::ReplaceResult(_, text) => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        text(2),
+        "[ctxc: superseded by the later read of a.rs (call call_3), kept there]"
+    );
+    assert_eq!(
+        text(4),
+        "[ctxc: identical to the later output of call call_4, kept there]"
+    );
+}
+
+#[test]
+fn trim_outputs_keeps_head_tail_and_every_error_line_of_old_outputs() {
+    // 0 task, 1-2 a failing test run (42 lines), 3-12 five reads, 13 latest user, 14.
+    let c = Chat::default()
+        .user("Fix the parser.")
+        .tool("bash", json!({"command": "pytest"}), &failing_tests())
+        .reads(5)
+        .user("Status?")
+        .assistant("Working on it.")
+        .case();
+    let plan = c.apply(StrategyName::TrimOutputs);
+    // The last 3 outputs stay whole.
+    assert_eq!(shape(&plan), format!("0 1 M2 3 M4 5 M6 {}", kept(7, 14)));
+    let OutItem::ReplaceResult(_, text) = &plan.items[2] else {
+        panic!("{}", shape(&plan));
+    };
+    let original = failing_tests();
+    let original: Vec<&str> = original.lines().collect();
+    assert!(text.starts_with(&original[..8].join("\n")), "{text}");
+    assert!(
+        text.ends_with(&original[original.len() - 2..].join("\n")),
+        "{text}"
+    );
+    assert!(text.contains("lines ("), "{text}");
+    for error in crate::facts::error_lines(&failing_tests(), false) {
+        assert!(text.contains(&error), "{error} missing from {text}");
+    }
+    // Only as far as the target needs: the engine reaches back from the oldest output.
+    let s = c.subject();
+    let all = c.tokens();
+    let trimmed = plan.tokens(&s);
+    let settings = StrategySettings::default();
+    let cx = Context::new(&s, &Extractive, &settings, all - (all - trimmed) / 2);
+    let some = cx
+        .apply_to_target(StrategyName::TrimOutputs, s.keep_all(), false)
+        .unwrap();
+    c.assert_plan(StrategyName::TrimOutputs, &some);
+    assert!(some.tokens(&s) <= cx.target && some.tokens(&s) > trimmed);
+}
+
 // ----- full-summary -----
 
 #[test]
@@ -894,7 +968,7 @@ fn resumed() -> Case {
 }
 
 #[test]
-fn only_full_summary_and_truncate_touch_an_earlier_summary() {
+fn every_strategy_keeps_an_earlier_summary() {
     let c = resumed();
     assert_eq!(
         shape(&c.apply(StrategyName::SlidingWindow)),
@@ -912,13 +986,11 @@ fn only_full_summary_and_truncate_touch_an_earlier_summary() {
     }
     let plan = c.apply_with(StrategyName::Incremental, &tight, 0);
     assert!(plan.items.contains(&OutItem::Keep(2)), "{}", shape(&plan));
-    // full-summary merges the earlier summary; its facts survive.
+    // full-summary and truncate keep it too: it may be all that states the task.
     let plan = c.apply(StrategyName::FullSummary);
-    assert_eq!(shape(&plan), "0 1 S2-14 15 16");
-    assert!(c.summary_of(&plan, 2).contains("- src/old.rs"));
-    // truncate drops it with the rest, and writes nothing.
+    assert_eq!(shape(&plan), "0 1 2 S3-14 15 16");
     let plan = c.apply(StrategyName::Truncate);
-    assert_eq!(shape(&plan), format!("0 1 {}", kept(7, 16)));
+    assert_eq!(shape(&plan), format!("0 1 2 {}", kept(7, 16)));
 }
 
 // ----- truncate -----
@@ -1132,6 +1204,8 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
         (
             TaskType::Code,
             vec![
+                Dedup,
+                TrimOutputs,
                 SlidingWindow,
                 KeyEvents,
                 Incremental,
@@ -1147,6 +1221,8 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     assert_eq!(
         adaptive_chain(&analysis.subject(), false).1,
         [
+            Dedup,
+            TrimOutputs,
             SlidingWindow,
             Importance,
             Incremental,
@@ -1159,7 +1235,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     );
     let mixed = calls(&["read_file", "grep", "edit_file"]);
     assert_eq!(
-        adaptive_chain(&mixed.subject(), false).1[..3],
+        adaptive_chain(&mixed.subject(), false).1[2..5],
         [SlidingWindow, Incremental, Importance]
     );
     // Payloads put strip-payloads first, unless they are to be kept.
@@ -1174,8 +1250,8 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
         .case();
     let (task, steps) = adaptive_chain(&c.subject(), false);
     assert_eq!(task, TaskType::Conversation);
-    assert_eq!(steps[..2], [StripPayloads, SlidingWindow]);
-    assert_eq!(adaptive_chain(&c.subject(), true).1[0], SlidingWindow);
+    assert_eq!(steps[..3], [StripPayloads, Dedup, TrimOutputs]);
+    assert_eq!(adaptive_chain(&c.subject(), true).1[0], Dedup);
 }
 
 #[test]
@@ -1196,8 +1272,6 @@ fn adaptive_strategy_stops_once_under_target() {
 fn goal(target_tokens: usize) -> Goal {
     Goal {
         target_tokens,
-        turns_below: None,
-        events_below: None,
         at_least_one_step: false,
     }
 }
@@ -1217,13 +1291,21 @@ fn engine_runs_adaptive_until_the_target_is_met() {
     )
     .unwrap();
     assert_eq!(run.task_type, Some(TaskType::Mixed));
-    assert_eq!(run.steps.len(), 1);
-    assert_eq!(run.steps[0].strategy, StrategyName::SlidingWindow);
-    assert!(run.steps[0].changed);
+    // The ladder: the free and near-free rungs first, then the type's chain; it stops at the
+    // rung that meets the target.
+    let ran: Vec<StrategyName> = run.steps.iter().map(|s| s.strategy).collect();
+    assert_eq!(
+        ran,
+        [
+            StrategyName::Dedup,
+            StrategyName::TrimOutputs,
+            StrategyName::SlidingWindow
+        ][..ran.len()],
+    );
+    assert!(run.steps.last().unwrap().changed);
     assert_eq!(run.tokens_before, c.tokens());
     assert!(run.tokens_after <= window);
     assert_eq!(run.shortfall, None);
-    assert_eq!(run.stats.summaries, 2, "the pin splits the older history");
     c.assert_plan(StrategyName::Adaptive, &run.plan);
     c.assert_written(StrategyName::Adaptive, &run.plan);
     // Already under target: nothing to do, unless a step is asked for.
@@ -1252,7 +1334,7 @@ fn engine_runs_adaptive_until_the_target_is_met() {
     // Sliding-window grows to the (met) target and so changes nothing; the chain goes on to
     // the first step that does, and stops there.
     let changed: Vec<bool> = run.steps.iter().map(|s| s.changed).collect();
-    assert_eq!(changed, [false, false, true], "{:?}", run.steps);
+    assert_eq!(changed, [false, true], "{:?}", run.steps);
     assert!(run.tokens_after < run.tokens_before);
 }
 
@@ -1323,10 +1405,13 @@ fn every_strategy_keeps_preserved_items_and_pairs() {
             assert!(plan.items.contains(&OutItem::Keep(i)), "{name}: {i}");
         }
         // Fewer than 20 turns: one chunk, nothing for incremental; no payloads to strip;
-        // drop-stored never changes the context.
+        // nothing is repeated for dedup; drop-stored never changes the context.
         if !matches!(
             name,
-            StrategyName::StripPayloads | StrategyName::Incremental | StrategyName::DropStored
+            StrategyName::StripPayloads
+                | StrategyName::Incremental
+                | StrategyName::Dedup
+                | StrategyName::DropStored
         ) {
             assert!(plan.tokens(&s) < c.tokens(), "{name} changed nothing");
         }

@@ -15,7 +15,7 @@ impl Strategy for Truncate {
     }
 
     fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
-        let units = plan.units(cx.subject);
+        let units = cx.units(&plan);
         let keep = cx.settings.truncate_keep_recent;
         let mut messages = 0;
         let mut start = units.len();

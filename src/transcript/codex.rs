@@ -72,6 +72,7 @@ impl Adapter for Codex {
         let mut preamble = Vec::new();
         let mut items = Vec::with_capacity(records.len());
         let mut boundary = None;
+        let mut titled = false;
         for (raw, span) in records {
             let line = doc.line_of(span.start);
             let value: Value = crate::json::lenient::value(raw.get())
@@ -92,7 +93,15 @@ impl Adapter for Codex {
                     item.anchor = true;
                 }
                 "session_meta" => item.anchor = true,
-                "event_msg" => item.usage = usage_of(payload),
+                "event_msg" => {
+                    item.usage = usage_of(payload);
+                    // `codex resume` lists a session under its first user message event:
+                    // anchoring it keeps the title through any compaction.
+                    if !titled && str_at(payload, "type") == "user_message" {
+                        item.anchor = true;
+                        titled = true;
+                    }
+                }
                 _ => {}
             }
             items.push(item);
@@ -587,6 +596,24 @@ mod tests {
         assert!(!conv.items[summary].ctxc_summary);
         // The replacement history is what the model sees, not the short `message`.
         assert!(conv.items[summary].text().contains("Fix the failing test."));
+    }
+
+    #[test]
+    fn the_first_user_message_event_is_kept_as_the_title() {
+        let src = concat!(
+            r#"{"type":"session_meta","payload":{"id":"s"}}"#,
+            "\n",
+            r#"{"type":"event_msg","payload":{"type":"user_message","message":"fix the parser"}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the parser"}]}}"#,
+            "\n",
+            r#"{"type":"event_msg","payload":{"type":"user_message","message":"and test it"}}"#,
+            "\n",
+        );
+        let conv = &read_str(src).conversations[0];
+        let holds = crate::preserve::holds(conv, &conv.groups());
+        assert_eq!(holds[1], crate::preserve::Hold::Frozen, "the title stays");
+        assert_eq!(holds[3], crate::preserve::Hold::Free);
     }
 
     #[test]

@@ -564,7 +564,7 @@ fn verbose_logs_carry_the_monitoring_fields() {
         "messages=",
         "summaries=",
         "[debug]",
-        "step sliding-window",
+        "step trim-outputs",
     ] {
         assert!(err.contains(field), "{field} in {err}");
     }
@@ -630,4 +630,33 @@ fn a_failed_row_says_what_failed() {
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(&cells[1..6], ["-", "failed", "(parse)", "-", "-"], "{row}");
     assert!(table.contains("bad.jsonl:3: invalid JSON"), "{table}");
+}
+
+/// Claude Code's own compaction summary states the task once the history before the compact
+/// boundary is gone: every strategy keeps it, byte for byte, in what the model is sent.
+#[test]
+fn every_strategy_keeps_claude_codes_compaction_summary() {
+    let file = "../shared/corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+    let source = std::fs::read_to_string(file).unwrap();
+    let summaries: Vec<&str> = source
+        .lines()
+        .filter(|l| l.contains("\"isCompactSummary\":true"))
+        .collect();
+    assert!(!summaries.is_empty());
+    for strategy in ctxc::strategy::StrategyName::ALL {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctxc"))
+            .args(["compact", "--force", "-q", "--target-ratio", "0.2"])
+            .args(["--strategy", strategy.name(), "-o", "-", file])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{strategy}: {}", stderr_of(&out));
+        let written = String::from_utf8(out.stdout).unwrap();
+        assert!(written.len() <= source.len(), "{strategy} grew the file");
+        for line in &summaries {
+            assert!(
+                written.contains(line),
+                "{strategy} lost the compaction summary"
+            );
+        }
+    }
 }

@@ -90,3 +90,34 @@ fn every_strategy_keeps_every_invariant_on_every_corpus_file() {
             .join("\n")
     );
 }
+
+/// The default at half of each conversation's tokens keeps at least 95% of paths and
+/// commands, 90% of error lines and 98% of user requests over the whole corpus, counted in
+/// what the model is sent.
+#[test]
+fn the_default_at_half_keeps_the_facts_an_agent_needs() {
+    let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+    let summarizer = Extractive;
+    let settings = settings(StrategyName::Adaptive, 0.5, &counter, &summarizer);
+    let mut total = ctxc::retention::Retention::default();
+    for (rel, t) in supported_transcripts() {
+        let outcome = pipeline::run(&t, &settings).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
+        for conv in &outcome.conversations {
+            total += conv.retention;
+        }
+    }
+    let shares = [
+        ("paths", total.paths, 0.95),
+        ("commands", total.commands, 0.95),
+        ("errors", total.errors, 0.90),
+        ("user requests", total.user_requests, 0.98),
+    ];
+    for (kind, tally, least) in shares {
+        assert!(
+            tally.ratio() >= least,
+            "{kind}: {} of {} kept, under {least}",
+            tally.kept,
+            tally.total
+        );
+    }
+}
