@@ -16,6 +16,7 @@
 //!   collapsed.
 
 use crate::transcript::{Item, Kind, PartKind};
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -373,23 +374,39 @@ const ERROR_NEEDLES: [&str; 14] = [
     "failed",
 ];
 
+/// All [`ERROR_NEEDLES`] in one automaton: one pass over a text instead of one per needle
+/// per line (fourteen `contains` per line made tool outputs of many short lines compact
+/// several times slower than other text).
+static ERROR_FINDER: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(ERROR_NEEDLES).expect("fixed needles"));
+
 /// Whether a line reads as an error.
 pub fn is_error_line(line: &str) -> bool {
-    ERROR_NEEDLES.iter().any(|n| line.contains(n))
+    ERROR_FINDER.is_match(line)
 }
 
 /// The error lines of a tool output or observation: the first three and the last two, each
 /// trimmed and clipped; with `flagged` (`is_error`), the first line counts even without a
-/// telltale word.
+/// telltale word. Lines shorter than 8 bytes once trimmed never count.
 pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.len() >= 8)
-        .collect();
-    let mut errors: Vec<&str> = lines.iter().copied().filter(|l| is_error_line(l)).collect();
+    let mut errors: Vec<&str> = Vec::new();
+    let mut searched = 0;
+    // Only the lines holding a needle are looked at (needles never span lines).
+    while let Some(m) = ERROR_FINDER.find(&text[searched..]) {
+        let at = searched + m.start();
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line = text[start..end].trim();
+        if line.len() >= 8 {
+            errors.push(line);
+        }
+        searched = (end + 1).min(text.len());
+        if end == text.len() {
+            break;
+        }
+    }
     if flagged && errors.is_empty() {
-        errors.extend(lines.first());
+        errors.extend(text.lines().map(str::trim).find(|l| l.len() >= 8));
     }
     if errors.len() > 5 {
         errors.drain(3..errors.len() - 2);
