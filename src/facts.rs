@@ -528,4 +528,45 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn error_lines_are_those_of_a_line_by_line_search() {
+        let naive = |text: &str, flagged: bool| {
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.len() >= 8)
+                .collect();
+            let mut errors: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| ERROR_NEEDLES.iter().any(|n| l.contains(n)))
+                .collect();
+            if flagged && errors.is_empty() {
+                errors.extend(lines.first());
+            }
+            if errors.len() > 5 {
+                errors.drain(3..errors.len() - 2);
+            }
+            errors
+                .into_iter()
+                .map(|l| clip(l, MAX_FACT_CHARS))
+                .collect::<Vec<_>>()
+        };
+        let texts = [
+            "",
+            "Error",
+            "short\nError: x\r\n  TypeError: y  \n\nok fine here\nFAILED a Error b failed\n",
+            "no errors at all in here\njust lines\n",
+            "a\nb\nfatal: not a git repository\nErr\nPermission denied (publickey)",
+            &"ok: test passed\nE: FAIL: case 7\n".repeat(40),
+            "first line long enough\nsecond",
+            "\u{e9}t\u{e9} Error \u{e9}\n\u{4e2d}\u{6587} command not found",
+        ];
+        for text in texts {
+            for flagged in [false, true] {
+                assert_eq!(error_lines(text, flagged), naive(text, flagged), "{text:?}");
+            }
+        }
+    }
 }

@@ -2,21 +2,21 @@
 //!
 //! Counting tokens is most of a pass's time, so this module owns every decision about it:
 //!
-//! - **Engines.** o200k_base and cl100k_base use `bpe-openai`: the same counts as tiktoken-rs
-//!   on every string of the shared corpus, 1.6× (o200k) and 2.6× (cl100k) faster on one thread,
-//!   linear time on any input. p50k_base and r50k_base use `tiktoken-rs`.
-//! - **Per-thread pre-tokenizers.** A regex shared across threads is slower on every thread but
-//!   the one that first used it (its cache pool has a fast path only for its owner), and
-//!   bpe-openai's tokenizers are process-wide statics. So each thread lazily builds its own
-//!   copy of the pre-tokenizer regex (~2–5 ms) in a `thread_local!`, while the large, read-only
-//!   BPE tables stay shared: 7–12% faster than the shared static on 2 threads.
-//!   [`TokenCounter`] itself is cheap to share by reference across rayon threads.
-//!   (tiktoken-rs already keeps one regex clone per thread.)
+//! - **Engines.** o200k_base and cl100k_base are counted by [`table`]: bpe-openai's algorithm
+//!   (the same counts as tiktoken on every string of the shared corpus, linear time on any
+//!   input) over tables `build.rs` precomputes and the binary carries, read in place: building
+//!   a counter costs the pre-tokenizer regex (~5 ms), where bpe-openai deserializes its
+//!   tables (~70 ms, ~65 MB) first. p50k_base and r50k_base use `tiktoken-rs`.
+//! - **Threads.** One read-only table and one pre-tokenizer regex per process, shared by every
+//!   thread; each thread has its own regex search cache and scratch buffers. (A regex's own
+//!   cache pool has a fast path only for the thread that first used it, which made a shared
+//!   tokenizer 18–30% slower on every other thread.) [`TokenCounter`] itself is cheap to share
+//!   by reference across rayon threads. (tiktoken-rs already keeps one regex clone per thread.)
 //! - **No panics.** tiktoken-rs's `encode_*` panic when its regex hits the backtrack limit
 //!   (its o200k does on 1 M consecutive spaces). For p50k/r50k we only call its fallible
 //!   `count`, and on error count the text in chunks cut where the pre-tokenizer would cut
-//!   anyway (exact), or inside an oversized run (off by a token or two per cut). bpe-openai
-//!   never backtracks: 1 M spaces take ~10 ms, a 50 MB base64 blob ~7 s.
+//!   anyway (exact), or inside an oversized run (off by a token or two per cut). The table
+//!   engine never hits such a limit: 1 M spaces take ~10 ms, a 50 MB base64 blob ~7 s.
 //! - **Cache.** Transcripts repeat content (tool results copied into several records, resent
 //!   system prompts, ids and paths), so texts of [`CACHE_MIN_BYTES`] or more are cached by
 //!   their xxh3-64 hash in a sharded map: repeated text costs a hash instead of a BPE pass.
@@ -529,14 +529,18 @@ mod engine {
             cell.get_or_init(|| {
                 let table = Table::parse(bytes).ok_or("the embedded table is damaged")?;
                 let patterns = [(pat1, false), (LOOKAHEAD_PAT, true), (SPACE_PAT, false)];
-                let splitter = Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
+                let splitter =
+                    Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
                 Ok(Shared { table, splitter })
             })
         }
 
         /// Builds the shared table and pre-tokenizer, reporting errors.
         pub(in super::super) fn prepare(encoding: Encoding) -> Result<()> {
-            shared(encoding).as_ref().map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
+            shared(encoding)
+                .as_ref()
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{e}"))
         }
 
         pub(in super::super) fn count(encoding: Encoding, text: &str) -> usize {

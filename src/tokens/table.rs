@@ -41,8 +41,7 @@ impl Table {
         if &header[..8] != b"CTXCBPE\0" || u32_at(&header[8..], 0) != FORMAT {
             return None;
         }
-        let [tokens, pair_slots, trie_slots] =
-            [1, 2, 3].map(|i| u32_at(&header[8..], i) as usize);
+        let [tokens, pair_slots, trie_slots] = [1, 2, 3].map(|i| u32_at(&header[8..], i) as usize);
         let (token_len, rest) = bytes[24..].split_at_checked(tokens)?;
         let rest = rest.get(tokens.next_multiple_of(4) - tokens..)?;
         let (next_prefix, rest) = rest.split_at_checked(4 * tokens)?;
@@ -223,7 +222,10 @@ impl Splitter {
             };
             let mut end = last + m.end();
             if self.lookahead[m.pattern().as_usize()] {
-                let dropped = text[last..end].chars().next_back().map_or(0, char::len_utf8);
+                let dropped = text[last..end]
+                    .chars()
+                    .next_back()
+                    .map_or(0, char::len_utf8);
                 end -= dropped;
             }
             if end == last {
