@@ -10,7 +10,8 @@
 //! - large inputs: compaction of generated inputs of 10 MB and more (varied prose, and a
 //!   50 MiB tool output of short repeated lines): MB/s and peak RSS over input size.
 //!
-//! Run: `cargo bench --bench process` (add `-- --runs 7` for more runs). Needs GNU time at
+//! Run: `cargo bench --bench process` (add `-- --runs 7` for more runs; set
+//! `CTXC_BASELINE=/path/to/other/ctxc` to measure another build's rows in the same turns). Needs GNU time at
 //! `/usr/bin/time` for peak RSS and `taskset` for the one-core row (else those cells say so).
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,8 @@ const CTXC: &str = env!("CARGO_BIN_EXE_ctxc");
 
 /// One measured command.
 struct Row {
+    /// The binary to run.
+    bin: String,
     name: String,
     args: Vec<String>,
     /// Bytes of input, for MB/s and RSS/input.
@@ -38,6 +41,7 @@ struct Row {
 impl Row {
     fn new(name: &str, args: &[&str], input: usize, pinned: bool) -> Row {
         Row {
+            bin: CTXC.to_string(),
             name: name.to_string(),
             args: args.iter().map(|a| a.to_string()).collect(),
             input,
@@ -58,7 +62,7 @@ impl Row {
         if taskset {
             argv.extend(["/usr/bin/taskset", "-c", "0"].map(String::from));
         }
-        argv.push(CTXC.to_string());
+        argv.push(self.bin.clone());
         argv.extend(self.args.iter().cloned());
         let start = Instant::now();
         let out = Command::new(&argv[0])
@@ -252,6 +256,21 @@ fn main() {
         rows.push(Row::new(name, &args, bytes, false));
     }
 
+    // `CTXC_BASELINE=/path/to/ctxc` adds the same rows for another build, e.g. main's.
+    if let Ok(baseline) = std::env::var("CTXC_BASELINE") {
+        let extra: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                bin: baseline.clone(),
+                name: format!("baseline: {}", r.name),
+                args: r.args.clone(),
+                seconds: Vec::new(),
+                rss_kb: Vec::new(),
+                ..*r
+            })
+            .collect();
+        rows.extend(extra);
+    }
     for _ in 0..runs {
         for row in &mut rows {
             row.run_once();
