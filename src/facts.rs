@@ -283,7 +283,16 @@ pub fn tool_output(item: &Item) -> String {
 
 /// `text` with runs of whitespace collapsed to one space, trimmed.
 pub fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    // Built in place: collecting the words first cost 16 bytes per word, several times the
+    // text itself on large tool outputs, and set the peak memory of a compaction.
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.

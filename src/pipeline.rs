@@ -18,6 +18,7 @@ use crate::verify::{self, Edited};
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// How far compaction should go.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -114,9 +115,10 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         .collect();
     let changed = edits.iter().any(Option::is_some);
     let (output, spans) = if changed {
-        t.write_with_spans(&edits)
+        let (output, spans) = t.write_with_spans(&edits);
+        (Some(output), spans)
     } else {
-        (t.source.clone(), vec![None; edits.len()])
+        (None, vec![None; edits.len()])
     };
     let verified_edits: Vec<Edited> = planned
         .iter()
@@ -129,10 +131,17 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
             tokens_before: s.keep_all().tokens(s),
         })
         .collect();
-    let out = if changed {
-        verify::verify(t, output.clone(), &verified_edits, &settings.read, counter)?
-    } else {
-        t.clone()
+    // The output read back (or the input itself): borrowed or moved, never copied, since
+    // large inputs make every copy count in peak memory.
+    let out = match output {
+        Some(output) => Cow::Owned(verify::verify(
+            t,
+            output,
+            &verified_edits,
+            &settings.read,
+            counter,
+        )?),
+        None => Cow::Borrowed(t),
     };
     let mut stats = SummaryStats::default();
     let conversations = planned
@@ -160,6 +169,11 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
             }
         })
         .collect();
+    // `read` keeps its text as `source`, byte for byte: the verified output is what is written.
+    let output = match out {
+        Cow::Owned(read_back) => read_back.source,
+        Cow::Borrowed(t) => t.source.clone(),
+    };
     Ok(Outcome {
         output,
         changed,

@@ -119,11 +119,18 @@ impl Retention {
 pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
     let facts = Facts::of(&before.items);
     let text = context_text(after);
+    let (paths, commands, errors) = (
+        tally(&facts.paths, &text),
+        tally(&facts.commands, &text),
+        tally(&facts.errors, &text),
+    );
+    // One copy of the conversation's text at a time: they are as large as the input.
     let flat = collapse_whitespace(&text);
+    drop(text);
     Retention {
-        paths: tally(&facts.paths, &text),
-        commands: tally(&facts.commands, &text),
-        errors: tally(&facts.errors, &text),
+        paths,
+        commands,
+        errors,
         user_requests: tally(&facts.user_requests, &flat),
     }
 }
