@@ -25,6 +25,7 @@
 pub mod clean;
 
 use crate::transcript::{Item, Kind, PartKind};
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -438,7 +439,16 @@ pub fn tool_output(item: &Item) -> String {
 
 /// `text` with runs of whitespace collapsed to one space, trimmed.
 pub fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    // Built in place: collecting the words first cost 16 bytes per word, several times the
+    // text itself on large tool outputs, and set the peak memory of a compaction.
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.
@@ -557,23 +567,39 @@ const ERROR_NEEDLES: [&str; 14] = [
     "failed",
 ];
 
+/// All [`ERROR_NEEDLES`] in one automaton: one pass over a text instead of one per needle
+/// per line (fourteen `contains` per line made tool outputs of many short lines compact
+/// several times slower than other text).
+static ERROR_FINDER: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(ERROR_NEEDLES).expect("fixed needles"));
+
 /// Whether a line reads as an error.
 pub fn is_error_line(line: &str) -> bool {
-    ERROR_NEEDLES.iter().any(|n| line.contains(n))
+    ERROR_FINDER.is_match(line)
 }
 
 /// The error lines of a tool output or observation: the first three and the last two, each
 /// trimmed and clipped; with `flagged` (`is_error`), the first line counts even without a
-/// telltale word.
+/// telltale word. Lines shorter than 8 bytes once trimmed never count.
 pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.len() >= 8)
-        .collect();
-    let mut errors: Vec<&str> = lines.iter().copied().filter(|l| is_error_line(l)).collect();
+    let mut errors: Vec<&str> = Vec::new();
+    let mut searched = 0;
+    // Only the lines holding a needle are looked at (needles never span lines).
+    while let Some(m) = ERROR_FINDER.find(&text[searched..]) {
+        let at = searched + m.start();
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line = text[start..end].trim();
+        if line.len() >= 8 {
+            errors.push(line);
+        }
+        searched = (end + 1).min(text.len());
+        if end == text.len() {
+            break;
+        }
+    }
     if flagged && errors.is_empty() {
-        errors.extend(lines.first());
+        errors.extend(text.lines().map(str::trim).find(|l| l.len() >= 8));
     }
     if errors.len() > 5 {
         errors.drain(3..errors.len() - 2);
@@ -901,5 +927,46 @@ mod tests {
         .collect();
         assert_eq!(found, ["src/x.py", "./run.sh"]);
         assert!(!is_file_path("/bin/sh") && is_file_path("/repo/bin/run.sh"));
+    }
+
+    #[test]
+    fn error_lines_are_those_of_a_line_by_line_search() {
+        let naive = |text: &str, flagged: bool| {
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.len() >= 8)
+                .collect();
+            let mut errors: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| ERROR_NEEDLES.iter().any(|n| l.contains(n)))
+                .collect();
+            if flagged && errors.is_empty() {
+                errors.extend(lines.first());
+            }
+            if errors.len() > 5 {
+                errors.drain(3..errors.len() - 2);
+            }
+            errors
+                .into_iter()
+                .map(|l| clip(l, MAX_FACT_CHARS))
+                .collect::<Vec<_>>()
+        };
+        let texts = [
+            "",
+            "Error",
+            "short\nError: x\r\n  TypeError: y  \n\nok fine here\nFAILED a Error b failed\n",
+            "no errors at all in here\njust lines\n",
+            "a\nb\nfatal: not a git repository\nErr\nPermission denied (publickey)",
+            &"ok: test passed\nE: FAIL: case 7\n".repeat(40),
+            "first line long enough\nsecond",
+            "\u{e9}t\u{e9} Error \u{e9}\n\u{4e2d}\u{6587} command not found",
+        ];
+        for text in texts {
+            for flagged in [false, true] {
+                assert_eq!(error_lines(text, flagged), naive(text, flagged), "{text:?}");
+            }
+        }
     }
 }

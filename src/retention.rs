@@ -121,11 +121,18 @@ pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
     // Facts are read through `clean` (no ANSI escapes, no client wrappers): so is the output.
     let text = context_text(after);
     let text = crate::facts::clean::clean(&text);
+    let (paths, commands, errors) = (
+        tally(&facts.paths, &text),
+        tally(&facts.commands, &text),
+        tally(&facts.errors, &text),
+    );
+    // One copy of the conversation's text at a time: they are as large as the input.
     let flat = collapse_whitespace(&text);
+    drop(text);
     Retention {
-        paths: tally(&facts.paths, &text),
-        commands: tally(&facts.commands, &text),
-        errors: tally(&facts.errors, &text),
+        paths,
+        commands,
+        errors,
         user_requests: tally(&facts.user_requests, &flat),
     }
 }

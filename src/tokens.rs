@@ -2,21 +2,21 @@
 //!
 //! Counting tokens is most of a pass's time, so this module owns every decision about it:
 //!
-//! - **Engines.** o200k_base and cl100k_base use `bpe-openai`: the same counts as tiktoken-rs
-//!   on every string of the shared corpus, 1.6× (o200k) and 2.6× (cl100k) faster on one thread,
-//!   linear time on any input. p50k_base and r50k_base use `tiktoken-rs`.
-//! - **Per-thread pre-tokenizers.** A regex shared across threads is slower on every thread but
-//!   the one that first used it (its cache pool has a fast path only for its owner), and
-//!   bpe-openai's tokenizers are process-wide statics. So each thread lazily builds its own
-//!   copy of the pre-tokenizer regex (~2–5 ms) in a `thread_local!`, while the large, read-only
-//!   BPE tables stay shared: 7–12% faster than the shared static on 2 threads.
-//!   [`TokenCounter`] itself is cheap to share by reference across rayon threads.
-//!   (tiktoken-rs already keeps one regex clone per thread.)
+//! - **Engines.** o200k_base and cl100k_base are counted by [`table`]: bpe-openai's algorithm
+//!   (the same counts as tiktoken on every string of the shared corpus, linear time on any
+//!   input) over tables `build.rs` precomputes and the binary carries, read in place: building
+//!   a counter costs the pre-tokenizer regex (~5 ms), where bpe-openai deserializes its
+//!   tables (~70 ms, ~65 MB) first. p50k_base and r50k_base use `tiktoken-rs`.
+//! - **Threads.** One read-only table and one pre-tokenizer regex per process, shared by every
+//!   thread; each thread has its own regex search cache and scratch buffers. (A regex's own
+//!   cache pool has a fast path only for the thread that first used it, which made a shared
+//!   tokenizer 18–30% slower on every other thread.) [`TokenCounter`] itself is cheap to share
+//!   by reference across rayon threads. (tiktoken-rs already keeps one regex clone per thread.)
 //! - **No panics.** tiktoken-rs's `encode_*` panic when its regex hits the backtrack limit
 //!   (its o200k does on 1 M consecutive spaces). For p50k/r50k we only call its fallible
 //!   `count`, and on error count the text in chunks cut where the pre-tokenizer would cut
-//!   anyway (exact), or inside an oversized run (off by a token or two per cut). bpe-openai
-//!   never backtracks: 1 M spaces take ~10 ms, a 50 MB base64 blob ~7 s.
+//!   anyway (exact), or inside an oversized run (off by a token or two per cut). The table
+//!   engine never hits such a limit: 1 M spaces take ~10 ms, a 50 MB base64 blob ~7 s.
 //! - **Cache.** Transcripts repeat content (tool results copied into several records, resent
 //!   system prompts, ids and paths), so texts of [`CACHE_MIN_BYTES`] or more are cached by
 //!   their xxh3-64 hash in a sharded map: repeated text costs a hash instead of a BPE pass.
@@ -47,11 +47,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use anyhow::{Context, Result};
-use bpe_openai::Tokenizer;
-use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer as TiktokenModel, get_tokenizer};
+
+mod table;
 
 /// Context window assumed when the model is unknown.
 pub const DEFAULT_CONTEXT_WINDOW: usize = 200_000;
@@ -480,18 +480,16 @@ mod engine {
         })
     }
 
-    /// bpe-openai: shared BPE tables, per-thread pre-tokenizer regexes.
+    /// o200k and cl100k: tables read in place from the binary ([`super::table`]), one
+    /// pre-tokenizer regex per process, a search cache and scratch buffers per thread.
     mod bpe {
         use super::*;
-        use std::thread::LocalKey;
+        use crate::tokens::table::{Scratch, Splitter, Table};
+        use regex_automata::meta::Cache;
+        use std::cell::RefCell;
 
-        thread_local! {
-            static O200K_SPLIT: OnceCell<Option<Tokenizer>> = const { OnceCell::new() };
-            static CL100K_SPLIT: OnceCell<Option<Tokenizer>> = const { OnceCell::new() };
-        }
-
-        // Copied from bpe-openai 0.3.2 (src/lib.rs): its tokenizers are process-wide statics,
-        // so to own a regex per thread we build the same pre-tokenizer ourselves. The tests
+        // The pre-tokenizers of bpe-openai 0.3.2 (src/lib.rs), tiktoken's patterns with the
+        // look-ahead `\s+(?!\S)` rewritten as `\s+\s` minus its last character. The tests
         // compare our counts with bpe-openai's and tiktoken-rs's.
         const O200K_PAT1: &str = concat!(
             "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -505,58 +503,63 @@ mod engine {
         const LOOKAHEAD_PAT: &str = "\\s+\\s";
         const SPACE_PAT: &str = "\\s+";
 
-        fn shared(encoding: Encoding) -> &'static BytePairEncoding {
-            match encoding {
-                Encoding::Cl100kBase => &bpe_openai::cl100k_base().bpe,
-                _ => &bpe_openai::o200k_base().bpe,
-            }
+        static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bpe"));
+        static CL100K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bpe"));
+
+        /// What one encoding shares between threads: read-only, built once per process.
+        struct Shared {
+            table: Table,
+            splitter: Splitter,
         }
 
-        /// A tokenizer used only for its pre-tokenizer: its byte-level BPE is a 256-token
-        /// placeholder, the real tables are [`shared`].
-        fn build_splitter(encoding: Encoding) -> Result<Tokenizer> {
-            let pat1 = match encoding {
-                Encoding::Cl100kBase => CL100K_PAT1,
-                _ => O200K_PAT1,
+        static O200K: OnceLock<Result<Shared, String>> = OnceLock::new();
+        static CL100K: OnceLock<Result<Shared, String>> = OnceLock::new();
+
+        thread_local! {
+            static O200K_CACHE: OnceCell<RefCell<Cache>> = const { OnceCell::new() };
+            static CL100K_CACHE: OnceCell<RefCell<Cache>> = const { OnceCell::new() };
+            static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+        }
+
+        fn shared(encoding: Encoding) -> &'static Result<Shared, String> {
+            let (cell, bytes, pat1) = match encoding {
+                Encoding::Cl100kBase => (&CL100K, CL100K_TABLE, CL100K_PAT1),
+                _ => (&O200K, O200K_TABLE, O200K_PAT1),
             };
-            let bytes = BytePairEncoding::from_dictionary((0..=255u8).map(|b| vec![b]), None);
-            let patterns = [(pat1, false), (LOOKAHEAD_PAT, true), (SPACE_PAT, false)];
-            Tokenizer::new_lookahead(bytes, &patterns, false)
-                .map_err(|e| anyhow::anyhow!("pre-tokenizer regex: {e}"))
+            cell.get_or_init(|| {
+                let table = Table::parse(bytes).ok_or("the embedded table is damaged")?;
+                let patterns = [(pat1, false), (LOOKAHEAD_PAT, true), (SPACE_PAT, false)];
+                let splitter =
+                    Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
+                Ok(Shared { table, splitter })
+            })
         }
 
-        fn splitter_key(encoding: Encoding) -> &'static LocalKey<OnceCell<Option<Tokenizer>>> {
-            match encoding {
-                Encoding::Cl100kBase => &CL100K_SPLIT,
-                _ => &O200K_SPLIT,
-            }
-        }
-
-        /// Runs `f` with this thread's pre-tokenizer, built on first use (`None` if that failed).
-        fn with_splitter<R>(encoding: Encoding, f: impl FnOnce(Option<&Tokenizer>) -> R) -> R {
-            splitter_key(encoding)
-                .with(|cell| f(cell.get_or_init(|| build_splitter(encoding).ok()).as_ref()))
-        }
-
-        /// Loads the shared tables and builds this thread's pre-tokenizer, reporting errors.
+        /// Builds the shared table and pre-tokenizer, reporting errors.
         pub(in super::super) fn prepare(encoding: Encoding) -> Result<()> {
-            let splitter = build_splitter(encoding)?;
-            splitter_key(encoding).with(|cell| {
-                // Already set if this thread counted before; the new one is then dropped.
-                let _ = cell.set(Some(splitter));
-            });
-            shared(encoding);
-            Ok(())
+            shared(encoding)
+                .as_ref()
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{e}"))
         }
 
         pub(in super::super) fn count(encoding: Encoding, text: &str) -> usize {
-            let bpe = shared(encoding);
-            with_splitter(encoding, |splitter| match splitter {
-                Some(s) => s.split(text).map(|p| bpe.count(p.as_bytes())).sum(),
-                None => match encoding {
-                    Encoding::Cl100kBase => bpe_openai::cl100k_base().count(text),
-                    _ => bpe_openai::o200k_base().count(text),
-                },
+            let Ok(shared) = shared(encoding) else {
+                return super::super::estimate::count(text);
+            };
+            let key = match encoding {
+                Encoding::Cl100kBase => &CL100K_CACHE,
+                _ => &O200K_CACHE,
+            };
+            key.with(|cache| {
+                let mut cache = cache.get_or_init(|| shared.splitter.cache()).borrow_mut();
+                SCRATCH.with_borrow_mut(|scratch| {
+                    let mut total = 0;
+                    shared.splitter.for_each_piece(&mut cache, text, |piece| {
+                        total += shared.table.count(piece.as_bytes(), scratch);
+                    });
+                    total
+                })
             })
         }
     }

@@ -69,8 +69,8 @@ pub trait Summarizer: Sync {
     /// Summarizes the request's entries.
     fn summarize(&self, request: &SummaryRequest) -> Result<Summary>;
 
-    /// Whether the same request always gets the same summary (the pipeline then checks that
-    /// a second run gives the same bytes).
+    /// Whether the same request always gets the same summary (then a second run gives the
+    /// same bytes; the corpus tests prove it for the offline summarizer).
     fn deterministic(&self) -> bool {
         true
     }

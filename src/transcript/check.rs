@@ -64,11 +64,21 @@ fn check_pairing(conv: &Conversation) -> Vec<Finding> {
         )
     };
     // Records of one logical message (Claude Code splits parallel calls over several) count
-    // as one caller.
+    // as one caller; so do consecutive call records without a message id (Codex writes each
+    // parallel `function_call` as its own item, and answers them in any order).
     let mut first_of: HashMap<&str, usize> = HashMap::new();
+    let mut call_run: Option<usize> = None;
     for (at, item) in conv.items.iter().enumerate() {
+        if !item.in_context || item.kind == Kind::NonContext {
+            // Records the model never sees neither start nor end a run of calls.
+        } else if item.calls.is_empty() || !item.results.is_empty() {
+            call_run = None;
+        } else if item.message_id.is_none() {
+            call_run.get_or_insert(at);
+        }
         let caller_index = match &item.message_id {
             Some(id) => *first_of.entry(id.as_str()).or_insert(at),
+            None if !item.calls.is_empty() => call_run.unwrap_or(at),
             None => at,
         };
         for id in &item.results {

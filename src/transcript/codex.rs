@@ -582,6 +582,47 @@ mod tests {
         assert_eq!(t.write(&keep_all(&t)), t.source);
     }
 
+    /// Parallel calls are separate `function_call` items, answered in any order: clean. A call
+    /// left open while a later turn's call is answered is still reported.
+    #[test]
+    fn parallel_calls_answered_out_of_order_are_clean() {
+        let line = |p: &str| format!("{{\"type\":\"response_item\",\"payload\":{p}}}\n");
+        let call = |id: &str| {
+            line(&format!(
+                "{{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{{}}\",\"call_id\":\"{id}\"}}"
+            ))
+        };
+        let output = |id: &str| {
+            line(&format!(
+                "{{\"type\":\"function_call_output\",\"call_id\":\"{id}\",\"output\":\"ok\"}}"
+            ))
+        };
+        let user = line(
+            "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"go\"}]}",
+        );
+        let clean = [user.clone(), call("a"), call("b"), output("b"), output("a")].concat();
+        let t = read(clean, &ReadOptions::default()).unwrap();
+        assert!(check(&t).is_empty(), "{:?}", check(&t));
+        let abandoned = [
+            user,
+            call("a"),
+            call("b"),
+            output("b"),
+            call("c"),
+            output("c"),
+            output("a"),
+        ]
+        .concat();
+        let t = read(abandoned, &ReadOptions::default()).unwrap();
+        let found: Vec<String> = check(&t).iter().map(|f| f.to_string()).collect();
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains("'a'") && f.contains("never answered")),
+            "{found:?}"
+        );
+    }
+
     #[test]
     fn history_before_the_latest_compaction_is_out_of_context() {
         let t = read_str(&fixture("compacted.jsonl"));

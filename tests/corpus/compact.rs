@@ -2,7 +2,8 @@
 //! 75%, 50%, 25% and 10% of each conversation's context tokens (`--force --target-ratio R`):
 //! the pipeline's own checks pass (re-parse, `check`, kept and preserved content, no token
 //! growth), every conversation ends at or under its target or says why not, and a second
-//! run gives the same bytes.
+//! run gives the same bytes (invariant 5: the pipeline computes each result once and leaves
+//! this proof to this test).
 
 use crate::{cases, forced_settings as settings, supported_transcripts};
 use ctxc::count::count_conversation;

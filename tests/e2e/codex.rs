@@ -449,11 +449,9 @@ fn codex_compacts_an_output_before_the_turn() {
     assert!(problems.0.is_empty(), "{problems:?}");
 }
 
-/// The title Codex lists (`thread/list` of its app-server) survives compaction.
-// ISSUE 10: ctxc's Codex outputs drop the first user_message event today, so the title becomes
-// a later message. Remove this `ignore` once issue 10 is merged.
+/// The title Codex lists (`thread/list` of its app-server) survives compaction: ctxc keeps
+/// the first `user_message` event.
 #[test]
-#[ignore = "issue 10: the Codex title changes today; run with --ignored after merging issue 10"]
 fn codex_title_is_unchanged() {
     if clients().is_none() {
         return;

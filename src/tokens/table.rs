@@ -1,0 +1,239 @@
+//! o200k_base and cl100k_base counted straight from tables embedded in the binary.
+//!
+//! `build.rs` precomputes, from the official token lists, the tables of `bpe` 0.2's
+//! backtracking encoder (the algorithm behind bpe-openai: linear time, tiktoken's counts),
+//! and this module reads them in place: building a [`Table`] parses a 24-byte header, and a
+//! run only touches the pages it uses. bpe-openai deserializes ~32 MB into hash maps and
+//! automata instead: ~70 ms and ~65 MB per process, before the first token.
+//!
+//! The pre-tokenizer is one shared regex per encoding with a search cache per thread: a
+//! regex's own cache pool is fast only for the thread that created it.
+
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Anchored, Input};
+use std::cell::RefCell;
+
+/// Must match `FORMAT` in build.rs.
+const FORMAT: u32 = 1;
+/// No token.
+const NONE: u32 = u32::MAX;
+const USED: u32 = 1 << 8;
+
+/// A BPE table read in place from bytes laid out by build.rs.
+pub(super) struct Table {
+    token_len: &'static [u8],
+    next_prefix: &'static [u8],
+    split: &'static [u8],
+    pairs: &'static [u8],
+    pair_mask: usize,
+    trie: &'static [u8],
+}
+
+fn u32_at(bytes: &[u8], i: usize) -> u32 {
+    let b: [u8; 4] = bytes[4 * i..4 * i + 4].try_into().expect("4 bytes");
+    u32::from_le_bytes(b)
+}
+
+impl Table {
+    /// Reads the header and cuts the sections; `None` if the bytes are not a table.
+    pub(super) fn parse(bytes: &'static [u8]) -> Option<Table> {
+        let header = bytes.get(..24)?;
+        if &header[..8] != b"CTXCBPE\0" || u32_at(&header[8..], 0) != FORMAT {
+            return None;
+        }
+        let [tokens, pair_slots, trie_slots] = [1, 2, 3].map(|i| u32_at(&header[8..], i) as usize);
+        let (token_len, rest) = bytes[24..].split_at_checked(tokens)?;
+        let rest = rest.get(tokens.next_multiple_of(4) - tokens..)?;
+        let (next_prefix, rest) = rest.split_at_checked(4 * tokens)?;
+        let (split, rest) = rest.split_at_checked(8 * tokens)?;
+        let (pairs, rest) = rest.split_at_checked(12 * pair_slots)?;
+        let (trie, rest) = rest.split_at_checked(8 * trie_slots)?;
+        (rest.is_empty() && pair_slots.is_power_of_two() && trie_slots >= 256).then_some(Table {
+            token_len,
+            next_prefix,
+            split,
+            pairs,
+            pair_mask: pair_slots - 1,
+            trie,
+        })
+    }
+
+    fn token_len(&self, token: u32) -> usize {
+        usize::from(self.token_len[token as usize])
+    }
+
+    fn next_prefix(&self, token: u32) -> Option<u32> {
+        Some(u32_at(self.next_prefix, token as usize)).filter(|&t| t != NONE)
+    }
+
+    fn split(&self, token: u32) -> (u32, u32) {
+        let i = 2 * token as usize;
+        (u32_at(self.split, i), u32_at(self.split, i + 1))
+    }
+
+    /// The token merged from `a b`, if BPE has that merge.
+    fn pair(&self, a: u32, b: u32) -> Option<u32> {
+        let hash = ((u64::from(a) << 32) | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut at = (hash >> 32) as usize & self.pair_mask;
+        loop {
+            let first = u32_at(self.pairs, 3 * at);
+            if first == NONE {
+                return None;
+            }
+            if first == a && u32_at(self.pairs, 3 * at + 1) == b {
+                return Some(u32_at(self.pairs, 3 * at + 2));
+            }
+            at = (at + 1) & self.pair_mask;
+        }
+    }
+
+    /// The longest token `text` starts with (`None` only for an empty text: every byte is
+    /// a token).
+    fn longest_prefix(&self, text: &[u8]) -> Option<u32> {
+        let mut slot = 0usize;
+        let mut best = None;
+        for &c in text {
+            let base = u32_at(self.trie, 2 * slot) as usize;
+            if base == 0 {
+                break;
+            }
+            let child = base + usize::from(c);
+            let info = u32_at(self.trie, 2 * child + 1);
+            if info & (USED | 0xFF) != USED | u32::from(c) {
+                break;
+            }
+            slot = child;
+            if info >> 9 != 0 {
+                best = Some((info >> 9) - 1);
+            }
+        }
+        best
+    }
+
+    /// bpe's `is_valid_token_pair`: whether BPE would leave `token1 token2` as they are
+    /// across their boundary.
+    fn valid_pair(&self, mut token1: u32, mut token2: u32) -> bool {
+        let mut limit = u32::MAX;
+        loop {
+            if self.pair(token1, token2).is_some_and(|m| m < limit) {
+                return false;
+            }
+            if token1 > token2 {
+                limit = token1;
+                token1 = self.split(token1).1;
+                if token1 == limit {
+                    limit = token2 + 1;
+                    token2 = self.split(token2).0;
+                    if token2 + 1 == limit {
+                        return true;
+                    }
+                }
+            } else {
+                limit = token2 + 1;
+                token2 = self.split(token2).0;
+                if token2 + 1 == limit {
+                    limit = token1;
+                    token1 = self.split(token1).1;
+                    if token1 == limit {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tokens of one pre-tokenized piece: bpe's backtracking encoder, with `scratch` reused
+    /// across pieces instead of two allocations per piece.
+    pub(super) fn count(&self, text: &[u8], scratch: &mut Scratch) -> usize {
+        if text.len() <= 1 {
+            return text.len();
+        }
+        let Scratch { tokens, reachable } = scratch;
+        tokens.clear();
+        reachable.clear();
+        reachable.resize((text.len() + 1).div_ceil(64), u64::MAX);
+        let is_set = |bits: &[u64], i: usize| bits[i / 64] & (1 << (i % 64)) != 0;
+        let mut pos = 0;
+        let mut next = self.longest_prefix(text);
+        while let Some(mut token) = next {
+            let last = tokens.last().copied();
+            loop {
+                let end = pos + self.token_len(token);
+                if is_set(reachable, end) && last.is_none_or(|l| self.valid_pair(l, token)) {
+                    tokens.push(token);
+                    pos = end;
+                    next = self.longest_prefix(&text[end..]);
+                    break;
+                } else if let Some(shorter) = self.next_prefix(token) {
+                    token = shorter;
+                } else {
+                    // No token fits here after `last`: mark this position dead, back up.
+                    reachable[pos / 64] &= !(1 << (pos % 64));
+                    tokens.pop();
+                    pos -= last.map_or(0, |t| self.token_len(t));
+                    next = last;
+                    break;
+                }
+            }
+        }
+        tokens.len()
+    }
+}
+
+/// Per-thread buffers of [`Table::count`].
+#[derive(Default)]
+pub(super) struct Scratch {
+    tokens: Vec<u32>,
+    /// Bit i clear: no encoding of the text's first i bytes continues to the end.
+    reachable: Vec<u64>,
+}
+
+/// A pre-tokenizer: the encoding's split patterns, the last character of a look-ahead
+/// pattern's match given back (bpe-openai's trick for tiktoken's `\s+(?!\S)`).
+pub(super) struct Splitter {
+    regex: Regex,
+    lookahead: Vec<bool>,
+}
+
+impl Splitter {
+    pub(super) fn new(patterns: &[(&str, bool)]) -> Result<Splitter, String> {
+        let regex = Regex::new_many(&patterns.iter().map(|p| p.0).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())?;
+        Ok(Splitter {
+            regex,
+            lookahead: patterns.iter().map(|p| p.1).collect(),
+        })
+    }
+
+    /// A search cache for this splitter; keep one per thread.
+    pub(super) fn cache(&self) -> RefCell<Cache> {
+        RefCell::new(self.regex.create_cache())
+    }
+
+    /// Calls `f` on each piece of `text`, in order.
+    pub(super) fn for_each_piece(&self, cache: &mut Cache, text: &str, mut f: impl FnMut(&str)) {
+        let mut last = 0;
+        while last < text.len() {
+            let input = Input::new(&text[last..]).anchored(Anchored::Yes);
+            let Some(m) = self.regex.search_with(cache, &input) else {
+                // The patterns match any non-empty text; never loop forever if not.
+                f(&text[last..]);
+                return;
+            };
+            let mut end = last + m.end();
+            if self.lookahead[m.pattern().as_usize()] {
+                let dropped = text[last..end]
+                    .chars()
+                    .next_back()
+                    .map_or(0, char::len_utf8);
+                end -= dropped;
+            }
+            if end == last {
+                // A look-ahead pattern must keep one character; never loop forever if not.
+                end = last + text[last..].chars().next().map_or(1, char::len_utf8);
+            }
+            f(&text[last..end]);
+            last = end;
+        }
+    }
+}
