@@ -3,6 +3,7 @@
 //! beside what ctxc measures (bytes, context tokens, their share of the window).
 
 use crate::ExitStatus;
+use crate::calibrate::{self, Prior};
 use crate::cli::SessionsArgs;
 use crate::config::TokenSettings;
 use crate::count::count_conversation;
@@ -66,8 +67,11 @@ pub struct SessionRow {
     pub bytes: u64,
     /// Claude Code subagent files of the session.
     pub subagents: Vec<Subagent>,
-    /// Tokens the model would be sent on resuming (o200k or the chosen encoding).
+    /// Tokens the model would be sent on resuming: the provider's count calibrated on the
+    /// usage the session records when it records any, else ctxc's exact count.
     pub context_tokens: Option<usize>,
+    /// Whether `contextTokens` is calibrated on recorded usage.
+    pub calibrated: bool,
     /// The context window the share is of.
     pub context_window: usize,
     /// `contextTokens / contextWindow`.
@@ -180,9 +184,9 @@ impl Measure<'_> {
             })
             .unwrap_or(self.default_window);
         let tokens = loaded.and_then(|text| self.context_tokens(s.client, text));
-        let (context_tokens, error) = match tokens {
-            Ok(n) => (Some(n), None),
-            Err(e) => (None, Some(e)),
+        let (context_tokens, calibrated, error) = match tokens {
+            Ok((n, calibrated)) => (Some(n), calibrated, None),
+            Err(e) => (None, false, Some(e)),
         };
         SessionRow {
             id: s.id.clone(),
@@ -203,16 +207,17 @@ impl Measure<'_> {
                 })
                 .collect(),
             context_tokens,
+            calibrated,
             context_window,
             window_share: context_tokens.map(|n| n as f64 / context_window.max(1) as f64),
             error,
         }
     }
 
-    /// What the model would be sent on resuming: the transcript's context tokens as `ctxc
-    /// stats` counts them. Calibrated counts (the provider's overhead and ratio fitted from
-    /// the usage the session records) replace this where the file allows, once available.
-    fn context_tokens(&self, client: Client, text: String) -> Result<usize, String> {
+    /// What the model would be sent on resuming, and whether it is calibrated: the provider
+    /// tokens fitted on the usage the session records (as `ctxc stats` reports them), else
+    /// ctxc's exact count of the transcript.
+    fn context_tokens(&self, client: Client, text: String) -> Result<(usize, bool), String> {
         let format = match client {
             Client::ClaudeCode => Format::ClaudeCode,
             Client::Codex => Format::Codex,
@@ -225,10 +230,23 @@ impl Measure<'_> {
             let first = &e.findings[0];
             locate(first.line, &first.message)
         })?;
-        Ok(t.conversations
-            .iter()
-            .map(|c| count_conversation(self.counter, c).total())
-            .sum())
+        let prior = Prior::for_transcript(t.format, None);
+        let (mut total, mut calibrated) = (0, false);
+        for conv in &t.conversations {
+            let tokens = count_conversation(self.counter, conv);
+            let counted = tokens.total();
+            // Only a fit on recorded usage, never the default estimate.
+            match calibrate::conversation(self.counter, conv, &tokens.items, tokens.preamble, prior)
+                .filter(|c| !c.is_estimate())
+            {
+                Some(c) => {
+                    total += c.predict(counted);
+                    calibrated = true;
+                }
+                None => total += counted,
+            }
+        }
+        Ok((total, calibrated))
     }
 }
 
@@ -346,7 +364,10 @@ fn table(report: &SessionsReport) -> Table {
                     0 => "-".into(),
                     n => n.to_string(),
                 },
-                r.context_tokens.map_or("-".into(), |n| thousands(n as u64)),
+                r.context_tokens.map_or("-".into(), |n| {
+                    let mark = if r.calibrated { "" } else { " (raw)" };
+                    format!("{}{mark}", thousands(n as u64))
+                }),
                 r.window_share
                     .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
             ]

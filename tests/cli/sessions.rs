@@ -145,9 +145,20 @@ fn entry<'a>(listing: &'a Value, id: &str) -> &'a Value {
 
 /// The context tokens `ctxc stats` counts for a file.
 fn stats_tokens(m: &Machine, input: &str) -> u64 {
+    stats_file(m, input)["contextTokens"].as_u64().unwrap()
+}
+
+/// The provider tokens `ctxc stats` calibrates for a file from the usage it records.
+fn stats_calibrated_tokens(m: &Machine, input: &str) -> u64 {
+    stats_file(m, input)["calibratedContextTokens"]
+        .as_u64()
+        .unwrap()
+}
+
+fn stats_file(m: &Machine, input: &str) -> Value {
     let out = m.ctxc().args(["stats", "--json", input]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    json(&out)["files"][0]["contextTokens"].as_u64().unwrap()
+    json(&out)["files"][0].clone()
 }
 
 #[test]
@@ -172,8 +183,11 @@ fn this_projects_sessions_are_listed_newest_first() {
     );
     let path = big["path"].as_str().unwrap();
     assert_eq!(Path::new(path), m.session_file(BIG));
+    // The session records Claude's usage: the listing shows the calibrated figure.
     let tokens = big["contextTokens"].as_u64().unwrap();
-    assert_eq!(tokens, stats_tokens(&m, path));
+    assert_eq!(big["calibrated"], true, "{big}");
+    assert_eq!(tokens, stats_calibrated_tokens(&m, path));
+    assert!(tokens > stats_tokens(&m, path));
     assert_eq!(
         big["contextWindow"], 200_000,
         "the session's model is a Claude model"
