@@ -161,7 +161,7 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         .map(
             |(c, (_, goal, compaction, before, triggers, calibration))| {
                 if let Some(compaction) = &compaction {
-                    merge_stats(&mut stats, &compaction.stats);
+                    stats.add(&compaction.stats);
                 }
                 let after = &out.conversations[c];
                 let tokens_after = crate::count::count_conversation(counter, after).total();
@@ -270,14 +270,4 @@ fn goal(
         target_tokens,
         at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
     }
-}
-
-fn merge_stats(total: &mut SummaryStats, one: &SummaryStats) {
-    total.requests += one.requests;
-    total.summaries += one.summaries;
-    total.summary_tokens += one.summary_tokens;
-    total.llm_calls += one.llm_calls;
-    total.prompt_tokens += one.prompt_tokens;
-    total.completion_tokens += one.completion_tokens;
-    total.fallbacks.extend(one.fallbacks.iter().cloned());
 }

@@ -103,6 +103,19 @@ pub struct SummaryStats {
     pub fallbacks: Vec<String>,
 }
 
+impl SummaryStats {
+    /// Adds `other`'s figures to these.
+    pub fn add(&mut self, other: &SummaryStats) {
+        self.requests += other.requests;
+        self.summaries += other.summaries;
+        self.summary_tokens += other.summary_tokens;
+        self.llm_calls += other.llm_calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.fallbacks.extend(other.fallbacks.iter().cloned());
+    }
+}
+
 /// What a strategy works with.
 pub struct Context<'a> {
     /// The conversation and its counts.
@@ -345,14 +358,7 @@ impl<'a> Context<'a> {
 
     /// Adds a probe's summaries to this context's.
     fn merge(&self, one: &SummaryStats) {
-        let mut total = self.stats.borrow_mut();
-        total.requests += one.requests;
-        total.summaries += one.summaries;
-        total.summary_tokens += one.summary_tokens;
-        total.llm_calls += one.llm_calls;
-        total.prompt_tokens += one.prompt_tokens;
-        total.completion_tokens += one.completion_tokens;
-        total.fallbacks.extend(one.fallbacks.iter().cloned());
+        self.stats.borrow_mut().add(one);
     }
 
     /// Replaces each run of units with a summary of it, when the summary is smaller than the
