@@ -12,8 +12,8 @@
 //!
 //! Counts come from [`crate::count`]'s per-item counts as running sums: no text is counted twice.
 
-use crate::count::part_tokens;
-use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
+use crate::count::message_tokens;
+use crate::tokens::{TOKENS_PER_REPLY, TokenCounter};
 use crate::transcript::{Conversation, Format, Kind, Role};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -316,13 +316,7 @@ pub fn with_history(counter: &TokenCounter, conv: &Conversation, items: &[usize]
                 return n;
             }
             let first = item.message_id.as_deref().is_none_or(|id| seen.insert(id));
-            let overhead = if first { TOKENS_PER_MESSAGE } else { 0 };
-            overhead
-                + item
-                    .parts
-                    .iter()
-                    .map(|p| part_tokens(counter, p))
-                    .sum::<usize>()
+            message_tokens(counter, item, first)
         })
         .collect()
 }

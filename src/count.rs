@@ -66,6 +66,12 @@ pub fn item_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> 
     if !item.in_context {
         return 0;
     }
+    message_tokens(counter, item, pays_overhead)
+}
+
+/// Tokens of an item's parts, plus the per-message overhead when `pays_overhead`, whether or
+/// not the item is in the live context (history a call before a compaction was sent).
+pub fn message_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> usize {
     let overhead = if pays_overhead { TOKENS_PER_MESSAGE } else { 0 };
     overhead
         + item

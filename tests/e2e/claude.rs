@@ -2,8 +2,8 @@
 
 use crate::standin::StandIn;
 use crate::{
-    PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, clients, compact, corpus, log_run, rewrite_cwd,
-    run_client, scrubbed, size, size_matches,
+    PROMPT, Problems, Sandbox, assert_all_resumed, clients, compact, corpus, resume_every_output,
+    rewrite_cwd, run_client, scrubbed, size, size_matches,
 };
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -323,32 +323,17 @@ fn claude_code_resumes_every_output() {
             "{rel} itself does not resume cleanly: {own:?}"
         );
         let dir = work.path(Path::new(rel).file_stem().unwrap().to_str().unwrap());
-        for strategy in STRATEGIES {
-            for ratio in RATIOS {
-                let c = compact(&source, &dir, strategy, ratio);
-                let output = std::fs::read_to_string(&c.output).unwrap();
-                let request = resume(&output, &standin);
-                let (problems, ratio) =
-                    check(&request, &baseline, &original, &output, c.token_ratio);
-                runs += 1;
-                log_run(
-                    &format!("claude {rel} {}", c.label),
-                    c.token_ratio,
-                    ratio,
-                    &problems,
-                );
-                if !problems.0.is_empty() {
-                    failures.push(format!("{rel} {}: {}", c.label, problems.0.join("; ")));
-                }
-            }
-        }
+        runs += resume_every_output(
+            &format!("claude {rel}"),
+            &source,
+            &dir,
+            (&original, &baseline),
+            |text| resume(text, &standin),
+            check,
+            &mut failures,
+        );
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {runs} resumed outputs failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_all_resumed(&failures, runs);
 }
 
 /// The checks catch a broken output: one tool_result removed, one parentUuid pointing nowhere,

@@ -7,8 +7,8 @@
 
 use crate::standin::{COMPACTION, StandIn};
 use crate::{
-    PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, clients, compact, corpus, log_run, rewrite_cwd,
-    run_client, scrubbed, size, size_matches,
+    PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, assert_all_resumed, clients, compact, corpus,
+    log_run, resume_every_output, rewrite_cwd, run_client, scrubbed, size, size_matches,
 };
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -391,31 +391,16 @@ fn codex_resumes_every_output() {
         "the rollout itself does not resume cleanly: {own:?}"
     );
     let mut failures = Vec::new();
-    let mut runs = 0;
-    for strategy in STRATEGIES {
-        for ratio in RATIOS {
-            let c = compact(&source, &work.path("out"), strategy, ratio);
-            let output = std::fs::read_to_string(&c.output).unwrap();
-            let request = resume(&output, &standin);
-            let (problems, ratio) = check(&request, &baseline, &original, &output, c.token_ratio);
-            runs += 1;
-            log_run(
-                &format!("codex {}", c.label),
-                c.token_ratio,
-                ratio,
-                &problems,
-            );
-            if !problems.0.is_empty() {
-                failures.push(format!("{}: {}", c.label, problems.0.join("; ")));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {runs} resumed outputs failed:\n{}",
-        failures.len(),
-        failures.join("\n")
+    let runs = resume_every_output(
+        "codex",
+        &source,
+        &work.path("out"),
+        (&original, &baseline),
+        |text| resume(text, &standin),
+        check,
+        &mut failures,
     );
+    assert_all_resumed(&failures, runs);
 }
 
 /// Codex compacts a long session before the turn (here forced by a tiny limit): the history it

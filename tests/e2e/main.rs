@@ -258,6 +258,54 @@ pub fn size(values: &[&Value]) -> usize {
     values.iter().map(|v| v.to_string().len()).sum()
 }
 
+/// The checks of one resumed request: (request, baseline request, original, output, token
+/// ratio) → problems and the request's size ratio.
+pub type Check = fn(&Value, &Value, &str, &str, f64) -> (Problems, f64);
+
+/// Compacts `source` with every strategy and ratio, resumes each output with `resume` and
+/// checks the request it sent against `baseline` (the original's); the failures, labelled
+/// with `what`, go to `failures`. Returns the number of outputs resumed.
+pub fn resume_every_output(
+    what: &str,
+    source: &Path,
+    dir: &Path,
+    (original, baseline): (&str, &Value),
+    resume: impl Fn(&str) -> Value,
+    check: Check,
+    failures: &mut Vec<String>,
+) -> usize {
+    let mut runs = 0;
+    for strategy in STRATEGIES {
+        for ratio in RATIOS {
+            let c = compact(source, dir, strategy, ratio);
+            let output = std::fs::read_to_string(&c.output).unwrap();
+            let request = resume(&output);
+            let (problems, ratio) = check(&request, baseline, original, &output, c.token_ratio);
+            runs += 1;
+            log_run(
+                &format!("{what} {}", c.label),
+                c.token_ratio,
+                ratio,
+                &problems,
+            );
+            if !problems.0.is_empty() {
+                failures.push(format!("{what} {}: {}", c.label, problems.0.join("; ")));
+            }
+        }
+    }
+    runs
+}
+
+/// Fails with every failure listed unless all `runs` resumed outputs passed.
+pub fn assert_all_resumed(failures: &[String], runs: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} resumed outputs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// The checks one resumed request failed, labelled; empty when it passed.
 #[derive(Default, Debug)]
 pub struct Problems(pub Vec<String>);
