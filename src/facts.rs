@@ -28,6 +28,7 @@ use crate::transcript::{Item, Kind, PartKind};
 use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
@@ -426,15 +427,28 @@ pub fn string_values<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
-/// The text a tool result shows the model.
-pub fn tool_output(item: &Item) -> String {
-    let texts: Vec<&str> = item
+/// The text a tool result shows the model: borrowed when the result has one part (the usual
+/// case), so a large output is not copied just to be read.
+pub fn tool_output(item: &Item) -> Cow<'_, str> {
+    let mut texts = item
         .parts
         .iter()
         .filter(|p| p.kind == PartKind::ToolResult)
-        .map(|p| p.text.as_str())
-        .collect();
-    texts.join("\n")
+        .map(|p| p.text.as_str());
+    let Some(first) = texts.next() else {
+        return Cow::Borrowed("");
+    };
+    match texts.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut joined = [first, second].join("\n");
+            for text in texts {
+                joined.push('\n');
+                joined.push_str(text);
+            }
+            Cow::Owned(joined)
+        }
+    }
 }
 
 /// `text` with runs of whitespace collapsed to one space, trimmed.
@@ -644,60 +658,63 @@ pub fn is_error_shaped(line: &str) -> bool {
 pub fn result_errors(item: &Item, calls: &[&CallArgs]) -> Vec<String> {
     let output = tool_output(item);
     let output = clean::clean(&output);
-    let mut lines: Vec<&str> = output
+    // Streamed, never collected: a list of every line costs 16 bytes a line, more than a
+    // large output of short lines itself, and set the peak memory of a compaction.
+    let mut lines = output
         .lines()
         .map(str::trim)
         .filter(|l| l.len() >= 4)
-        .collect();
+        .peekable();
     let exit = lines
-        .first()
+        .peek()
         .and_then(|l| EXIT_LINE.captures(l))
         .and_then(|c| c[1].parse::<i64>().ok());
     if exit.is_some() {
-        lines.remove(0);
+        lines.next();
     }
+    let first = lines.peek().copied();
     let failed = item.is_error || exit.is_some_and(|code| code != 0);
-    if item.is_error
-        && lines
-            .first()
-            .is_some_and(|l| l.starts_with("The user doesn't want to"))
-    {
+    if item.is_error && first.is_some_and(|l| l.starts_with("The user doesn't want to")) {
         return Vec::new(); // A rejected call did not fail.
     }
     let read_like = !calls.is_empty() && calls.iter().all(|c| c.is_read_like());
     let runs_commands = calls.is_empty() || calls.iter().any(|c| c.is_shell());
-    let mut errors: Vec<&str> = if read_like {
-        // What a reader printed is file contents; only its own complaints (`ls: cannot
-        // access 'x': No such file or directory`) are errors.
-        let programs: Vec<String> = calls
+    // What a reader printed is file contents; only its own complaints (`ls: cannot access
+    // 'x': No such file or directory`) are errors.
+    let prefixes: Vec<String> = if read_like {
+        calls
             .iter()
             .filter_map(|c| c.command())
             .flat_map(|c| programs_of(&c))
-            .collect();
-        lines
-            .iter()
-            .copied()
-            .filter(|l| {
-                programs.iter().any(|p| l.starts_with(&format!("{p}: "))) && is_error_shaped(l)
-            })
-            .collect()
-    } else if runs_commands {
-        lines
-            .iter()
-            .copied()
-            .filter(|l| is_error_shaped(l))
+            .map(|p| format!("{p}: "))
             .collect()
     } else {
-        Vec::new() // A file tool's or an agent's output is content unless the call failed.
+        Vec::new()
     };
+    let is_error = |l: &str| {
+        if read_like {
+            prefixes.iter().any(|p| l.starts_with(p.as_str())) && is_error_shaped(l)
+        } else {
+            // A file tool's or an agent's output is content unless the call failed.
+            runs_commands && is_error_shaped(l)
+        }
+    };
+    let mut errors = Ends::default();
+    let mut last = None;
+    for line in lines {
+        if is_error(line) {
+            errors.push(line);
+        }
+        last = Some(line);
+    }
     // A failed call without an error-shaped line: a command's verdict comes last (`5 tests,
     // 1 failure`), a tool's message first.
     if failed && errors.is_empty() && runs_commands && !read_like {
-        errors.extend(lines.last());
+        errors.extend(last);
     } else if failed && errors.is_empty() && item.is_error {
-        errors.extend(lines.first());
+        errors.extend(first);
     }
-    keep_ends(errors)
+    errors.clipped()
 }
 
 /// The first word of every step of a shell command.
@@ -712,20 +729,49 @@ fn programs_of(command: &str) -> Vec<String> {
 
 /// Error lines a user quotes in a request.
 pub fn reported_errors(text: &str) -> Vec<String> {
-    keep_ends(
-        text.lines()
-            .map(str::trim)
-            .filter(|l| l.len() >= 8 && is_error_shaped(l))
-            .collect(),
-    )
+    let mut errors = Ends::default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.len() >= 8 && is_error_shaped(l))
+        .for_each(|l| errors.push(l));
+    errors.clipped()
 }
 
-/// The first three and the last two of `lines`, clipped.
-fn keep_ends(mut lines: Vec<&str>) -> Vec<String> {
-    if lines.len() > 5 {
-        lines.drain(3..lines.len() - 2);
+/// The first three and the last two of a run of lines, kept as they stream by.
+#[derive(Default)]
+struct Ends<'a> {
+    head: Vec<&'a str>,
+    tail: std::collections::VecDeque<&'a str>,
+}
+
+impl<'a> Ends<'a> {
+    fn push(&mut self, line: &'a str) {
+        if self.head.len() < 3 {
+            self.head.push(line);
+            return;
+        }
+        if self.tail.len() == 2 {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line);
     }
-    lines.into_iter().map(|l| clip(l, MAX_FACT_CHARS)).collect()
+
+    fn extend(&mut self, line: Option<&'a str>) {
+        line.into_iter().for_each(|l| self.push(l));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head.is_empty()
+    }
+
+    /// The lines kept, clipped.
+    fn clipped(self) -> Vec<String> {
+        self.head
+            .into_iter()
+            .chain(self.tail)
+            .map(|l| clip(l, MAX_FACT_CHARS))
+            .collect()
+    }
 }
 
 /// Phrases by which an assistant states a decision or a finding.

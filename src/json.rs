@@ -96,7 +96,11 @@ impl LineIndex {
 
 /// Replaces byte ranges of `src` (sorted, non-overlapping) with new text.
 pub fn splice(src: &str, edits: &[(Span, String)]) -> String {
-    let mut out = String::with_capacity(src.len());
+    // The exact size: a compacted output is often far smaller than its input, and room for
+    // the whole input would count in peak memory.
+    let removed: usize = edits.iter().map(|(span, _)| span.len()).sum();
+    let added: usize = edits.iter().map(|(_, text)| text.len()).sum();
+    let mut out = String::with_capacity(src.len() - removed + added);
     let mut at = 0;
     for (span, text) in edits {
         out.push_str(&src[at..span.start]);

@@ -86,9 +86,9 @@ impl ConversationResult {
 
 /// The result of one transcript.
 #[derive(Debug, Clone)]
-pub struct Outcome {
-    /// The output text (the input itself when nothing changed).
-    pub output: String,
+pub struct Outcome<'a> {
+    /// The output text: the input itself, borrowed, when nothing changed.
+    pub output: Cow<'a, str>,
     /// Whether any conversation changed.
     pub changed: bool,
     /// Where each edited conversation's list is in the output (`None`: left alone).
@@ -104,11 +104,11 @@ pub struct Outcome {
 /// Each result is computed once. That the same input and settings give the same bytes
 /// (invariant 5) is proven by the tests, which compact every corpus file twice with every
 /// strategy and compare the bytes (tests/corpus/compact.rs), not by doing the work twice here.
-pub fn run(t: &Transcript, settings: &Settings) -> Result<Outcome> {
+pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
     compact_once(t, settings)
 }
 
-fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
+fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
     let counter = settings.counter;
     let planned: Vec<Planned> = (0..t.conversations.len())
         .into_par_iter()
@@ -185,8 +185,8 @@ fn compact_once(t: &Transcript, settings: &Settings) -> Result<Outcome> {
         .collect();
     // `read` keeps its text as `source`, byte for byte: the verified output is what is written.
     let output = match out {
-        Cow::Owned(read_back) => read_back.source,
-        Cow::Borrowed(t) => t.source.clone(),
+        Cow::Owned(read_back) => Cow::Owned(read_back.source),
+        Cow::Borrowed(t) => Cow::Borrowed(t.source.as_str()),
     };
     Ok(Outcome {
         output,

@@ -34,7 +34,7 @@ const SEED: usize = 64;
 /// The pieces that rebuild `original.source` from `outcome.output`.
 pub fn pieces(original: &Transcript, outcome: &Outcome) -> Vec<Piece> {
     let src = original.source.as_str();
-    let out = outcome.output.as_str();
+    let out: &str = &outcome.output;
     let mut b = Builder::default();
     let mut at_out = 0;
     for (c, conv) in original.conversations.iter().enumerate() {

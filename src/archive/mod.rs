@@ -69,7 +69,7 @@ pub struct ArchiveJob<'a> {
     /// The transcript as read.
     pub original: &'a Transcript,
     /// What the pipeline did.
-    pub outcome: &'a Outcome,
+    pub outcome: &'a Outcome<'a>,
     /// The effective settings, as shown by `ctxc config show --json`.
     pub settings: serde_json::Value,
 }

@@ -9,6 +9,7 @@
 //! nothing that walks it recursively can either.
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Containers nested deeper than this are read as a U+FFFD string: below serde_json's
 /// recursion limit (128), far above anything a transcript format nests (about 10 levels).
@@ -17,9 +18,20 @@ pub const MAX_DEPTH: usize = 100;
 /// The JSON text written in place of whatever had to be mended.
 const REPLACEMENT: &str = "\"\\ufffd\"";
 
+/// From this size on, a value is read container by container with its long strings decoded
+/// straight into their own buffer: serde_json decodes an escaped string through a scratch
+/// buffer that grows to up to twice its size and then copies it, which made reading one huge
+/// tool output cost three times its size.
+const LARGE: usize = 1 << 20;
+
 /// Parses `text` into a `Value`, mending what serde_json refuses (see the module doc). Errors
 /// are serde_json's own for text that is not JSON at all.
 pub fn value(text: &str) -> serde_json::Result<Value> {
+    if text.len() >= LARGE {
+        if let Some(value) = super::parse_raw(text).ok().and_then(large) {
+            return Ok(value);
+        }
+    }
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
         Err(e) => {
@@ -27,6 +39,78 @@ pub fn value(text: &str) -> serde_json::Result<Value> {
             serde_json::from_str(&mended).map_err(|_| e)
         }
     }
+}
+
+/// A large value (already parsed as raw JSON, so within serde_json's nesting limit) read as
+/// serde_json would read it; `None` when some part needs mending, left to the whole-text path.
+fn large(raw: &RawValue) -> Option<Value> {
+    let text = raw.get();
+    if text.len() < LARGE {
+        return serde_json::from_str(text).ok();
+    }
+    if let Some(members) = super::object_members(raw) {
+        let mut map = serde_json::Map::with_capacity(members.len());
+        for (key, member) in members {
+            // Inserted in order, a repeated key replacing the earlier value, as serde_json does.
+            map.insert(key, large(member)?);
+        }
+        return Some(Value::Object(map));
+    }
+    if let Some(elements) = super::array_elements(raw) {
+        let elements: Option<Vec<Value>> = elements.into_iter().map(large).collect();
+        return elements.map(Value::Array);
+    }
+    if text.starts_with('"') {
+        return unescape(text).map(Value::String);
+    }
+    serde_json::from_str(text).ok()
+}
+
+/// The text of a JSON string literal, decoded into a buffer of the literal's size (a decoded
+/// string is never longer); `None` for anything serde_json might read otherwise or refuse
+/// (a lone surrogate, an unescaped control character).
+fn unescape(literal: &str) -> Option<String> {
+    let body = literal.strip_prefix('"')?.strip_suffix('"')?;
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut at = 0;
+    while let Some(k) = b[at..]
+        .iter()
+        .position(|&c| c == b'\\' || c == b'"' || c < 0x20)
+    {
+        let i = at + k;
+        out.push_str(&body[at..i]);
+        if b[i] != b'\\' {
+            return None;
+        }
+        let (c, len) = match *b.get(i + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => match hex4(b, i + 2)? {
+                high @ 0xD800..0xDC00 => {
+                    if b.get(i + 6..i + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(b, i + 8).filter(|u| (0xDC00..0xE000).contains(u))?;
+                    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                    (char::from_u32(code)?, 12)
+                }
+                0xDC00..0xE000 => return None,
+                unit => (char::from_u32(unit)?, 6),
+            },
+            _ => return None,
+        };
+        out.push(c);
+        at = i + len;
+    }
+    out.push_str(&body[at..]);
+    Some(out)
 }
 
 /// `text` with lone surrogate escapes, out-of-range numbers and too-deep values replaced.
@@ -101,9 +185,13 @@ fn string_end(b: &[u8], start: usize, edits: &mut Vec<(std::ops::Range<usize>, &
     b.len()
 }
 
+/// The four hex digits at `at` (digits only: `from_str_radix` alone would take a sign).
 fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    let digits = std::str::from_utf8(b.get(at..at + 4)?).ok()?;
-    u32::from_str_radix(digits, 16).ok()
+    let digits = b.get(at..at + 4)?;
+    if !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
 fn number_end(b: &[u8], start: usize) -> usize {
@@ -184,6 +272,47 @@ mod tests {
         }
         assert_eq!(at, "\u{fffd}");
         assert_eq!(levels, MAX_DEPTH);
+    }
+
+    #[test]
+    fn large_values_are_read_as_serde_reads_them() {
+        let long = "ok: test \\\"passed\\\"\\n\\t\\u00e9\\ud83d\\ude00 \\/ caf\u{e9}\\n"
+            .repeat(LARGE / 40 + 1);
+        let text = format!(
+            r#"{{"role": "tool", "n": [1, 2.5, -3e5], "content": "{long}", "role": "tool2", "list": ["{long}", {{"k": "{long}"}}], "z": null}}"#
+        );
+        assert!(text.len() > 3 * LARGE);
+        let want: Value = serde_json::from_str(&text).unwrap();
+        let raw = crate::json::parse_raw(&text).unwrap();
+        assert_eq!(
+            large(raw).as_ref(),
+            Some(&want),
+            "read in place, not by serde_json"
+        );
+        let got = value(&text).unwrap();
+        assert_eq!(got, want);
+        let keys: Vec<&String> = got.as_object().unwrap().keys().collect();
+        let want_keys: Vec<&String> = want.as_object().unwrap().keys().collect();
+        assert_eq!(keys, want_keys, "member order kept");
+        assert!(
+            got["content"]
+                .as_str()
+                .unwrap()
+                .contains("\u{1f600} / caf\u{e9}\n")
+        );
+    }
+
+    #[test]
+    fn large_values_needing_mends_take_the_whole_text_path() {
+        let long = "x".repeat(LARGE);
+        let lone = format!(r#"{{"a": "{long}\ud800", "b": "\ud83d\ude00"}}"#);
+        assert_eq!(large(crate::json::parse_raw(&lone).unwrap()), None);
+        let v = value(&lone).unwrap();
+        assert!(v["a"].as_str().unwrap().ends_with("x\u{fffd}"));
+        assert_eq!(v["b"], "\u{1f600}");
+        let far = format!(r#"{{"a": "{long}", "n": 1e400}}"#);
+        assert_eq!(value(&far).unwrap()["n"], "\u{fffd}");
+        assert!(value(&format!(r#"{{"a": "{long}\u+123"}}"#)).is_err());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::facts::{CallArgs, Effect, file_effect, tool_calls, tool_output};
 use crate::plan::Plan;
 use crate::transcript::{Item, Kind, OutItem};
 use anyhow::Result;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Outputs and messages shorter than this (characters) are left alone: a pointer would save
@@ -72,17 +73,17 @@ impl Strategy for Dedup {
 
 /// What later in the conversation reaches the model verbatim.
 #[derive(Default)]
-struct Later {
+struct Later<'a> {
     /// Whole reads by path: the id of the call and the output's length.
     reads: HashMap<String, (String, usize)>,
-    /// Outputs by text: the id of the call.
-    outputs: HashMap<String, String>,
+    /// Outputs by text (borrowed from the items, not copied): the id of the call.
+    outputs: HashMap<Cow<'a, str>, String>,
     /// Harness messages by text.
     messages: HashSet<String>,
 }
 
-impl Later {
-    fn add(&mut self, item: &Item, calls: &HashMap<&str, CallArgs>) {
+impl<'a> Later<'a> {
+    fn add(&mut self, item: &'a Item, calls: &HashMap<&str, CallArgs>) {
         match item.kind {
             Kind::ToolResult if !item.is_error => {
                 let output = tool_output(item);
@@ -109,7 +110,7 @@ impl Later {
         if output.len() < MIN_CHARS {
             return None;
         }
-        if let Some(id) = self.outputs.get(&output) {
+        if let Some(id) = self.outputs.get(output.as_ref()) {
             return Some(format!(
                 "[ctxc: identical to the later output of call {id}, kept there]"
             ));

@@ -115,7 +115,7 @@ fn has_anthropic_block(message: &RawValue) -> bool {
 }
 
 /// Fills `item` from one Messages API message.
-fn parse_message(value: &Value, item: &mut Item) {
+fn parse_message(value: &mut Value, item: &mut Item) {
     let Some(role) = value.get("role").and_then(Value::as_str) else {
         return;
     };
@@ -126,8 +126,11 @@ fn parse_message(value: &Value, item: &mut Item) {
         "system" => Role::System,
         _ => Role::None,
     };
-    match value.get("content") {
-        Some(Value::String(s)) => item.parts.push(Part::new(PartKind::Text, s)),
+    // A string content is moved out of the value, not copied.
+    match value.get_mut("content") {
+        Some(Value::String(s)) => item
+            .parts
+            .push(Part::new(PartKind::Text, std::mem::take(s))),
         Some(Value::Array(blocks)) => blocks.iter().for_each(|b| push_block(b, item)),
         _ => {}
     }

@@ -110,7 +110,7 @@ pub(super) enum ListRef<'a> {
 pub(super) fn read_lists(
     doc: &Doc,
     opts: &ReadOptions,
-    parse: fn(&Value, &mut Item),
+    parse: fn(&mut Value, &mut Item),
 ) -> Result<(Vec<Conversation>, String), ReadError> {
     let lists = find_lists(doc, opts.messages_path.as_deref())?;
     if lists.is_empty() {
@@ -300,7 +300,7 @@ fn array_conversation(
     location: String,
     list: &RawValue,
     owner: Option<&RawValue>,
-    parse: fn(&Value, &mut Item),
+    parse: fn(&mut Value, &mut Item),
 ) -> Result<Conversation, ReadError> {
     let elements = array_elements(list).unwrap_or_default();
     let base = doc.span(list).start;
@@ -320,7 +320,10 @@ fn array_conversation(
     })
 }
 
-fn lines_conversation(doc: &Doc, parse: fn(&Value, &mut Item)) -> Result<Conversation, ReadError> {
+fn lines_conversation(
+    doc: &Doc,
+    parse: fn(&mut Value, &mut Item),
+) -> Result<Conversation, ReadError> {
     let Doc::Lines {
         lines,
         newline,
@@ -357,13 +360,14 @@ fn parse_item(
     doc: &Doc,
     raw: &RawValue,
     span: crate::json::Span,
-    parse: fn(&Value, &mut Item),
+    parse: fn(&mut Value, &mut Item),
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
-    let value: Value =
+    let mut value: Value =
         crate::json::lenient::value(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
     let mut item = Item::new(span, line, Role::None, Kind::NonContext);
-    parse(&value, &mut item);
+    // `parse` may move the message's texts out of the value rather than copy them.
+    parse(&mut value, &mut item);
     Ok(item)
 }
 
@@ -414,8 +418,9 @@ fn blocks_text(blocks: &[Value]) -> String {
     texts.join("\n")
 }
 
-/// Fills `item` from one Chat Completions message.
-pub(super) fn parse_message(value: &Value, item: &mut Item) {
+/// Fills `item` from one Chat Completions message, moving its content text out of `value`
+/// (a large tool output is held once, not twice, while it is read).
+pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
     let Some(role) = value.get("role").and_then(Value::as_str) else {
         return;
     };
@@ -427,7 +432,8 @@ pub(super) fn parse_message(value: &Value, item: &mut Item) {
         "tool" | "function" => Role::Tool,
         _ => Role::None,
     };
-    push_content(value.get("content"), PartKind::Text, item);
+    push_content(value.get_mut("content"), PartKind::Text, item);
+    let value = &*value;
     for key in ["reasoning_content", "reasoning"] {
         if let Some(text) = value.get(key).and_then(Value::as_str) {
             item.parts.push(Part::new(PartKind::Thinking, text));
@@ -508,20 +514,21 @@ fn push_call(id: Option<&Value>, function: &Value, item: &mut Item) {
         .push(Part::new(PartKind::ToolArguments, arguments));
 }
 
-/// Adds the text of a `content` value: a string, or a list of typed parts.
-fn push_content(content: Option<&Value>, kind: PartKind, item: &mut Item) {
+/// Adds the text of a `content` value (a string, or a list of typed parts), moved out of it.
+fn push_content(content: Option<&mut Value>, kind: PartKind, item: &mut Item) {
     match content {
-        Some(Value::String(s)) => item.parts.push(Part::new(kind, s)),
+        Some(Value::String(s)) => item.parts.push(Part::new(kind, std::mem::take(s))),
         Some(Value::Array(parts)) => {
             for part in parts {
-                match part.get("text").and_then(Value::as_str) {
-                    Some(text) => item.parts.push(Part::new(kind, text)),
-                    None if part.is_object() => item.parts.push(media_part(part)),
-                    None => {
-                        if let Some(s) = part.as_str() {
-                            item.parts.push(Part::new(kind, s));
+                match part {
+                    Value::String(s) => item.parts.push(Part::new(kind, std::mem::take(s))),
+                    Value::Object(_) => match part.get_mut("text") {
+                        Some(Value::String(text)) => {
+                            item.parts.push(Part::new(kind, std::mem::take(text)));
                         }
-                    }
+                        _ => item.parts.push(media_part(part)),
+                    },
+                    _ => {}
                 }
             }
         }

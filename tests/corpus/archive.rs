@@ -19,7 +19,7 @@ const RATIOS: [f64; 2] = [0.5, 0.25];
 fn compact(t: &Transcript, settings: &Settings) -> Result<(String, Record), String> {
     let outcome = pipeline::run(t, settings).map_err(|e| format!("{e:#}"))?;
     let record = archive::record(t, &outcome, serde_json::Value::Null);
-    Ok((outcome.output, record))
+    Ok((outcome.output.into_owned(), record))
 }
 
 /// Archive sizes for the size report, over adaptive at 50%.

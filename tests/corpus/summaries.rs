@@ -52,7 +52,7 @@ fn sources(items: &[Item], from: usize, to: usize) -> Vec<(bool, String)> {
                             .get(id.as_str())
                             .is_some_and(|(name, args)| reads(name, args))
                     });
-                out.push((by_reader, tool_output(item)));
+                out.push((by_reader, tool_output(item).into_owned()));
             }
             Kind::User | Kind::Summary => out.push((false, item.text())),
             _ => {}
@@ -168,7 +168,7 @@ fn summaries_of_real_sessions_say_what_a_resuming_agent_needs() {
             let (rel, t) = &transcripts[f];
             let outcome = pipeline::run(t, &settings(strategy, ratio, &counter, &summarizer))
                 .unwrap_or_else(|e| panic!("{rel}: {e:#}"));
-            let out = read(outcome.output, &ReadOptions::default()).unwrap();
+            let out = read(outcome.output.into_owned(), &ReadOptions::default()).unwrap();
             let mut seen = 0;
             let mut failures = Vec::new();
             for (c, conv) in out.conversations.iter().enumerate() {
