@@ -8,7 +8,9 @@
 //!   `--jobs 1` and `--jobs 2`;
 //! - one core: the largest real Claude Code session compacted at 50% under `taskset -c 0`;
 //! - large inputs: compaction of generated inputs of 10 MB and more (varied prose, and a
-//!   50 MiB tool output of short repeated lines): MB/s and peak RSS over input size.
+//!   50 MiB tool output of short repeated lines) and of real sessions scaled past 10 MB (the
+//!   largest Claude Code session written four times over, the 200 tau-bench conversations
+//!   three times over): MB/s and peak RSS over input size.
 //!
 //! Run: `cargo bench --bench process` (add `-- --runs 7` for more runs; set
 //! `CTXC_BASELINE=/path/to/other/ctxc` to measure another build's rows in the same turns). Needs GNU time at
@@ -194,6 +196,14 @@ fn main() {
     let repeated_bytes = chat_with_output(&repeated, &"ok: test passed\n".repeat(50 << 20 >> 4));
     let varied = dir.path().join("varied-lines.json");
     let varied_bytes = chat_with_output(&varied, &varied_text(50 << 20));
+    let sessions = dir.path().join("claude-code-x4.jsonl");
+    let sessions_bytes = repeated_session(&session, &sessions, 4);
+    let runs_file = dir.path().join("tau-bench-x3.json");
+    let runs_bytes = repeated_runs(
+        &corpus.join("openai-chat/tau-bench/gpt-4o-airline.json"),
+        &runs_file,
+        3,
+    );
 
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let (tiny, corpus_dir, session_path) = (s(&tiny), s(&corpus), s(&session));
@@ -250,6 +260,19 @@ fn main() {
             repeated_bytes,
         ),
         ("compact 50% 50 MiB varied lines", &varied, varied_bytes),
+        (
+            &format!(
+                "compact 50% {:.1} MB Claude Code x4",
+                sessions_bytes as f64 / 1e6
+            ),
+            &sessions,
+            sessions_bytes,
+        ),
+        (
+            &format!("compact 50% {:.1} MB tau-bench x3", runs_bytes as f64 / 1e6),
+            &runs_file,
+            runs_bytes,
+        ),
     ] {
         let args = with(&compact, &[&s(path)]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -305,6 +328,29 @@ fn main() {
         ) * varied_bytes as f64
             / repeated_bytes as f64
     );
+}
+
+/// A real session past 10 MB: the records of `session` written `times` times over (the
+/// copies' chains repeat the same ids, which `check` accepts).
+fn repeated_session(session: &Path, path: &Path, times: usize) -> usize {
+    let mut one = std::fs::read_to_string(session).unwrap();
+    if !one.ends_with('\n') {
+        one.push('\n');
+    }
+    let text = one.repeat(times);
+    std::fs::write(path, &text).unwrap();
+    text.len()
+}
+
+/// Real conversations past 10 MB: the runs of a tau-bench file (a JSON array) `times` times
+/// over, written as the original is (pretty-printed).
+fn repeated_runs(file: &Path, path: &Path, times: usize) -> usize {
+    let runs: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let all: Vec<&serde_json::Value> = (0..times).flat_map(|_| &runs).collect();
+    let text = serde_json::to_string_pretty(&all).unwrap();
+    std::fs::write(path, &text).unwrap();
+    text.len()
 }
 
 /// The largest Claude Code session of the corpus (a real ~3 MB one).

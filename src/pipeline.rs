@@ -114,14 +114,16 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
         .into_par_iter()
         .map(|c| plan_conversation(t, c, settings))
         .collect::<Result<_>>()?;
-    let edits: Vec<Option<Vec<OutItem>>> = planned
+    // Borrowed from the plans: a copy of every summary and replaced output would count in
+    // peak memory.
+    let edits: Vec<Option<&[OutItem]>> = planned
         .iter()
         .map(|(s, _, compaction, ..)| {
             compaction
                 .as_ref()
                 .map(|c| &c.plan)
                 .filter(|plan| **plan != s.keep_all())
-                .map(|plan| plan.items.clone())
+                .map(|plan| plan.items.as_slice())
         })
         .collect();
     let changed = edits.iter().any(Option::is_some);

@@ -586,12 +586,13 @@ impl Transcript {
     /// Writes the transcript with some conversations edited. `edits[c]` is `None` for a
     /// conversation left alone; untouched bytes are copied from the source.
     pub fn write(&self, edits: &[Option<Vec<OutItem>>]) -> String {
-        self.write_with_spans(edits).0
+        let edits: Vec<Option<&[OutItem]>> = edits.iter().map(Option::as_deref).collect();
+        self.write_with_spans(&edits).0
     }
 
     /// Like [`Transcript::write`], also returning where each edited conversation's list
     /// landed in the output (`None` for conversations left alone).
-    pub fn write_with_spans(&self, edits: &[Option<Vec<OutItem>>]) -> (String, Vec<Option<Span>>) {
+    pub fn write_with_spans(&self, edits: &[Option<&[OutItem]>]) -> (String, Vec<Option<Span>>) {
         let adapter = self.format.adapter();
         let mut splices: Vec<(Span, String)> = Vec::new();
         let mut spans = Vec::with_capacity(self.conversations.len());
