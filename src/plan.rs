@@ -31,7 +31,7 @@ pub struct Subject<'a> {
     pub tokens: Vec<usize>,
     /// Tokens of the preamble (tool definitions, top-level system prompt).
     pub preamble_tokens: usize,
-    /// For each item, whether it is the first in-context record of its logical message.
+    /// For each item, whether it pays its logical message's overhead (one record a message).
     pub first_of_message: Vec<bool>,
     /// For each item, its tool-call group (index into `groups`).
     pub group_of: Vec<usize>,

@@ -11,6 +11,7 @@ mod importance;
 mod incremental;
 mod key_events;
 mod observation_masking;
+mod old_thinking;
 mod selective;
 mod signals;
 mod sliding_window;

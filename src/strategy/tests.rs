@@ -305,12 +305,17 @@ impl Case {
                 );
             }
         }
-        // So does every record of one logical message (Claude Code splits responses).
+        // So does every record of one logical message (Claude Code splits responses), but
+        // for old thinking records, which go whole while the rest of the response stays.
+        let thinking_dropped =
+            |i: usize| fate[i] == Fate::Dropped && s.conv.items[i].kind == Kind::Thinking;
         for (j, item) in s.conv.items.iter().enumerate() {
             let first = (0..j).find(|&i| {
-                item.message_id.is_some() && s.conv.items[i].message_id == item.message_id
+                item.message_id.is_some()
+                    && s.conv.items[i].message_id == item.message_id
+                    && !thinking_dropped(i)
             });
-            if let Some(i) = first {
+            if let Some(i) = first.filter(|_| !thinking_dropped(j)) {
                 assert_eq!(fate[i], fate[j], "message split at {i} and {j}: {at}");
             }
         }
@@ -907,6 +912,107 @@ fn trim_outputs_keeps_head_tail_and_every_error_line_of_old_outputs() {
         .unwrap();
     c.assert_plan(StrategyName::TrimOutputs, &some);
     assert!(some.tokens(&s) <= cx.target && some.tokens(&s) > trimmed);
+}
+
+/// A Claude Code session whose responses think first: 0 the task; rounds 1-6 are each a
+/// thinking record (signed), a `tool_use` record of the same `message.id` and the result;
+/// 19 the latest user message; 20-21 the answer, thinking then text.
+fn thoughtful() -> Case {
+    let mut lines = vec![record(
+        "u0",
+        None,
+        "user",
+        json!({"message": {"role": "user", "content": "Port the module to Rust."}}),
+    )];
+    let mut parent = "u0".to_string();
+    let message = |k: usize, block: Value| json!({"message": {"id": format!("msg_{k}"), "role": "assistant", "content": [block]}});
+    let thinking = |k: usize| {
+        json!({"type": "thinking", "signature": format!("sig{k}"),
+            "thinking": format!("Part {k} is next; the parser in m{k} needs a closer look. ").repeat(20)})
+    };
+    for k in 1..=6 {
+        let (think, call, result) = (format!("h{k}"), format!("c{k}"), format!("r{k}"));
+        let tool = format!("toolu_{k}");
+        lines.push(record(
+            &think,
+            Some(&parent),
+            "assistant",
+            message(k, thinking(k)),
+        ));
+        lines.push(record(
+            &call,
+            Some(&think),
+            "assistant",
+            message(
+                k,
+                json!({"type": "tool_use", "id": tool, "name": "Read",
+                "input": {"file_path": format!("/repo/src/m{k}.py")}}),
+            ),
+        ));
+        lines.push(record(
+            &result,
+            Some(&call),
+            "user",
+            json!({"message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tool, "content": format!("part {k}")}]}}),
+        ));
+        parent = result;
+    }
+    lines.push(record(
+        "u7",
+        Some(&parent),
+        "user",
+        json!({"message": {"role": "user", "content": "Which part is largest?"}}),
+    ));
+    lines.push(record(
+        "h7",
+        Some("u7"),
+        "assistant",
+        message(7, thinking(7)),
+    ));
+    lines.push(record(
+        "a7",
+        Some("h7"),
+        "assistant",
+        message(7, json!({"type": "text", "text": "Part 3."})),
+    ));
+    Case::new(&(lines.join("\n") + "\n"))
+}
+
+#[test]
+fn trim_outputs_drops_old_thinking_records_whole_and_relinks_the_chain() {
+    let c = thoughtful();
+    let s = c.subject();
+    let plan = c.apply(StrategyName::TrimOutputs);
+    // Rounds 1-3 lose their thinking; the last 3 and the current turn's keep theirs.
+    assert_eq!(shape(&plan), format!("0 2 3 5 6 8 9 {}", kept(10, 21)));
+    let out = c.assert_written(StrategyName::TrimOutputs, &plan);
+    let written = c.t.write(&[Some(plan.items.clone())]);
+    let records: Vec<Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Each call now hangs from what preceded its thinking; kept thinking keeps its signature.
+    let parent_of = |uuid: &str| {
+        let r = records.iter().find(|r| r["uuid"] == uuid).unwrap();
+        r["parentUuid"].as_str().unwrap().to_string()
+    };
+    assert_eq!(parent_of("c1"), "u0");
+    assert_eq!(parent_of("c3"), "r2");
+    assert_eq!(parent_of("c4"), "h4");
+    assert!(written.contains(r#""signature":"sig4""#) && !written.contains("sig3"));
+    // The planned price is the written one: the calls' responses are still counted once.
+    let after = crate::count::count_conversation(&c.counter, &out.conversations[0]).total();
+    assert_eq!(plan.tokens(&s), after);
+    assert!(after < c.tokens());
+    // Only as far as the target needs: a target met by dropping one block drops just the oldest.
+    let one = s.tokens[1];
+    let settings = StrategySettings::default();
+    let cx = Context::new(&s, &Extractive, &settings, c.tokens() - one);
+    let some = cx
+        .apply_to_target(StrategyName::TrimOutputs, s.keep_all(), false)
+        .unwrap();
+    assert_eq!(shape(&some), format!("0 {}", kept(2, 21)));
 }
 
 // ----- full-summary -----
