@@ -354,6 +354,29 @@ pub fn fit_summary_run(s: &Subject, units: &[Unit], run: Range<usize>) -> Option
     (start < end).then_some(start..end)
 }
 
+/// `run` reaching back over an earlier ctxc summary right before it (past silent records that
+/// may go), so the new summary absorbs it instead of standing after it: the summarizer merges
+/// the earlier one's lists, task included, and repeated runs do not stack summaries.
+pub fn absorb_earlier_summary(
+    s: &Subject,
+    plan: &Plan,
+    units: &[Unit],
+    run: Range<usize>,
+) -> Range<usize> {
+    let mut start = run.start;
+    while start > 0 && units[start - 1].silent && units[start - 1].free {
+        start -= 1;
+    }
+    let earlier = start.checked_sub(1).filter(|&u| {
+        let elements = &units[u].elements;
+        elements.len() == 1
+            && plan.items[elements.start]
+                .kept()
+                .is_some_and(|i| crate::preserve::mergeable(s.holds[i], &s.conv.items[i]))
+    });
+    earlier.map_or(run.clone(), |u| u..run.end)
+}
+
 /// `run` narrowed so that it can be removed: with strict alternation it must start on a
 /// user-side unit and be followed by another (or by nothing).
 pub fn fit_drop_run(s: &Subject, units: &[Unit], run: Range<usize>) -> Option<Range<usize>> {

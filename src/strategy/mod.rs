@@ -24,7 +24,7 @@ pub use drop_stored::drop_stored;
 pub use selective::{Rule, RuleAction, default_rules};
 pub use signals::Signals;
 
-use crate::plan::{Plan, Subject, Unit, fit_summary_run};
+use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{Scope, Summarizer, SummaryRequest};
 use crate::transcript::Kind;
 use anyhow::Result;
@@ -376,6 +376,7 @@ impl<'a> Context<'a> {
             let Some(run) = fit_summary_run(self.subject, &units, run) else {
                 continue;
             };
+            let run = absorb_earlier_summary(self.subject, &plan, &units, run);
             let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
             let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
             let entries = plan.entries(self.subject, elements);
