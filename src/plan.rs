@@ -41,6 +41,8 @@ pub struct Subject<'a> {
     pub holds: Vec<Hold>,
     /// Whether user and assistant turns must strictly alternate (ShareGPT).
     pub strict_alternation: bool,
+    /// Whether the format can drop a message's thinking blocks ([`OutItem::DropThinking`]).
+    pub drops_thinking_blocks: bool,
 }
 
 impl<'a> Subject<'a> {
@@ -65,6 +67,7 @@ impl<'a> Subject<'a> {
             group_of,
             groups,
             strict_alternation: t.format.strict_alternation(),
+            drops_thinking_blocks: t.format.drops_thinking_blocks(),
         }
     }
 
@@ -92,6 +95,7 @@ impl<'a> Subject<'a> {
             OutItem::ReplaceText(i, text) => {
                 self.replaced_tokens(*i, text, |k| k == PartKind::Text)
             }
+            OutItem::DropThinking(i) => self.replaced_tokens(*i, "", |k| k == PartKind::Thinking),
             OutItem::Summary { text, .. } => self.summary_tokens(text),
         }
     }
@@ -133,6 +137,11 @@ impl<'a> Subject<'a> {
             }
             OutItem::ReplaceText(i, text) => {
                 Cow::Owned(replace_parts(&conv.items[*i], PartKind::Text, text))
+            }
+            OutItem::DropThinking(i) => {
+                let mut item = conv.items[*i].clone();
+                item.parts.retain(|p| p.kind != PartKind::Thinking);
+                Cow::Owned(item)
             }
             OutItem::Summary { text, replaces } => {
                 let first = &conv.items[replaces.start];

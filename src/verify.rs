@@ -144,7 +144,9 @@ fn check_conversation(
                     )));
                 }
             }
-            OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => {
+            OutItem::ReplaceResult(i, _)
+            | OutItem::ReplaceText(i, _)
+            | OutItem::DropThinking(i) => {
                 if let Hold::Preserved(reason) = edit.holds[*i] {
                     return Err(Violation(format!(
                         "line {}{place}: {} was rewritten",

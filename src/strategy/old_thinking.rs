@@ -2,18 +2,27 @@
 //! signed, so editing it would break its `signature`; the Messages API accepts a request whose
 //! earlier assistant turns come without their thinking (it needs only the latest turn's, which
 //! the current turn keeps). Claude Code writes each block of a response as a record of its own
-//! sharing `message.id`, so a block goes by dropping its record; the writer re-links the chain
-//! around it. Only records whose response keeps another record go, so no assistant message is
-//! left empty, and the most recent few stay like the most recent outputs.
+//! sharing `message.id`, so there a block goes by dropping its record (the writer re-links the
+//! chain around it); in an Anthropic message the blocks go from its content
+//! ([`OutItem::DropThinking`]). A message always keeps its other content, never left empty,
+//! and the most recent few thinking blocks stay, like the most recent outputs.
 
 use super::{Context, compactable};
 use crate::plan::Plan;
-use crate::transcript::Kind;
+use crate::transcript::{Kind, OutItem, PartKind};
 use std::collections::HashMap;
 
-/// The positions in `plan` of thinking records that may go, oldest first, all but the most
-/// recent `keep_recent`.
-pub fn droppable(cx: &Context, plan: &Plan, keep_recent: usize) -> Vec<usize> {
+/// How old thinking goes from one plan position.
+enum Drop {
+    /// The whole record: a thinking record whose response keeps other records.
+    Record,
+    /// The message's thinking blocks; the rest of the message stays.
+    Blocks,
+}
+
+/// The positions in `plan` of thinking that may go, oldest first, all but the most recent
+/// `keep_recent`.
+fn droppable(cx: &Context, plan: &Plan, keep_recent: usize) -> Vec<(usize, Drop)> {
     let s = cx.subject;
     let kept = |at: usize| plan.items[at].kept().map(|i| &s.conv.items[i]);
     // Records of each response in the plan that are not thinking: they keep its message.
@@ -25,30 +34,44 @@ pub fn droppable(cx: &Context, plan: &Plan, keep_recent: usize) -> Vec<usize> {
             }
         }
     }
-    let thinking: Vec<usize> = cx
+    let thinking: Vec<(usize, Drop)> = cx
         .units(plan)
         .iter()
         .filter(|u| compactable(u))
         .flat_map(|u| u.elements.clone())
-        .filter(|&at| {
-            kept(at).is_some_and(|item| {
-                item.in_context
-                    && item.kind == Kind::Thinking
-                    && item
-                        .message_id
-                        .as_deref()
-                        .is_some_and(|id| rest.contains_key(id))
-            })
+        .filter_map(|at| {
+            let item = kept(at).filter(|i| i.in_context)?;
+            let thinks = item.parts.iter().any(|p| p.kind == PartKind::Thinking);
+            let id = item.message_id.as_deref();
+            if item.kind == Kind::Thinking && id.is_some_and(|id| rest.contains_key(id)) {
+                Some((at, Drop::Record))
+            } else if thinks
+                && item.kind != Kind::Thinking
+                && s.drops_thinking_blocks
+                && matches!(plan.items[at], OutItem::Keep(_))
+            {
+                Some((at, Drop::Blocks))
+            } else {
+                None
+            }
         })
         .collect();
     let old = thinking.len().saturating_sub(keep_recent);
-    thinking[..old].to_vec()
+    thinking.into_iter().take(old).collect()
 }
 
-/// `plan` without its old thinking records (see [`droppable`]).
+/// `plan` without its old thinking (see [`droppable`]).
 pub fn drop_old(cx: &Context, mut plan: Plan, keep_recent: usize) -> Plan {
-    for at in droppable(cx, &plan, keep_recent).into_iter().rev() {
-        plan.items.remove(at);
+    for (at, how) in droppable(cx, &plan, keep_recent).into_iter().rev() {
+        match how {
+            Drop::Record => {
+                plan.items.remove(at);
+            }
+            Drop::Blocks => {
+                let i = plan.items[at].originals().start;
+                plan.items[at] = OutItem::DropThinking(i);
+            }
+        }
     }
     plan
 }

@@ -376,7 +376,8 @@ enum Fate {
 }
 
 /// The plan in short: `7` keeps item 7, `S2-5` summarizes items 2 to 5, `M9` masks the output
-/// of item 9, `T9` rewrites its text, `P9` strips its payloads; dropped items are absent.
+/// of item 9, `T9` rewrites its text, `P9` strips its payloads, `D9` drops its thinking blocks;
+/// dropped items are absent.
 fn shape(plan: &Plan) -> String {
     let words: Vec<String> = plan
         .items
@@ -389,6 +390,7 @@ fn shape(plan: &Plan) -> String {
             OutItem::ReplaceResult(i, _) => format!("M{i}"),
             OutItem::ReplaceText(i, _) => format!("T{i}"),
             OutItem::Strip(i) => format!("P{i}"),
+            OutItem::DropThinking(i) => format!("D{i}"),
         })
         .collect();
     words.join(" ")
@@ -1017,6 +1019,50 @@ fn trim_outputs_drops_old_thinking_records_whole_and_relinks_the_chain() {
         .apply_to_target(StrategyName::TrimOutputs, s.keep_all(), false)
         .unwrap();
     assert_eq!(shape(&some), format!("0 {}", kept(2, 21)));
+}
+
+/// An Anthropic Messages request whose responses think: 0 the task; 1-10 five rounds, each an
+/// assistant message with a signed thinking block and a `tool_use`, then its result; 11 the
+/// latest user message; 12 the answer, thinking then text.
+fn thoughtful_messages() -> Case {
+    let thinking = |k: usize| {
+        json!({"type": "thinking", "signature": format!("sig{k}"),
+            "thinking": format!("Part {k} is next; m{k} needs a closer look. ").repeat(20)})
+    };
+    let mut messages = vec![json!({"role": "user", "content": "Port the module to Rust."})];
+    for k in 1..=5 {
+        let tool = format!("toolu_{k}");
+        messages.push(json!({"role": "assistant", "content": [thinking(k),
+            {"type": "tool_use", "id": tool, "name": "Read",
+             "input": {"file_path": format!("/repo/src/m{k}.py")}}]}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tool, "content": format!("part {k}")}]}));
+    }
+    messages.push(json!({"role": "user", "content": "Which part is largest?"}));
+    messages.push(json!({"role": "assistant", "content": [thinking(6),
+        {"type": "text", "text": "Part 3."}]}));
+    let request = json!({"model": "claude-sonnet-4-5", "messages": messages});
+    Case::new(&serde_json::to_string_pretty(&request).unwrap())
+}
+
+#[test]
+fn trim_outputs_drops_old_thinking_blocks_from_anthropic_messages() {
+    let c = thoughtful_messages();
+    let s = c.subject();
+    let plan = c.apply(StrategyName::TrimOutputs);
+    // Messages 1 and 3 lose their thinking; the last 3 and the current turn's keep theirs.
+    assert_eq!(shape(&plan), format!("0 D1 2 D3 {}", kept(4, 12)));
+    let out = c.assert_written(StrategyName::TrimOutputs, &plan);
+    let written = c.t.write(&[Some(plan.items.clone())]);
+    for gone in ["sig1", "sig2"] {
+        assert!(!written.contains(gone), "{gone} still written");
+    }
+    for kept in ["sig3", "sig4", "sig5", "sig6", "toolu_1", "/repo/src/m1.py"] {
+        assert!(written.contains(kept), "{kept} lost");
+    }
+    let after = crate::count::count_conversation(&c.counter, &out.conversations[0]).total();
+    assert_eq!(plan.tokens(&s), after);
+    assert!(after < c.tokens());
 }
 
 // ----- full-summary -----

@@ -125,7 +125,8 @@ impl Adapter for Codex {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
-            OutItem::Keep(i) => raw(*i).to_string(),
+            // Reasoning is a record of its own here: it is never dropped from a message.
+            OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, replaces } => {
                 let timestamp = replaces.clone().find_map(|i| timestamp_of(raw(i)));
