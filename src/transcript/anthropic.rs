@@ -286,7 +286,7 @@ pub(super) fn drop_thinking(message: &str) -> Option<String> {
         return None;
     }
     let layout = ArrayLayout::of(content.get(), &spans);
-    replace_member(message, "content", &layout.render(kept.into_iter()))
+    replace_member(message, "content", &layout.render(kept))
 }
 
 fn replace_text(message: &str, text: &str) -> Option<String> {
