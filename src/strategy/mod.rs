@@ -21,6 +21,7 @@ mod truncate;
 
 pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
 pub use drop_stored::drop_stored;
+pub use old_thinking::dropped as thinking_dropped;
 pub use selective::{Rule, RuleAction, default_rules};
 pub use signals::Signals;
 

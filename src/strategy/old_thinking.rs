@@ -75,3 +75,30 @@ pub fn drop_old(cx: &Context, mut plan: Plan, keep_recent: usize) -> Plan {
     }
     plan
 }
+
+/// How many thinking blocks the model was sent under `before` and is no longer sent under
+/// `after` without a summary standing in for them: what a step's report line counts.
+pub fn dropped(s: &crate::plan::Subject, before: &Plan, after: &Plan) -> usize {
+    let blocks = |i: usize| {
+        let item = &s.conv.items[i];
+        let n = item.parts.iter().filter(|p| p.kind == PartKind::Thinking);
+        if item.in_context { n.count() } else { 0 }
+    };
+    let mut covered = vec![false; s.conv.items.len()];
+    let mut unthought = vec![false; s.conv.items.len()];
+    for out in &after.items {
+        out.originals().for_each(|i| covered[i] = true);
+        if let OutItem::DropThinking(i) = out {
+            unthought[*i] = true;
+        }
+    }
+    before
+        .items
+        .iter()
+        .filter_map(|out| match out {
+            OutItem::Keep(i) | OutItem::Strip(i) if !covered[*i] || unthought[*i] => Some(*i),
+            _ => None,
+        })
+        .map(blocks)
+        .sum()
+}

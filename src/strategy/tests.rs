@@ -1063,6 +1063,28 @@ fn trim_outputs_drops_old_thinking_blocks_from_anthropic_messages() {
     let after = crate::count::count_conversation(&c.counter, &out.conversations[0]).total();
     assert_eq!(plan.tokens(&s), after);
     assert!(after < c.tokens());
+    // The report's step says how many blocks went; its tokens are the step's.
+    let settings = StrategySettings::default();
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::TrimOutputs],
+        goal(0),
+    )
+    .unwrap();
+    assert_eq!(run.steps[0].thinking_dropped, 2);
+    assert_eq!(run.steps[0].tokens_after, after);
+    // Summaries are not counted as dropped thinking.
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::FullSummary],
+        goal(0),
+    )
+    .unwrap();
+    assert_eq!(run.steps[0].thinking_dropped, 0);
 }
 
 // ----- full-summary -----
