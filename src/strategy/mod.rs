@@ -374,10 +374,10 @@ impl<'a> Context<'a> {
         let units = self.units(&plan);
         // Back to front, so earlier units keep their positions.
         for run in runs.into_iter().rev() {
+            let run = absorb_earlier_summary(self.subject, &plan, &units, run);
             let Some(run) = fit_summary_run(self.subject, &units, run) else {
                 continue;
             };
-            let run = absorb_earlier_summary(self.subject, &plan, &units, run);
             let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
             let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
             let entries = plan.entries(self.subject, elements);
