@@ -42,8 +42,10 @@ def aichat(copy, work):
 
 
 def ctxc_at(session, budget):
-    out = subprocess.run([CTXC, "compact", "--force", "--dry-run", "--json", "--target-tokens",
-                          str(budget), session], capture_output=True, check=True)
+    # The budget is ctxc's own count of the peer's output (`stats`), so the target is too:
+    # without --raw-tokens it would be read as the provider-calibrated figure, a smaller budget.
+    out = subprocess.run([CTXC, "compact", "--force", "--dry-run", "--json", "--raw-tokens",
+                          "--target-tokens", str(budget), session], capture_output=True, check=True)
     f = json.loads(out.stdout)["files"][0]
     return f["contextTokensAfter"], f["retentionCounts"]
 

@@ -12,7 +12,7 @@
 use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
 use crate::transcript::{Conversation, Item, Kind, PartKind, Transcript};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// Conversations with at least this many items are counted item-parallel, so one huge file
 /// keeps every core busy instead of one.
@@ -81,13 +81,26 @@ pub fn message_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) 
             .sum::<usize>()
 }
 
-/// For each item, whether it is the first in-context record of its logical message.
+/// For each item, whether it pays its logical message's overhead: the first in-context record
+/// of the message that is not thinking, else its first one. Old thinking records may be
+/// dropped while the rest of their response stays (`trim-outputs`), and the rest's count
+/// must not change when they go.
 pub fn first_of_message(conv: &Conversation) -> Vec<bool> {
-    let mut seen = HashSet::new();
-    conv.items
+    let items = &conv.items;
+    let mut payer: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate().filter(|(_, i)| i.in_context) {
+        if let Some(id) = &item.message_id {
+            let at = payer.entry(id.as_str()).or_insert(i);
+            if items[*at].kind == Kind::Thinking && item.kind != Kind::Thinking {
+                *at = i;
+            }
+        }
+    }
+    items
         .iter()
-        .map(|item| match &item.message_id {
-            Some(id) if item.in_context => seen.insert(id.as_str()),
+        .enumerate()
+        .map(|(i, item)| match &item.message_id {
+            Some(id) if item.in_context => payer[id.as_str()] == i,
             _ => true,
         })
         .collect()

@@ -36,6 +36,9 @@ pub struct Step {
     pub messages_after: usize,
     /// Whether it changed anything.
     pub changed: bool,
+    /// Old thinking blocks it dropped (`trim-outputs`); its tokens are in the step's.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub thinking_dropped: usize,
     /// The plan after it (for archives).
     #[serde(skip)]
     pub plan: Plan,
@@ -84,7 +87,9 @@ pub fn compact(
         let next = cx.apply_to_target(name, plan.clone(), under)?;
         let after = next.tokens(subject);
         let changed = next != plan && after <= before;
+        let mut thinking_dropped = 0;
         if changed {
+            thinking_dropped = crate::strategy::thinking_dropped(subject, &plan, &next);
             plan = next;
         }
         steps.push(Step {
@@ -93,6 +98,7 @@ pub fn compact(
             tokens_after: plan.tokens(subject),
             messages_after: plan.measures(subject).1,
             changed,
+            thinking_dropped,
             plan: plan.clone(),
         });
     }
@@ -179,6 +185,10 @@ fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> String {
     )
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn thousands(n: usize) -> String {
     crate::report::thousands(n as u64)
 }
@@ -212,6 +222,7 @@ pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compact
         tokens_after: c.tokens_after,
         messages_after: c.plan.measures(subject).1,
         changed,
+        thinking_dropped: 0,
         plan: c.plan.clone(),
     });
     c

@@ -31,7 +31,7 @@ pub struct Subject<'a> {
     pub tokens: Vec<usize>,
     /// Tokens of the preamble (tool definitions, top-level system prompt).
     pub preamble_tokens: usize,
-    /// For each item, whether it is the first in-context record of its logical message.
+    /// For each item, whether it pays its logical message's overhead (one record a message).
     pub first_of_message: Vec<bool>,
     /// For each item, its tool-call group (index into `groups`).
     pub group_of: Vec<usize>,
@@ -41,6 +41,8 @@ pub struct Subject<'a> {
     pub holds: Vec<Hold>,
     /// Whether user and assistant turns must strictly alternate (ShareGPT).
     pub strict_alternation: bool,
+    /// Whether the format can drop a message's thinking blocks ([`OutItem::DropThinking`]).
+    pub drops_thinking_blocks: bool,
 }
 
 impl<'a> Subject<'a> {
@@ -65,6 +67,7 @@ impl<'a> Subject<'a> {
             group_of,
             groups,
             strict_alternation: t.format.strict_alternation(),
+            drops_thinking_blocks: t.format.drops_thinking_blocks(),
         }
     }
 
@@ -92,6 +95,7 @@ impl<'a> Subject<'a> {
             OutItem::ReplaceText(i, text) => {
                 self.replaced_tokens(*i, text, |k| k == PartKind::Text)
             }
+            OutItem::DropThinking(i) => self.replaced_tokens(*i, "", |k| k == PartKind::Thinking),
             OutItem::Summary { text, .. } => self.summary_tokens(text),
         }
     }
@@ -133,6 +137,11 @@ impl<'a> Subject<'a> {
             }
             OutItem::ReplaceText(i, text) => {
                 Cow::Owned(replace_parts(&conv.items[*i], PartKind::Text, text))
+            }
+            OutItem::DropThinking(i) => {
+                let mut item = conv.items[*i].clone();
+                item.parts.retain(|p| p.kind != PartKind::Thinking);
+                Cow::Owned(item)
             }
             OutItem::Summary { text, replaces } => {
                 let first = &conv.items[replaces.start];
@@ -352,6 +361,29 @@ pub fn fit_summary_run(s: &Subject, units: &[Unit], run: Range<usize>) -> Option
             .is_some_and(|u| u.first_side == Side::Assistant)
     })?;
     (start < end).then_some(start..end)
+}
+
+/// `run` reaching back over an earlier ctxc summary right before it (past silent records that
+/// may go), so the new summary absorbs it instead of standing after it: the summarizer merges
+/// the earlier one's lists, task included, and repeated runs do not stack summaries.
+pub fn absorb_earlier_summary(
+    s: &Subject,
+    plan: &Plan,
+    units: &[Unit],
+    run: Range<usize>,
+) -> Range<usize> {
+    let mut start = run.start;
+    while start > 0 && units[start - 1].silent && units[start - 1].free {
+        start -= 1;
+    }
+    let earlier = start.checked_sub(1).filter(|&u| {
+        let elements = &units[u].elements;
+        elements.len() == 1
+            && plan.items[elements.start]
+                .kept()
+                .is_some_and(|i| crate::preserve::mergeable(s.holds[i], &s.conv.items[i]))
+    });
+    earlier.map_or(run.clone(), |u| u..run.end)
 }
 
 /// `run` narrowed so that it can be removed: with strict alternation it must start on a

@@ -69,6 +69,13 @@ impl Hold {
     }
 }
 
+/// Whether a new summary may absorb this item: an earlier ctxc summary, preserved as such. Its
+/// lists (the task first) are merged into the new summary, so repeated runs keep one ctxc
+/// summary instead of stacking them (DESIGN "kept or merged into the new summary").
+pub fn mergeable(hold: Hold, item: &crate::transcript::Item) -> bool {
+    hold == Hold::Preserved(Reason::EarlierSummary) && item.ctxc_summary && item.in_context
+}
+
 /// The marker users put around content that must survive every compaction.
 pub const PIN_OPEN: &str = "<Pin>";
 

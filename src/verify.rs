@@ -132,7 +132,11 @@ fn check_conversation(
                     )));
                 }
             }
-            OutItem::Summary { .. } => {
+            OutItem::Summary { replaces, .. } => {
+                // An earlier ctxc summary it absorbed lives on merged into it.
+                for i in replaces.clone() {
+                    kept[i] |= crate::preserve::mergeable(edit.holds[i], &before.items[i]);
+                }
                 if !(got.kind == Kind::Summary && got.ctxc_summary) {
                     return Err(Violation(format!(
                         "line {}{place}: a summary does not read back as a ctxc summary",
@@ -140,7 +144,9 @@ fn check_conversation(
                     )));
                 }
             }
-            OutItem::ReplaceResult(i, _) | OutItem::ReplaceText(i, _) => {
+            OutItem::ReplaceResult(i, _)
+            | OutItem::ReplaceText(i, _)
+            | OutItem::DropThinking(i) => {
                 if let Hold::Preserved(reason) = edit.holds[*i] {
                     return Err(Violation(format!(
                         "line {}{place}: {} was rewritten",

@@ -146,7 +146,7 @@ impl List<'_> {
                     slack += 2 * text.len() + ENVELOPE;
                     false
                 }
-                OutItem::Strip(_) => {
+                OutItem::Strip(_) | OutItem::DropThinking(_) => {
                     slack += ENVELOPE;
                     false
                 }

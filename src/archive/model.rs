@@ -145,7 +145,7 @@ pub enum Action {
     Dropped,
     /// A tool result's output replaced by a short placeholder.
     Masked,
-    /// A message's text replaced by a shorter one.
+    /// A message shortened: its text replaced by a shorter one, or its old thinking dropped.
     Truncated,
     /// Stored-only payloads removed (duplicate copies, embedded media).
     Stripped,

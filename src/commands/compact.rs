@@ -501,12 +501,15 @@ impl Conduct<'_> {
             self.progress.log(
                 2,
                 &format!(
-                    "{}: step {} tokens {}→{} ({} conversations)",
+                    "{}: step {} tokens {}→{} ({} conversations{})",
                     r.path,
                     step.strategy,
                     step.tokens_before,
                     step.tokens_after,
-                    step.conversations
+                    step.conversations,
+                    step.thinking_dropped
+                        .map(|n| format!(", {n} old thinking blocks dropped"))
+                        .unwrap_or_default()
                 ),
             );
         }

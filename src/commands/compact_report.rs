@@ -61,6 +61,11 @@ impl Status {
     }
 }
 
+/// `sum + n`, `None` while both are nothing.
+fn add_some(sum: Option<usize>, n: usize) -> Option<usize> {
+    (sum.is_some() || n > 0).then(|| sum.unwrap_or(0) + n)
+}
+
 /// One strategy's effect on a file, summed over the conversations it ran on.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
@@ -73,6 +78,9 @@ pub struct StepReport {
     pub tokens_before: usize,
     /// Context tokens after it.
     pub tokens_after: usize,
+    /// Old thinking blocks it dropped (`trim-outputs`), when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_dropped: Option<usize>,
 }
 
 /// The figures of one file.
@@ -237,12 +245,14 @@ impl FileReport {
                         s.conversations += 1;
                         s.tokens_before += step.tokens_before;
                         s.tokens_after += step.tokens_after;
+                        s.thinking_dropped = add_some(s.thinking_dropped, step.thinking_dropped);
                     }
                     None => r.steps.push(StepReport {
                         strategy: step.strategy,
                         conversations: 1,
                         tokens_before: step.tokens_before,
                         tokens_after: step.tokens_after,
+                        thinking_dropped: add_some(None, step.thinking_dropped),
                     }),
                 }
             }

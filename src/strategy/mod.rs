@@ -11,6 +11,7 @@ mod importance;
 mod incremental;
 mod key_events;
 mod observation_masking;
+mod old_thinking;
 mod selective;
 mod signals;
 mod sliding_window;
@@ -20,10 +21,11 @@ mod truncate;
 
 pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
 pub use drop_stored::drop_stored;
+pub use old_thinking::dropped as thinking_dropped;
 pub use selective::{Rule, RuleAction, default_rules};
 pub use signals::Signals;
 
-use crate::plan::{Plan, Subject, Unit, fit_summary_run};
+use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{Scope, Summarizer, SummaryRequest};
 use crate::transcript::Kind;
 use anyhow::Result;
@@ -372,6 +374,7 @@ impl<'a> Context<'a> {
         let units = self.units(&plan);
         // Back to front, so earlier units keep their positions.
         for run in runs.into_iter().rev() {
+            let run = absorb_earlier_summary(self.subject, &plan, &units, run);
             let Some(run) = fit_summary_run(self.subject, &units, run) else {
                 continue;
             };

@@ -305,22 +305,31 @@ impl Case {
                 );
             }
         }
-        // So does every record of one logical message (Claude Code splits responses).
+        // So does every record of one logical message (Claude Code splits responses), but
+        // for old thinking records, which go whole while the rest of the response stays.
+        let thinking_dropped =
+            |i: usize| fate[i] == Fate::Dropped && s.conv.items[i].kind == Kind::Thinking;
         for (j, item) in s.conv.items.iter().enumerate() {
             let first = (0..j).find(|&i| {
-                item.message_id.is_some() && s.conv.items[i].message_id == item.message_id
+                item.message_id.is_some()
+                    && s.conv.items[i].message_id == item.message_id
+                    && !thinking_dropped(i)
             });
-            if let Some(i) = first {
+            if let Some(i) = first.filter(|_| !thinking_dropped(j)) {
                 assert_eq!(fate[i], fate[j], "message split at {i} and {j}: {at}");
             }
         }
-        // Preserved items are written back as they are.
+        // Preserved items are written back as they are (an earlier ctxc summary may be
+        // merged into a new one instead).
         for (i, hold) in s.holds.iter().enumerate() {
             if let Hold::Preserved(reason) = hold {
-                let kept = plan
-                    .items
-                    .iter()
-                    .any(|o| matches!(o, OutItem::Keep(k) | OutItem::Strip(k) if *k == i));
+                let merged = crate::preserve::mergeable(*hold, &s.conv.items[i])
+                    && matches!(fate[i], Fate::Summarized(_));
+                let kept = merged
+                    || plan
+                        .items
+                        .iter()
+                        .any(|o| matches!(o, OutItem::Keep(k) | OutItem::Strip(k) if *k == i));
                 assert!(kept, "item {i} ({}) not kept: {at}", reason.label());
             }
         }
@@ -367,7 +376,8 @@ enum Fate {
 }
 
 /// The plan in short: `7` keeps item 7, `S2-5` summarizes items 2 to 5, `M9` masks the output
-/// of item 9, `T9` rewrites its text, `P9` strips its payloads; dropped items are absent.
+/// of item 9, `T9` rewrites its text, `P9` strips its payloads, `D9` drops its thinking blocks;
+/// dropped items are absent.
 fn shape(plan: &Plan) -> String {
     let words: Vec<String> = plan
         .items
@@ -380,6 +390,7 @@ fn shape(plan: &Plan) -> String {
             OutItem::ReplaceResult(i, _) => format!("M{i}"),
             OutItem::ReplaceText(i, _) => format!("T{i}"),
             OutItem::Strip(i) => format!("P{i}"),
+            OutItem::DropThinking(i) => format!("D{i}"),
         })
         .collect();
     words.join(" ")
@@ -909,6 +920,173 @@ fn trim_outputs_keeps_head_tail_and_every_error_line_of_old_outputs() {
     assert!(some.tokens(&s) <= cx.target && some.tokens(&s) > trimmed);
 }
 
+/// A Claude Code session whose responses think first: 0 the task; rounds 1-6 are each a
+/// thinking record (signed), a `tool_use` record of the same `message.id` and the result;
+/// 19 the latest user message; 20-21 the answer, thinking then text.
+fn thoughtful() -> Case {
+    let mut lines = vec![record(
+        "u0",
+        None,
+        "user",
+        json!({"message": {"role": "user", "content": "Port the module to Rust."}}),
+    )];
+    let mut parent = "u0".to_string();
+    let message = |k: usize, block: Value| json!({"message": {"id": format!("msg_{k}"), "role": "assistant", "content": [block]}});
+    let thinking = |k: usize| {
+        json!({"type": "thinking", "signature": format!("sig{k}"),
+            "thinking": format!("Part {k} is next; the parser in m{k} needs a closer look. ").repeat(20)})
+    };
+    for k in 1..=6 {
+        let (think, call, result) = (format!("h{k}"), format!("c{k}"), format!("r{k}"));
+        let tool = format!("toolu_{k}");
+        lines.push(record(
+            &think,
+            Some(&parent),
+            "assistant",
+            message(k, thinking(k)),
+        ));
+        lines.push(record(
+            &call,
+            Some(&think),
+            "assistant",
+            message(
+                k,
+                json!({"type": "tool_use", "id": tool, "name": "Read",
+                "input": {"file_path": format!("/repo/src/m{k}.py")}}),
+            ),
+        ));
+        lines.push(record(
+            &result,
+            Some(&call),
+            "user",
+            json!({"message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tool, "content": format!("part {k}")}]}}),
+        ));
+        parent = result;
+    }
+    lines.push(record(
+        "u7",
+        Some(&parent),
+        "user",
+        json!({"message": {"role": "user", "content": "Which part is largest?"}}),
+    ));
+    lines.push(record(
+        "h7",
+        Some("u7"),
+        "assistant",
+        message(7, thinking(7)),
+    ));
+    lines.push(record(
+        "a7",
+        Some("h7"),
+        "assistant",
+        message(7, json!({"type": "text", "text": "Part 3."})),
+    ));
+    Case::new(&(lines.join("\n") + "\n"))
+}
+
+#[test]
+fn trim_outputs_drops_old_thinking_records_whole_and_relinks_the_chain() {
+    let c = thoughtful();
+    let s = c.subject();
+    let plan = c.apply(StrategyName::TrimOutputs);
+    // Rounds 1-3 lose their thinking; the last 3 and the current turn's keep theirs.
+    assert_eq!(shape(&plan), format!("0 2 3 5 6 8 9 {}", kept(10, 21)));
+    let out = c.assert_written(StrategyName::TrimOutputs, &plan);
+    let written = c.t.write(&[Some(plan.items.clone())]);
+    let records: Vec<Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Each call now hangs from what preceded its thinking; kept thinking keeps its signature.
+    let parent_of = |uuid: &str| {
+        let r = records.iter().find(|r| r["uuid"] == uuid).unwrap();
+        r["parentUuid"].as_str().unwrap().to_string()
+    };
+    assert_eq!(parent_of("c1"), "u0");
+    assert_eq!(parent_of("c3"), "r2");
+    assert_eq!(parent_of("c4"), "h4");
+    assert!(written.contains(r#""signature":"sig4""#) && !written.contains("sig3"));
+    // The planned price is the written one: the calls' responses are still counted once.
+    let after = crate::count::count_conversation(&c.counter, &out.conversations[0]).total();
+    assert_eq!(plan.tokens(&s), after);
+    assert!(after < c.tokens());
+    // Only as far as the target needs: a target met by dropping one block drops just the oldest.
+    let one = s.tokens[1];
+    let settings = StrategySettings::default();
+    let cx = Context::new(&s, &Extractive, &settings, c.tokens() - one);
+    let some = cx
+        .apply_to_target(StrategyName::TrimOutputs, s.keep_all(), false)
+        .unwrap();
+    assert_eq!(shape(&some), format!("0 {}", kept(2, 21)));
+}
+
+/// An Anthropic Messages request whose responses think: 0 the task; 1-10 five rounds, each an
+/// assistant message with a signed thinking block and a `tool_use`, then its result; 11 the
+/// latest user message; 12 the answer, thinking then text.
+fn thoughtful_messages() -> Case {
+    let thinking = |k: usize| {
+        json!({"type": "thinking", "signature": format!("sig{k}"),
+            "thinking": format!("Part {k} is next; m{k} needs a closer look. ").repeat(20)})
+    };
+    let mut messages = vec![json!({"role": "user", "content": "Port the module to Rust."})];
+    for k in 1..=5 {
+        let tool = format!("toolu_{k}");
+        messages.push(json!({"role": "assistant", "content": [thinking(k),
+            {"type": "tool_use", "id": tool, "name": "Read",
+             "input": {"file_path": format!("/repo/src/m{k}.py")}}]}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tool, "content": format!("part {k}")}]}));
+    }
+    messages.push(json!({"role": "user", "content": "Which part is largest?"}));
+    messages.push(json!({"role": "assistant", "content": [thinking(6),
+        {"type": "text", "text": "Part 3."}]}));
+    let request = json!({"model": "claude-sonnet-4-5", "messages": messages});
+    Case::new(&serde_json::to_string_pretty(&request).unwrap())
+}
+
+#[test]
+fn trim_outputs_drops_old_thinking_blocks_from_anthropic_messages() {
+    let c = thoughtful_messages();
+    let s = c.subject();
+    let plan = c.apply(StrategyName::TrimOutputs);
+    // Messages 1 and 3 lose their thinking; the last 3 and the current turn's keep theirs.
+    assert_eq!(shape(&plan), format!("0 D1 2 D3 {}", kept(4, 12)));
+    let out = c.assert_written(StrategyName::TrimOutputs, &plan);
+    let written = c.t.write(&[Some(plan.items.clone())]);
+    for gone in ["sig1", "sig2"] {
+        assert!(!written.contains(gone), "{gone} still written");
+    }
+    for kept in ["sig3", "sig4", "sig5", "sig6", "toolu_1", "/repo/src/m1.py"] {
+        assert!(written.contains(kept), "{kept} lost");
+    }
+    let after = crate::count::count_conversation(&c.counter, &out.conversations[0]).total();
+    assert_eq!(plan.tokens(&s), after);
+    assert!(after < c.tokens());
+    // The report's step says how many blocks went; its tokens are the step's.
+    let settings = StrategySettings::default();
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::TrimOutputs],
+        goal(0),
+    )
+    .unwrap();
+    assert_eq!(run.steps[0].thinking_dropped, 2);
+    assert_eq!(run.steps[0].tokens_after, after);
+    // Summaries are not counted as dropped thinking.
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::FullSummary],
+        goal(0),
+    )
+    .unwrap();
+    assert_eq!(run.steps[0].thinking_dropped, 0);
+}
+
 // ----- full-summary -----
 
 #[test]
@@ -968,12 +1146,15 @@ fn resumed() -> Case {
 }
 
 #[test]
-fn every_strategy_keeps_an_earlier_summary() {
+fn every_strategy_keeps_or_merges_an_earlier_summary() {
     let c = resumed();
-    assert_eq!(
-        shape(&c.apply(StrategyName::SlidingWindow)),
-        format!("0 1 2 S3-8 {}", kept(9, 16))
-    );
+    // A new summary right after an earlier ctxc summary absorbs it, its lists merged: one
+    // ctxc summary stands, however often ctxc runs.
+    let plan = c.apply(StrategyName::SlidingWindow);
+    assert_eq!(shape(&plan), format!("0 1 S2-8 {}", kept(9, 16)));
+    let merged = c.summary_of(&plan, 2);
+    assert!(merged.contains("src/old.rs"), "{merged}");
+    assert!(merged.contains("src/mod1.rs"), "{merged}");
     let tight = StrategySettings {
         importance_keep_recent: 0,
         key_events_keep_recent: 0,
@@ -982,13 +1163,19 @@ fn every_strategy_keeps_an_earlier_summary() {
     };
     for name in [StrategyName::Importance, StrategyName::KeyEvents] {
         let plan = c.apply_with(name, &tight, 0);
-        assert_eq!(shape(&plan), "0 1 2 S3-14 15 16", "{name}");
+        assert_eq!(shape(&plan), "0 1 S2-14 15 16", "{name}");
     }
     let plan = c.apply_with(StrategyName::Incremental, &tight, 0);
-    assert!(plan.items.contains(&OutItem::Keep(2)), "{}", shape(&plan));
-    // full-summary and truncate keep it too: it may be all that states the task.
+    assert!(
+        plan.items
+            .iter()
+            .any(|o| matches!(o, OutItem::Summary { replaces, .. } if replaces.start == 2)),
+        "{}",
+        shape(&plan)
+    );
     let plan = c.apply(StrategyName::FullSummary);
-    assert_eq!(shape(&plan), "0 1 2 S3-14 15 16");
+    assert_eq!(shape(&plan), "0 1 S2-14 15 16");
+    // Strategies that write no summary keep it verbatim: it may be all that states the task.
     let plan = c.apply(StrategyName::Truncate);
     assert_eq!(shape(&plan), format!("0 1 2 {}", kept(7, 16)));
 }

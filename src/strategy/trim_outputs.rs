@@ -2,7 +2,8 @@
 //! old tool outputs to their head, their tail and every error line, with a marker saying how
 //! many lines and tokens were cut. The call and its arguments — paths, commands — stay
 //! verbatim, and so do the most recent outputs (3). The engine reaches back only as far as
-//! the target needs, so the oldest outputs are cut first.
+//! the target needs, so the oldest outputs are cut first. Old thinking blocks go too, whole
+//! (they cannot be cut: see [`super::old_thinking`]).
 
 use super::{Context, Strategy, StrategyName};
 use crate::facts::{MAX_FACT_CHARS, clip, is_error_line, tool_output};
@@ -27,12 +28,12 @@ impl Strategy for TrimOutputs {
         StrategyName::TrimOutputs
     }
 
-    fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
+    fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
         let s = cx.subject;
+        let keep_recent = cx.settings.masking_keep_recent;
+        let mut plan = super::old_thinking::drop_old(cx, plan, keep_recent);
         let outputs = cx.free_outputs(&plan);
-        let recent = outputs
-            .len()
-            .saturating_sub(cx.settings.masking_keep_recent);
+        let recent = outputs.len().saturating_sub(keep_recent);
         for &at in &outputs[..recent] {
             let (OutItem::Keep(i) | OutItem::Strip(i)) = plan.items[at] else {
                 continue;

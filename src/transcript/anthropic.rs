@@ -78,7 +78,14 @@ impl Adapter for Anthropic {
             OutItem::ReplaceText(i, text) => {
                 replace_text(raw(*i), text).unwrap_or_else(|| raw(*i).to_string())
             }
+            OutItem::DropThinking(i) => {
+                drop_thinking(raw(*i)).unwrap_or_else(|| raw(*i).to_string())
+            }
         }
+    }
+
+    fn drops_thinking_blocks(&self) -> bool {
+        true
     }
 
     fn check(&self, t: &Transcript) -> Vec<Finding> {
@@ -261,6 +268,28 @@ fn block_type(block: &RawValue) -> String {
     member(block, "type")
         .and_then(|t| serde_json::from_str(t.get()).ok())
         .unwrap_or_default()
+}
+
+/// `message` without its `thinking` and `redacted_thinking` blocks, every other block kept
+/// byte-for-byte in the array's own layout; `None` when it has none or nothing else.
+/// Shared with the Claude Code adapter.
+pub(super) fn drop_thinking(message: &str) -> Option<String> {
+    let content = member(parse_raw(message).ok()?, "content")?;
+    let blocks = array_elements(content)?;
+    let spans: Vec<Span> = blocks
+        .iter()
+        .map(|b| span_of(content.get(), b.get()))
+        .collect();
+    let kept: Vec<&str> = blocks
+        .iter()
+        .filter(|b| !matches!(block_type(b).as_str(), "thinking" | "redacted_thinking"))
+        .map(|b| b.get())
+        .collect();
+    if kept.is_empty() || kept.len() == blocks.len() {
+        return None;
+    }
+    let layout = ArrayLayout::of(content.get(), &spans);
+    replace_member(message, "content", &layout.render(kept))
 }
 
 fn replace_text(message: &str, text: &str) -> Option<String> {

@@ -138,6 +138,10 @@ impl Adapter for ClaudeCode {
     fn copy_members(&self) -> &'static [&'static str] {
         &COPY_MEMBERS
     }
+
+    fn drops_thinking_blocks(&self) -> bool {
+        true
+    }
 }
 
 /// The structured copy of a tool result kept for Claude Code's UI; the model gets the
@@ -650,7 +654,8 @@ impl<'a> Links<'a> {
                 OutItem::Keep(i)
                 | OutItem::ReplaceResult(i, _)
                 | OutItem::ReplaceText(i, _)
-                | OutItem::Strip(i) => kept[*i] = true,
+                | OutItem::Strip(i)
+                | OutItem::DropThinking(i) => kept[*i] = true,
                 OutItem::Summary { replaces, .. } => {
                     replaces.clone().for_each(|i| summarized[i] = Some(at))
                 }
@@ -791,7 +796,8 @@ fn plan_around(n: usize, out: &OutItem) -> Vec<OutItem> {
         OutItem::Keep(i)
         | OutItem::ReplaceResult(i, _)
         | OutItem::ReplaceText(i, _)
-        | OutItem::Strip(i) => (0..n)
+        | OutItem::Strip(i)
+        | OutItem::DropThinking(i) => (0..n)
             .map(|j| {
                 if j == *i {
                     out.clone()
@@ -824,6 +830,10 @@ fn render_item<'t>(
         OutItem::ReplaceText(i, text) => {
             let edited =
                 replace_text(raw(*i), text).unwrap_or_else(|| replace_result(raw(*i), text));
+            links.relink(Cow::Owned(edited), &chains[*i])
+        }
+        OutItem::DropThinking(i) => {
+            let edited = drop_thinking(raw(*i)).unwrap_or_else(|| raw(*i).to_string());
             links.relink(Cow::Owned(edited), &chains[*i])
         }
         OutItem::Summary { text, replaces } => Cow::Owned(summary_record(
@@ -892,6 +902,13 @@ fn copied_fields(t: &Transcript, items: &[Item]) -> HashMap<&'static str, Value>
 }
 
 /// The message content of a record, if it has one.
+/// `record` with its message's thinking blocks removed (see [`super::anthropic`]).
+fn drop_thinking(record: &str) -> Option<String> {
+    let message = member(parse_raw(record).ok()?, "message")?;
+    let edited = super::anthropic::drop_thinking(message.get())?;
+    replace_member(record, "message", &edited)
+}
+
 fn message_content(record: &RawValue) -> Option<&RawValue> {
     member(member(record, "message")?, "content")
 }

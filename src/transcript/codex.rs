@@ -73,6 +73,7 @@ impl Adapter for Codex {
         let mut items = Vec::with_capacity(records.len());
         let mut boundary = None;
         let mut titled = false;
+        let mut user_events = Vec::new();
         for (raw, span) in records {
             let line = doc.line_of(span.start);
             let value: Value = crate::json::lenient::value(raw.get())
@@ -95,11 +96,12 @@ impl Adapter for Codex {
                 "session_meta" => item.anchor = true,
                 "event_msg" => {
                     item.usage = usage_of(payload);
-                    // `codex resume` lists a session under its first user message event:
-                    // anchoring it keeps the title through any compaction.
-                    if !titled && str_at(payload, "type") == "user_message" {
-                        item.anchor = true;
+                    if str_at(payload, "type") == "user_message" {
+                        // `codex resume` lists a session under its first user message event:
+                        // anchoring it keeps the title through any compaction.
+                        item.anchor |= !titled;
                         titled = true;
+                        user_events.push(items.len());
                     }
                 }
                 _ => {}
@@ -109,6 +111,7 @@ impl Adapter for Codex {
         for item in &mut items[..boundary.unwrap_or(0)] {
             item.in_context = false;
         }
+        pair_user_events(&mut items, &user_events);
         let conv = Conversation {
             span,
             location: String::new(),
@@ -122,7 +125,8 @@ impl Adapter for Codex {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
-            OutItem::Keep(i) => raw(*i).to_string(),
+            // Reasoning is a record of its own here: it is never dropped from a message.
+            OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, replaces } => {
                 let timestamp = replaces.clone().find_map(|i| timestamp_of(raw(i)));
@@ -141,6 +145,28 @@ impl Adapter for Codex {
             .iter()
             .flat_map(|conv| check_records(t, conv))
             .collect()
+    }
+}
+
+/// Ties each `user_message` event to the user message it echoes — the nearest one, with only
+/// records the model never sees in between (Codex writes the message, then the event) — as one
+/// logical message: the event is kept exactly when its prompt is, so the client shows the kept
+/// turns as the user typed them.
+fn pair_user_events(items: &mut [Item], events: &[usize]) {
+    for &event in events {
+        let bookkeeping = |i: &usize| items[*i].kind == Kind::NonContext;
+        let before = (0..event).rev().find(|i| !bookkeeping(i));
+        let after = (event + 1..items.len()).find(|i| !bookkeeping(i));
+        let Some(message) = [before, after]
+            .into_iter()
+            .flatten()
+            .find(|&i| items[i].kind == Kind::User && items[i].message_id.is_none())
+        else {
+            continue;
+        };
+        let id = format!("user_message@{message}");
+        items[message].message_id = Some(id.clone());
+        items[event].message_id = Some(id);
     }
 }
 
@@ -577,7 +603,8 @@ mod tests {
                 .iter()
                 .all(|i| i.in_context != (i.kind == NonContext))
         );
-        assert_eq!(conv.groups()[7..10], [7..9, 9..11, 11..12]);
+        // The prompt and its `user_message` event are one group; so is each call and output.
+        assert_eq!(conv.groups()[4..9], [4..6, 6..7, 7..9, 9..11, 11..12]);
         assert!(check(&t).is_empty(), "{:?}", check(&t));
         assert_eq!(t.write(&keep_all(&t)), t.source);
     }

@@ -70,6 +70,11 @@ impl Format {
         self.adapter().strict_alternation()
     }
 
+    /// Whether [`OutItem::DropThinking`] removes thinking blocks from this format's messages.
+    pub fn drops_thinking_blocks(self) -> bool {
+        self.adapter().drops_thinking_blocks()
+    }
+
     fn adapter(self) -> &'static dyn Adapter {
         match self {
             Format::OpenAi => &openai::OpenAi,
@@ -429,6 +434,9 @@ pub enum OutItem {
     /// (Claude Code `toolUseResult`) removed, and embedded base64 media above
     /// [`payload::MEDIA_STUB_MIN_BYTES`] replaced by a text stub naming its type, size and hash.
     Strip(usize),
+    /// Item `i`, an assistant message, without its thinking blocks: a signed block cannot be
+    /// edited, so old thinking goes whole while the rest of the message stays.
+    DropThinking(usize),
 }
 
 impl OutItem {
@@ -438,7 +446,8 @@ impl OutItem {
             OutItem::Keep(i)
             | OutItem::ReplaceResult(i, _)
             | OutItem::ReplaceText(i, _)
-            | OutItem::Strip(i) => *i..*i + 1,
+            | OutItem::Strip(i)
+            | OutItem::DropThinking(i) => *i..*i + 1,
             OutItem::Summary { replaces, .. } => replaces.clone(),
         }
     }
@@ -449,7 +458,8 @@ impl OutItem {
             OutItem::Keep(i)
             | OutItem::ReplaceResult(i, _)
             | OutItem::ReplaceText(i, _)
-            | OutItem::Strip(i) => Some(*i),
+            | OutItem::Strip(i)
+            | OutItem::DropThinking(i) => Some(*i),
             OutItem::Summary { .. } => None,
         }
     }
@@ -519,6 +529,13 @@ trait Adapter: Sync {
     /// Whether user-side and assistant-side messages must strictly alternate (ShareGPT as
     /// LLaMA-Factory reads it), so a summary may only stand where a user turn did.
     fn strict_alternation(&self) -> bool {
+        false
+    }
+
+    /// Whether messages hold thinking as content blocks that [`OutItem::DropThinking`] can
+    /// remove (Anthropic's `thinking` / `redacted_thinking`); elsewhere it writes the item as
+    /// it is, and no strategy asks for it.
+    fn drops_thinking_blocks(&self) -> bool {
         false
     }
 }

@@ -47,7 +47,9 @@ impl Adapter for OpenAi {
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         match out {
-            OutItem::Keep(i) => t.source[conv.items[*i].span.clone()].to_string(),
+            OutItem::Keep(i) | OutItem::DropThinking(i) => {
+                t.source[conv.items[*i].span.clone()].to_string()
+            }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 let message = serde_json::json!({

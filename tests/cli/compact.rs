@@ -660,3 +660,96 @@ fn every_strategy_keeps_claude_codes_compaction_summary() {
         }
     }
 }
+
+/// A Codex rollout of `turns` prompts, written as Codex CLI writes each turn: turn_context,
+/// the user message, its `user_message` event, then a bulky shell call and the answer.
+fn codex_rollout(turns: usize) -> String {
+    use serde_json::json;
+    let mut records = vec![json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}})];
+    for t in 0..turns {
+        let prompt = format!("step {t}: fix module {t}");
+        let call = format!("call_{t}");
+        let output: String = (0..60).map(|l| format!("mod{t} line {l}: ok\n")).collect();
+        records.extend([
+            json!({"type": "turn_context", "payload": {"cwd": "/w", "model": "gpt-5-codex"}}),
+            json!({"type": "response_item", "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": prompt}]}}),
+            json!({"type": "event_msg", "payload": {"type": "user_message", "message": prompt,
+                "images": []}}),
+            json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+                "arguments": json!({"command": ["cat", format!("mod{t}.rs")]}).to_string(),
+                "call_id": call}}),
+            json!({"type": "response_item", "payload": {"type": "function_call_output",
+                "call_id": call, "output": output}}),
+            json!({"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": format!("fixed module {t}")}]}}),
+        ]);
+    }
+    records.iter().map(|r| format!("{r}\n")).collect()
+}
+
+/// The `user_message` event texts and the kept prompt texts of a Codex rollout.
+fn codex_prompts_and_events(rollout: &str) -> (Vec<String>, Vec<String>) {
+    let records: Vec<Value> = rollout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let prompts = records
+        .iter()
+        .filter(|r| r["payload"]["role"] == "user")
+        .filter_map(|r| r["payload"]["content"][0]["text"].as_str())
+        .filter(|t| t.starts_with("step "))
+        .map(str::to_string)
+        .collect();
+    let events = records
+        .iter()
+        .filter(|r| r["type"] == "event_msg" && r["payload"]["type"] == "user_message")
+        .map(|r| r["payload"]["message"].as_str().unwrap().to_string())
+        .collect();
+    (prompts, events)
+}
+
+/// Codex lists a session under its first `user_message` event and shows each turn's prompt
+/// from its event: with every strategy, a compacted rollout keeps the first event (the title)
+/// and the event of every prompt it keeps, and drops those of the prompts it summarized.
+#[test]
+fn codex_keeps_the_title_and_the_user_message_events_of_kept_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("rollout.jsonl");
+    std::fs::write(&input, codex_rollout(12)).unwrap();
+    let mut summarized = 0;
+    for strategy in [
+        "adaptive",
+        "sliding-window",
+        "importance",
+        "key-events",
+        "incremental",
+        "full-summary",
+        "truncate",
+    ] {
+        let output = dir.path().join(format!("{strategy}.jsonl"));
+        ctxc()
+            .args(["compact", "--force", "--strategy", strategy])
+            .args(["--target-ratio", "0.5", "-o"])
+            .arg(&output)
+            .arg(&input)
+            .assert()
+            .success();
+        let (prompts, events) =
+            codex_prompts_and_events(&std::fs::read_to_string(&output).unwrap());
+        summarized += usize::from(prompts.len() < 12);
+        assert_eq!(
+            events[0], "step 0: fix module 0",
+            "{strategy}: the title changed"
+        );
+        assert_eq!(
+            events, prompts,
+            "{strategy}: events and kept prompts differ"
+        );
+        ctxc().arg("check").arg(&output).assert().success();
+    }
+    assert!(
+        summarized >= 3,
+        "the test needs strategies that summarize prompts"
+    );
+}

@@ -336,6 +336,57 @@ fn claude_code_resumes_every_output() {
     assert_all_resumed(&failures, runs);
 }
 
+/// A real session whose old responses think: `trim-outputs` drops their thinking records whole
+/// (a signed block cannot be edited) and re-links the chain. Claude Code resumes the output,
+/// and every thinking block it sends is one the output kept (the corpus redacts signatures, so
+/// blocks are told apart by their text).
+#[test]
+fn claude_code_resumes_an_output_without_old_thinking() {
+    if clients().is_none() {
+        return;
+    }
+    const THOUGHTFUL: &str = "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl";
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let source = corpus(THOUGHTFUL);
+    let original = std::fs::read_to_string(&source).unwrap();
+    let baseline = resume(&original, &standin);
+    let c = compact(&source, work.dir.path(), "trim-outputs", 0.5);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    let thoughts = |text: &str| -> HashSet<String> {
+        live(text)
+            .iter()
+            .flat_map(|r| blocks(&r["message"], "thinking"))
+            .filter_map(|b| b["thinking"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (before, after) = (thoughts(&original), thoughts(&output));
+    assert!(
+        after.len() < before.len() && after.is_subset(&before),
+        "thinking kept: {} of {}",
+        after.len(),
+        before.len()
+    );
+    let request = resume(&output, &standin);
+    let (problems, ratio) = check(&request, &baseline, &original, &output, c.token_ratio);
+    crate::log_run(
+        "claude without old thinking",
+        c.token_ratio,
+        ratio,
+        &problems,
+    );
+    assert!(problems.0.is_empty(), "{problems:?}");
+    for message in dialogue(&request) {
+        for block in blocks(message, "thinking") {
+            let thought = block["thinking"].as_str().unwrap_or_default();
+            assert!(
+                after.contains(thought),
+                "a thinking block sent is not one the output kept"
+            );
+        }
+    }
+}
+
 /// The checks catch a broken output: one tool_result removed, one parentUuid pointing nowhere,
 /// each alone and both together.
 #[test]
