@@ -36,7 +36,7 @@ fn three_runs_on_their_own_output_keep_one_summary_and_the_task() {
             result.before.tokens,
             result.tokens_after
         );
-        let out = read(outcome.output, &ReadOptions::default()).unwrap();
+        let out = read(outcome.output.into_owned(), &ReadOptions::default()).unwrap();
         let conv = &out.conversations[0];
         let summaries = conv
             .items
