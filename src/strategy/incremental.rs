@@ -18,8 +18,11 @@ impl Strategy for Incremental {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
+        // The chunks are laid out over the whole history; a horizon only decides how many of
+        // them, the last one taken possibly in part, are summarized.
         let units = cx.units(&plan);
-        let chunks = chunks(&units, cx.settings.incremental_chunk_turns.max(1));
+        let grid = plan.units(cx.subject);
+        let chunks = chunks(&grid, cx.settings.incremental_chunk_turns.max(1));
         let Some((_, older)) = chunks.split_last() else {
             return Ok(plan);
         };

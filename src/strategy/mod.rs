@@ -131,6 +131,9 @@ pub struct Context<'a> {
     /// Only units wholly before this original item may change: how the engine makes a
     /// strategy take the oldest history first and no more than the target needs.
     pub horizon: usize,
+    /// Size each summary to what the target leaves for it (at most `summary_max_tokens`):
+    /// how the engine lands on the target when a full-size summary would miss it.
+    pub fit_summaries: bool,
 }
 
 /// One compaction strategy.
@@ -270,6 +273,7 @@ impl<'a> Context<'a> {
             target,
             stats: RefCell::new(SummaryStats::default()),
             horizon: usize::MAX,
+            fit_summaries: false,
         }
     }
 
@@ -320,17 +324,38 @@ impl<'a> Context<'a> {
     /// it everywhere (a forced step). A summarizer that may answer differently each time is
     /// not asked twice.
     pub fn apply_to_target(&self, name: StrategyName, plan: Plan, full: bool) -> Result<Plan> {
+        let (next, stats) = self.land(name, plan, full)?;
+        self.merge(&stats);
+        Ok(next)
+    }
+
+    /// Whether `plan` lands in [0.85, 1.0] × target.
+    pub fn in_band(&self, plan: &Plan) -> bool {
+        let tokens = self.tokens(plan);
+        tokens <= self.target && tokens * 100 >= self.target * 85
+    }
+
+    /// [`Self::apply_to_target`] without booking its summaries: the plan and what it cost.
+    pub fn land(&self, name: StrategyName, plan: Plan, full: bool) -> Result<(Plan, SummaryStats)> {
         let strategy = name.strategy();
-        let probe = |horizon: usize| -> Result<(Plan, SummaryStats)> {
+        let probe = |horizon: usize, plan: Plan| -> Result<(Plan, SummaryStats)> {
             let cx = self.reaching(horizon.min(self.horizon));
-            let next = strategy.apply(&cx, plan.clone())?;
+            let next = strategy.apply(&cx, plan)?;
             Ok((next, cx.stats.into_inner()))
         };
-        let (whole, stats) = probe(usize::MAX)?;
-        let tokens = self.tokens(&whole);
-        let landed = tokens * 100 >= self.target * 85;
-        if full || landed || tokens > self.target || !self.summarizer.deterministic() {
-            self.merge(&stats);
+        let whole = probe(usize::MAX, plan.clone())?;
+        let tokens = self.tokens(&whole.0);
+        if full || self.in_band(&whole.0) || !self.summarizer.deterministic() {
+            return Ok(whole);
+        }
+        if tokens > self.target {
+            // Full-size summaries miss the target: smaller ones may meet it.
+            if whole.1.summaries > 0 && !self.fit_summaries {
+                let fitted = self.probe_fitted(name, usize::MAX, plan)?;
+                if self.tokens(&fitted.0) <= self.target {
+                    return Ok(fitted);
+                }
+            }
             return Ok(whole);
         }
         // Horizons: the end of each unit, oldest first. The last one reaches everything.
@@ -340,20 +365,63 @@ impl<'a> Context<'a> {
             .map(|u| plan.items[u.elements.end - 1].originals().end)
             .collect();
         let (mut lo, mut hi) = (0, ends.len());
-        let mut best = (whole, stats);
+        let mut best = whole;
         // Invariant: reaching ends[hi - 1] meets the target (hi = len: the whole run did).
         while lo + 1 < hi {
             let mid = lo + (hi - lo) / 2;
-            let (next, stats) = probe(ends[mid - 1])?;
-            if self.tokens(&next) <= self.target {
+            let next = probe(ends[mid - 1], plan.clone())?;
+            if self.tokens(&next.0) <= self.target {
                 hi = mid;
-                best = (next, stats);
+                best = next;
             } else {
                 lo = mid;
             }
         }
-        self.merge(&best.1);
-        Ok(best.0)
+        if self.in_band(&best.0) || name == StrategyName::TrimOutputs {
+            return Ok(best);
+        }
+        // The last unit taken was too big a step. From one unit short of it, try smaller
+        // summaries, then cutting that unit's tool outputs to head and tail instead.
+        let short_of = if lo == 0 { 0 } else { ends[lo - 1] };
+        let fitted = self.probe_fitted(name, short_of, plan.clone())?;
+        if self.in_band(&fitted.0) {
+            return Ok(fitted);
+        }
+        let (short, stats) = if lo == 0 {
+            (plan, SummaryStats::default())
+        } else {
+            probe(ends[lo - 1], plan)?
+        };
+        // The unit would be summarized or dropped whole otherwise, so the trim rule's
+        // recent outputs are fair game here.
+        let settings = StrategySettings {
+            masking_keep_recent: 0,
+            ..self.settings.clone()
+        };
+        let reach = Context {
+            settings: &settings,
+            ..self.reaching(ends[hi - 1].min(self.horizon))
+        };
+        let (trimmed, _) = reach.land(StrategyName::TrimOutputs, short, false)?;
+        if self.in_band(&trimmed) {
+            return Ok((trimmed, stats));
+        }
+        Ok(best)
+    }
+
+    /// `name` applied up to `horizon` with its summaries sized to what the target leaves.
+    fn probe_fitted(
+        &self,
+        name: StrategyName,
+        horizon: usize,
+        plan: Plan,
+    ) -> Result<(Plan, SummaryStats)> {
+        let cx = Context {
+            fit_summaries: true,
+            ..self.reaching(horizon.min(self.horizon))
+        };
+        let next = name.strategy().apply(&cx, plan)?;
+        Ok((next, cx.stats.into_inner()))
     }
 
     /// Adds a probe's summaries to this context's.
@@ -370,20 +438,37 @@ impl<'a> Context<'a> {
         scope: Scope,
     ) -> Result<Plan> {
         let units = self.units(&plan);
+        let runs: Vec<Range<usize>> = runs
+            .into_iter()
+            .filter_map(|run| fit_summary_run(self.subject, &units, run))
+            .collect();
+        let budget = self.summary_budget(&plan, &units, &runs);
         // Back to front, so earlier units keep their positions.
         for run in runs.into_iter().rev() {
-            let Some(run) = fit_summary_run(self.subject, &units, run) else {
-                continue;
-            };
             let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
             let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
             let entries = plan.entries(self.subject, elements);
-            let summary = self.summarizer.summarize(&SummaryRequest {
-                entries: &entries,
-                scope,
-                max_tokens: self.settings.summary_max_tokens,
-                counter: self.subject.counter,
-            })?;
+            let ask = |max_tokens: usize| {
+                self.summarizer.summarize(&SummaryRequest {
+                    entries: &entries,
+                    scope,
+                    max_tokens,
+                    counter: self.subject.counter,
+                })
+            };
+            let mut summary = ask(self.settings.summary_max_tokens)?;
+            let share = budget(run_tokens);
+            if share < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
+                // A smaller summary is used only when it still speaks to every section the
+                // full one does.
+                let smaller = ask(share)?;
+                if sections(&smaller.text) == sections(&summary.text) {
+                    self.record(&summary, None);
+                    summary = smaller;
+                } else {
+                    self.record(&smaller, None);
+                }
+            }
             if summary.drop_span {
                 self.record(&summary, None);
                 if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
@@ -399,6 +484,36 @@ impl<'a> Context<'a> {
             }
         }
         Ok(plan)
+    }
+
+    /// The token budget of a summary of `run_tokens` tokens: `summary_max_tokens`, or with
+    /// [`Self::fit_summaries`] its share of what the target leaves after everything the runs
+    /// do not cover (never under [`MIN_FITTED_SUMMARY`]).
+    fn summary_budget(
+        &self,
+        plan: &Plan,
+        units: &[Unit],
+        runs: &[Range<usize>],
+    ) -> impl Fn(usize) -> usize + use<> {
+        let most = self.settings.summary_max_tokens;
+        let covered: usize = runs
+            .iter()
+            .flat_map(|r| &units[r.clone()])
+            .map(|u| u.tokens)
+            .sum();
+        let left = self
+            .target
+            .saturating_sub(self.tokens(plan) - covered)
+            // Each summary message costs its marker and message overhead on top of its text.
+            .saturating_sub(runs.len() * SUMMARY_OVERHEAD);
+        let fit = self.fit_summaries && covered > 0;
+        move |run_tokens: usize| {
+            if !fit {
+                return usize::MAX;
+            }
+            let share = (left as u128 * run_tokens as u128 / covered as u128) as usize;
+            share.clamp(MIN_FITTED_SUMMARY.min(most), most)
+        }
     }
 
     /// Books a summary's cost, and the summary itself when it is used (`tokens`).
@@ -417,6 +532,18 @@ impl<'a> Context<'a> {
         }
     }
 }
+
+/// The section headings of a summary (`## ...` lines).
+fn sections(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("## ")).collect()
+}
+
+/// The least budget a fitted summary gets: below it a summary says too little to be worth
+/// its place.
+pub const MIN_FITTED_SUMMARY: usize = 64;
+
+/// Tokens a summary message costs beyond its text: message overhead and the ctxc marker.
+const SUMMARY_OVERHEAD: usize = 16;
 
 /// Whether a unit may be summarized or dropped by a partial strategy: free, not an earlier
 /// summary, and a message the model sees.
