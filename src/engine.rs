@@ -4,7 +4,9 @@
 
 use crate::plan::{Plan, Subject};
 use crate::preserve::{Hold, Reason};
-use crate::strategy::{Context, StrategyName, StrategySettings, SummaryStats, TaskType};
+use crate::strategy::{
+    CoarseStep, Context, StrategyName, StrategySettings, SummaryStats, TaskType,
+};
 use crate::summarizer::Summarizer;
 use crate::tokens::TOKENS_PER_REPLY;
 use anyhow::Result;
@@ -58,6 +60,8 @@ pub struct Compaction {
     pub tokens_after: usize,
     /// Why the goal was not met, when it was not.
     pub shortfall: Option<Shortfall>,
+    /// Why it landed under 85% of the target, when it did for a reason ctxc can name.
+    pub undershoot: Option<CoarseStep>,
 }
 
 /// Compacts the subject's conversation with `strategies` towards `goal`.
@@ -98,6 +102,10 @@ pub fn compact(
     }
     let tokens_after = plan.tokens(subject);
     let shortfall = (!met(subject, &plan, &goal)).then(|| shortfall(subject, &plan, &goal));
+    let undershoot = cx
+        .coarse
+        .take()
+        .filter(|c| c.landed == tokens_after && tokens_after * 100 < goal.target_tokens * 85);
     Ok(Compaction {
         plan,
         steps,
@@ -106,6 +114,7 @@ pub fn compact(
         tokens_before,
         tokens_after,
         shortfall,
+        undershoot,
     })
 }
 
@@ -233,6 +242,7 @@ pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compact
             tokens_before: tokens,
             tokens_after: tokens,
             shortfall: None,
+            undershoot: None,
         }
     });
     let before = c.plan.tokens(subject);

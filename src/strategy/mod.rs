@@ -134,6 +134,38 @@ pub struct Context<'a> {
     /// Size each summary to what the target leaves for it (at most `summary_max_tokens`):
     /// how the engine lands on the target when a full-size summary would miss it.
     pub fit_summaries: bool,
+    /// Why the last step landed under 85% of the target, when it did.
+    pub coarse: RefCell<Option<CoarseStep>>,
+}
+
+/// A step that landed under 85% of the target because the least it could take was one unit
+/// too many: one unit short of it the plan is over the target, and neither a smaller summary
+/// nor cutting that unit's outputs lands between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoarseStep {
+    /// The strategy.
+    pub strategy: StrategyName,
+    /// Tokens of the last unit it took (a message, or a tool call with its results).
+    pub unit_tokens: usize,
+    /// Tokens of the plan one unit short of it: over the target.
+    pub short_of: usize,
+    /// Tokens it landed at.
+    pub landed: usize,
+}
+
+impl fmt::Display for CoarseStep {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "landed at {} tokens: the least {} could take ends with one unit of {} tokens (a \
+             message, or a tool call with its results, with no output long enough to cut); \
+             one unit less leaves {} tokens, over the target",
+            crate::report::thousands(self.landed as u64),
+            self.strategy,
+            crate::report::thousands(self.unit_tokens as u64),
+            crate::report::thousands(self.short_of as u64),
+        )
+    }
 }
 
 /// One compaction strategy.
@@ -274,6 +306,7 @@ impl<'a> Context<'a> {
             stats: RefCell::new(SummaryStats::default()),
             horizon: usize::MAX,
             fit_summaries: false,
+            coarse: RefCell::new(None),
         }
     }
 
@@ -337,6 +370,7 @@ impl<'a> Context<'a> {
 
     /// [`Self::apply_to_target`] without booking its summaries: the plan and what it cost.
     pub fn land(&self, name: StrategyName, plan: Plan, full: bool) -> Result<(Plan, SummaryStats)> {
+        self.coarse.take();
         let strategy = name.strategy();
         let probe = |horizon: usize, plan: Plan| -> Result<(Plan, SummaryStats)> {
             let cx = self.reaching(horizon.min(self.horizon));
@@ -359,8 +393,8 @@ impl<'a> Context<'a> {
             return Ok(whole);
         }
         // Horizons: the end of each unit, oldest first. The last one reaches everything.
-        let ends: Vec<usize> = plan
-            .units(self.subject)
+        let units = plan.units(self.subject);
+        let ends: Vec<usize> = units
             .iter()
             .map(|u| plan.items[u.elements.end - 1].originals().end)
             .collect();
@@ -381,17 +415,16 @@ impl<'a> Context<'a> {
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller
-        // summaries, then cutting that unit's tool outputs to head and tail instead.
+        // summaries, then cutting that unit's tool outputs to head and tail instead; the
+        // lightest that meets the target wins.
         let short_of = if lo == 0 { 0 } else { ends[lo - 1] };
         let fitted = self.probe_fitted(name, short_of, plan.clone())?;
-        if self.in_band(&fitted.0) {
-            return Ok(fitted);
-        }
         let (short, stats) = if lo == 0 {
             (plan, SummaryStats::default())
         } else {
             probe(ends[lo - 1], plan)?
         };
+        let short_tokens = self.tokens(&short);
         // The unit would be summarized or dropped whole otherwise, so the trim rule's
         // recent outputs are fair game here.
         let settings = StrategySettings {
@@ -403,10 +436,25 @@ impl<'a> Context<'a> {
             ..self.reaching(ends[hi - 1].min(self.horizon))
         };
         let (trimmed, _) = reach.land(StrategyName::TrimOutputs, short, false)?;
-        if self.in_band(&trimmed) {
-            return Ok((trimmed, stats));
+        let chosen = [fitted, (trimmed, stats)]
+            .into_iter()
+            .filter(|(p, _)| self.tokens(p) <= self.target)
+            .fold(best, |best, next| {
+                if self.tokens(&next.0) > self.tokens(&best.0) {
+                    next
+                } else {
+                    best
+                }
+            });
+        if !self.in_band(&chosen.0) {
+            *self.coarse.borrow_mut() = Some(CoarseStep {
+                strategy: name,
+                unit_tokens: units[hi - 1].tokens,
+                short_of: short_tokens,
+                landed: self.tokens(&chosen.0),
+            });
         }
-        Ok(best)
+        Ok(chosen)
     }
 
     /// `name` applied up to `horizon` with its summaries sized to what the target leaves.
@@ -459,10 +507,10 @@ impl<'a> Context<'a> {
             let mut summary = ask(self.settings.summary_max_tokens)?;
             let share = budget(run_tokens);
             if share < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
-                // A smaller summary is used only when it still speaks to every section the
-                // full one does.
+                // A smaller summary is used only when it still states the task and the next
+                // steps the full one does.
                 let smaller = ask(share)?;
-                if sections(&smaller.text) == sections(&summary.text) {
+                if keeps_essentials(&smaller.text, &summary.text) {
                     self.record(&summary, None);
                     summary = smaller;
                 } else {
@@ -533,9 +581,13 @@ impl<'a> Context<'a> {
     }
 }
 
-/// The section headings of a summary (`## ...` lines).
-fn sections(text: &str) -> Vec<&str> {
-    text.lines().filter(|l| l.starts_with("## ")).collect()
+/// Whether `smaller` still says what `full` says of the task and the next steps (the
+/// sections a resuming agent needs first; `## 1.` and `## 4.` of the seed-002 layout).
+fn keeps_essentials(smaller: &str, full: &str) -> bool {
+    let has = |text: &str, heading: &str| text.lines().any(|l| l.starts_with(heading));
+    ["## 1.", "## 4."]
+        .iter()
+        .all(|h| has(smaller, h) || !has(full, h))
 }
 
 /// The least budget a fitted summary gets: below it a summary says too little to be worth
