@@ -1,7 +1,8 @@
 //! `incremental` (seed 000): split the history before the current turn into chunks of
 //! `incremental_summary_chunk_size` turns (20; a turn is a user message or tool result), and
 //! summarize every chunk but the last, each on its own, so a later summary never re-reads an
-//! earlier one.
+//! earlier one. The chunks are laid over the whole history; when the target needs less, only
+//! the oldest are summarized, the last of them possibly in part.
 
 use super::{Context, Strategy, StrategyName, compactable};
 use crate::plan::{Plan, Unit, runs};
