@@ -384,7 +384,9 @@ impl<'a> Context<'a> {
         }
         if tokens > self.target {
             // Full-size summaries miss the target: smaller ones may meet it.
-            if whole.1.summaries > 0 && !self.fit_summaries {
+            // Not even the least fitted summaries would: do not ask.
+            let least = tokens - whole.1.summary_tokens + whole.1.summaries * MIN_FITTED_SUMMARY;
+            if whole.1.summaries > 0 && !self.fit_summaries && least <= self.target {
                 let fitted = self.probe_fitted(name, usize::MAX, plan)?;
                 if self.tokens(&fitted.0) <= self.target {
                     return Ok(fitted);
