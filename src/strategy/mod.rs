@@ -507,11 +507,11 @@ impl<'a> Context<'a> {
                 })
             };
             let mut summary = ask(self.settings.summary_max_tokens)?;
-            let share = budget(run_tokens);
-            if share < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
+            let allowed = budget(run_tokens);
+            if allowed < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
                 // A smaller summary is used only when it still states the task and the next
                 // steps the full one does.
-                let smaller = ask(share)?;
+                let smaller = self.summary_within(allowed, &ask)?;
                 if keeps_essentials(&smaller.text, &summary.text) {
                     self.record(&summary, None);
                     summary = smaller;
@@ -536,33 +536,53 @@ impl<'a> Context<'a> {
         Ok(plan)
     }
 
-    /// The token budget of a summary of `run_tokens` tokens: `summary_max_tokens`, or with
+    /// A summary whose message costs at most `allowed` tokens where the summarizer can make
+    /// one that small (its budget is for the text, and only roughly kept): asked again, at
+    /// most twice, with the budget lowered by what the last answer went over.
+    fn summary_within(
+        &self,
+        allowed: usize,
+        ask: &impl Fn(usize) -> Result<crate::summarizer::Summary>,
+    ) -> Result<crate::summarizer::Summary> {
+        let least = MIN_FITTED_SUMMARY.min(self.settings.summary_max_tokens);
+        let mut max_tokens = allowed.saturating_sub(SUMMARY_OVERHEAD).max(least);
+        let mut summary = ask(max_tokens)?;
+        for _ in 0..2 {
+            let over = self
+                .subject
+                .summary_tokens(&summary.text)
+                .saturating_sub(allowed);
+            if over == 0 || max_tokens == least {
+                break;
+            }
+            self.record(&summary, None);
+            max_tokens = max_tokens.saturating_sub(over).max(least);
+            summary = ask(max_tokens)?;
+        }
+        Ok(summary)
+    }
+
+    /// What a summary of `run_tokens` tokens may cost: anything, or with
     /// [`Self::fit_summaries`] its share of what the target leaves after everything the runs
-    /// do not cover (never under [`MIN_FITTED_SUMMARY`]).
+    /// do not cover.
     fn summary_budget(
         &self,
         plan: &Plan,
         units: &[Unit],
         runs: &[Range<usize>],
     ) -> impl Fn(usize) -> usize + use<> {
-        let most = self.settings.summary_max_tokens;
         let covered: usize = runs
             .iter()
             .flat_map(|r| &units[r.clone()])
             .map(|u| u.tokens)
             .sum();
-        let left = self
-            .target
-            .saturating_sub(self.tokens(plan) - covered)
-            // Each summary message costs its marker and message overhead on top of its text.
-            .saturating_sub(runs.len() * SUMMARY_OVERHEAD);
+        let left = self.target.saturating_sub(self.tokens(plan) - covered);
         let fit = self.fit_summaries && covered > 0;
         move |run_tokens: usize| {
             if !fit {
                 return usize::MAX;
             }
-            let share = (left as u128 * run_tokens as u128 / covered as u128) as usize;
-            share.clamp(MIN_FITTED_SUMMARY.min(most), most)
+            (left as u128 * run_tokens as u128 / covered as u128) as usize
         }
     }
 
@@ -596,7 +616,7 @@ fn keeps_essentials(smaller: &str, full: &str) -> bool {
 /// its place.
 pub const MIN_FITTED_SUMMARY: usize = 64;
 
-/// Tokens a summary message costs beyond its text: message overhead and the ctxc marker.
+/// Tokens a summary message costs beyond its text (message overhead, the ctxc marker), about.
 const SUMMARY_OVERHEAD: usize = 16;
 
 /// Whether a unit may be summarized or dropped by a partial strategy: free, not an earlier
