@@ -131,7 +131,7 @@ pub struct Context<'a> {
     /// Only units wholly before this original item may change: how the engine makes a
     /// strategy take the oldest history first and no more than the target needs.
     pub horizon: usize,
-    /// Size each summary to what the target leaves for it (at most `summary_max_tokens`):
+    /// Size each summary to what the target leaves for it (never over `summary_max_tokens`):
     /// how the engine lands on the target when a full-size summary would miss it.
     pub fit_summaries: bool,
     /// Why the last step landed under 85% of the target, when it did.
@@ -353,9 +353,10 @@ impl<'a> Context<'a> {
 
     /// `strategy` applied to `plan` taking only what the target needs (DESIGN "How far"):
     /// when applying it in full lands under 85% of the target, it is applied again to the
-    /// shortest stretch of oldest history whose result still meets the target. `full` applies
-    /// it everywhere (a forced step). A summarizer that may answer differently each time is
-    /// not asked twice.
+    /// shortest stretch of oldest history whose result still meets the target; when the last
+    /// unit of that stretch is too big a step, smaller summaries or that unit's outputs cut
+    /// to head and tail may land in between ([`Self::land`]). `full` applies it everywhere (a
+    /// forced step). A summarizer that may answer differently each time is not asked twice.
     pub fn apply_to_target(&self, name: StrategyName, plan: Plan, full: bool) -> Result<Plan> {
         let (next, stats) = self.land(name, plan, full)?;
         self.merge(&stats);
@@ -420,7 +421,12 @@ impl<'a> Context<'a> {
         // summaries, then cutting that unit's tool outputs to head and tail instead; the
         // lightest that meets the target wins.
         let short_of = if lo == 0 { 0 } else { ends[lo - 1] };
-        let fitted = self.probe_fitted(name, short_of, plan.clone())?;
+        // Only a strategy that summarizes has summaries to shrink.
+        let fitted = if best.1.requests > 0 {
+            Some(self.probe_fitted(name, short_of, plan.clone())?)
+        } else {
+            None
+        };
         let (short, stats) = if lo == 0 {
             (plan, SummaryStats::default())
         } else {
@@ -438,8 +444,9 @@ impl<'a> Context<'a> {
             ..self.reaching(ends[hi - 1].min(self.horizon))
         };
         let (trimmed, _) = reach.land(StrategyName::TrimOutputs, short, false)?;
-        let chosen = [fitted, (trimmed, stats)]
+        let chosen = fitted
             .into_iter()
+            .chain([(trimmed, stats)])
             .filter(|(p, _)| self.tokens(p) <= self.target)
             .fold(best, |best, next| {
                 if self.tokens(&next.0) > self.tokens(&best.0) {
