@@ -4,7 +4,9 @@
 
 use crate::plan::{Plan, Subject};
 use crate::preserve::{Hold, Reason};
-use crate::strategy::{Context, StrategyName, StrategySettings, SummaryStats, TaskType};
+use crate::strategy::{
+    CoarseStep, Context, StrategyName, StrategySettings, SummaryStats, TaskType,
+};
 use crate::summarizer::Summarizer;
 use crate::tokens::TOKENS_PER_REPLY;
 use anyhow::Result;
@@ -60,7 +62,9 @@ pub struct Compaction {
     /// Context tokens of the final plan.
     pub tokens_after: usize,
     /// Why the goal was not met, when it was not.
-    pub shortfall: Option<String>,
+    pub shortfall: Option<Shortfall>,
+    /// Why it landed under 85% of the target, when it did for a reason ctxc can name.
+    pub undershoot: Option<CoarseStep>,
 }
 
 /// Compacts the subject's conversation with `strategies` towards `goal`.
@@ -104,6 +108,10 @@ pub fn compact(
     }
     let tokens_after = plan.tokens(subject);
     let shortfall = (!met(subject, &plan, &goal)).then(|| shortfall(subject, &plan, &goal));
+    let undershoot = cx
+        .coarse
+        .take()
+        .filter(|c| c.landed == tokens_after && tokens_after * 100 < goal.target_tokens * 85);
     Ok(Compaction {
         plan,
         steps,
@@ -112,6 +120,7 @@ pub fn compact(
         tokens_before,
         tokens_after,
         shortfall,
+        undershoot,
     })
 }
 
@@ -139,11 +148,53 @@ fn met(subject: &Subject, plan: &Plan, goal: &Goal) -> bool {
     plan.tokens(subject) <= goal.target_tokens
 }
 
-/// Why `plan` misses `goal`: what its tokens are made of, parts that add up to the total —
-/// what must stay verbatim (by reason), summaries, and the messages the strategies' own
-/// rules keep (recent messages, outputs too small to shorten).
-fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> String {
-    let tokens = plan.tokens(subject);
+/// Why a plan misses its goal: what its tokens are made of, in parts that add up to the
+/// total — what must stay verbatim (by reason), summaries, and the messages the strategies'
+/// own rules keep (recent messages, outputs too short to shorten).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shortfall {
+    /// Context tokens left.
+    pub tokens: usize,
+    /// The target missed.
+    pub target: usize,
+    /// What must stay verbatim, by what it is, in report order.
+    pub verbatim: Vec<(String, usize)>,
+    /// Summaries (ctxc's, written by this run).
+    pub summaries: usize,
+    /// Free messages the strategies' rules keep.
+    pub kept: usize,
+}
+
+impl Shortfall {
+    /// Everything that must stay verbatim.
+    pub fn verbatim_tokens(&self) -> usize {
+        self.verbatim.iter().map(|(_, t)| t).sum()
+    }
+}
+
+impl std::fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .verbatim
+            .iter()
+            .map(|(what, t)| format!("{what} {}", thousands(*t)))
+            .collect();
+        write!(
+            f,
+            "{} tokens left, target {}: {} must stay verbatim ({}), {} are summaries, {} are \
+             messages the strategies' rules keep (the most recent ones, outputs too short to cut)",
+            thousands(self.tokens),
+            thousands(self.target),
+            thousands(self.verbatim_tokens()),
+            parts.join(", "),
+            thousands(self.summaries),
+            thousands(self.kept),
+        )
+    }
+}
+
+/// What `plan`'s tokens are made of, against `goal`.
+fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> Shortfall {
     let mut by_reason: BTreeMap<Reason, usize> = BTreeMap::new();
     let (mut frozen, mut summaries, mut kept) = (0, 0, 0);
     for out in &plan.items {
@@ -155,34 +206,27 @@ fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> String {
             None => summaries += t,
         }
     }
-    let mut verbatim: Vec<String> = by_reason
+    let mut verbatim: Vec<(String, usize)> = by_reason
         .iter()
-        .map(|(r, t)| format!("{} {}", r.label(), thousands(*t)))
+        .map(|(r, t)| (r.label().to_string(), *t))
         .collect();
     if subject.preamble_tokens > 0 {
-        verbatim.push(format!(
-            "tool definitions and system prompt {}",
-            thousands(subject.preamble_tokens)
+        verbatim.push((
+            "tool definitions and system prompt".into(),
+            subject.preamble_tokens,
         ));
     }
     if frozen > 0 {
-        verbatim.push(format!(
-            "records before the compact boundary {}",
-            thousands(frozen)
-        ));
+        verbatim.push(("records before the compact boundary".into(), frozen));
     }
-    verbatim.push(format!("reply priming {}", thousands(TOKENS_PER_REPLY)));
-    let fixed = tokens - summaries - kept;
-    format!(
-        "{} tokens left, target {}: {} must stay verbatim ({}), {} are summaries, {} are \
-         messages the strategies' rules keep (the most recent ones, outputs too short to cut)",
-        thousands(tokens),
-        thousands(goal.target_tokens),
-        thousands(fixed),
-        verbatim.join(", "),
-        thousands(summaries),
-        thousands(kept),
-    )
+    verbatim.push(("reply priming".into(), TOKENS_PER_REPLY));
+    Shortfall {
+        tokens: plan.tokens(subject),
+        target: goal.target_tokens,
+        verbatim,
+        summaries,
+        kept,
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -208,6 +252,7 @@ pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compact
             tokens_before: tokens,
             tokens_after: tokens,
             shortfall: None,
+            undershoot: None,
         }
     });
     let before = c.plan.tokens(subject);

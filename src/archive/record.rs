@@ -74,7 +74,10 @@ fn conversation(
         tokens_after: r.tokens_after,
         messages_before: r.before.events,
         messages_after: r.messages_after,
-        shortfall: r.compaction.as_ref().and_then(|k| k.shortfall.clone()),
+        shortfall: r
+            .compaction
+            .as_ref()
+            .and_then(|k| k.shortfall.as_ref().map(ToString::to_string)),
         steps,
     }
 }

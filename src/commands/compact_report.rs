@@ -194,6 +194,7 @@ impl FileReport {
         let many = outcome.conversations.len() > 1;
         let mut targets = None::<usize>;
         let mut unreached = 0;
+        let mut undershot = 0;
         for conv in &outcome.conversations {
             let at = if many && !conv.location.is_empty() {
                 format!("{}: ", conv.location)
@@ -239,6 +240,12 @@ impl FileReport {
                     r.notes.push(format!("{at}{why}"));
                 }
             }
+            if let Some(why) = &c.undershoot {
+                undershot += 1;
+                if undershot <= MAX_NOTES {
+                    r.notes.push(format!("{at}{why}"));
+                }
+            }
             for step in &c.steps {
                 match r.steps.iter_mut().find(|s| s.strategy == step.strategy) {
                     Some(s) => {
@@ -261,6 +268,12 @@ impl FileReport {
             r.notes.push(format!(
                 "... and {} more conversations that did not reach their target",
                 unreached - MAX_NOTES
+            ));
+        }
+        if undershot > MAX_NOTES {
+            r.notes.push(format!(
+                "... and {} more conversations that landed under 85% of their target",
+                undershot - MAX_NOTES
             ));
         }
         if many && r.triggers.is_empty() {

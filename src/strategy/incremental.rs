@@ -1,7 +1,8 @@
 //! `incremental` (seed 000): split the history before the current turn into chunks of
 //! `incremental_summary_chunk_size` turns (20; a turn is a user message or tool result), and
 //! summarize every chunk but the last, each on its own, so a later summary never re-reads an
-//! earlier one.
+//! earlier one. The chunks are laid over the whole history; when the target needs less, only
+//! the oldest are summarized, the last of them possibly in part.
 
 use super::{Context, Strategy, StrategyName, compactable};
 use crate::plan::{Plan, Unit, runs};
@@ -18,8 +19,11 @@ impl Strategy for Incremental {
     }
 
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
+        // The chunks are laid out over the whole history; a horizon only decides how many of
+        // them, the last one taken possibly in part, are summarized.
         let units = cx.units(&plan);
-        let chunks = chunks(&units, cx.settings.incremental_chunk_turns.max(1));
+        let grid = plan.units(cx.subject);
+        let chunks = chunks(&grid, cx.settings.incremental_chunk_turns.max(1));
         let Some((_, older)) = chunks.split_last() else {
             return Ok(plan);
         };

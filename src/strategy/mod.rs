@@ -133,6 +133,41 @@ pub struct Context<'a> {
     /// Only units wholly before this original item may change: how the engine makes a
     /// strategy take the oldest history first and no more than the target needs.
     pub horizon: usize,
+    /// Size each summary to what the target leaves for it (never over `summary_max_tokens`):
+    /// how the engine lands on the target when a full-size summary would miss it.
+    pub fit_summaries: bool,
+    /// Why the last step landed under 85% of the target, when it did.
+    pub coarse: RefCell<Option<CoarseStep>>,
+}
+
+/// A step that landed under 85% of the target because the least it could take was one unit
+/// too many: one unit short of it the plan is over the target, and neither a smaller summary
+/// nor cutting that unit's outputs lands between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoarseStep {
+    /// The strategy.
+    pub strategy: StrategyName,
+    /// Tokens of the last unit it took (a message, or a tool call with its results).
+    pub unit_tokens: usize,
+    /// Tokens of the plan one unit short of it: over the target.
+    pub short_of: usize,
+    /// Tokens it landed at.
+    pub landed: usize,
+}
+
+impl fmt::Display for CoarseStep {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "landed at {} tokens: the least {} could take ends with one unit of {} tokens (a \
+             message, or a tool call with its results, with no output long enough to cut); \
+             one unit less leaves {} tokens, over the target",
+            crate::report::thousands(self.landed as u64),
+            self.strategy,
+            crate::report::thousands(self.unit_tokens as u64),
+            crate::report::thousands(self.short_of as u64),
+        )
+    }
 }
 
 /// One compaction strategy.
@@ -272,6 +307,8 @@ impl<'a> Context<'a> {
             target,
             stats: RefCell::new(SummaryStats::default()),
             horizon: usize::MAX,
+            fit_summaries: false,
+            coarse: RefCell::new(None),
         }
     }
 
@@ -318,44 +355,132 @@ impl<'a> Context<'a> {
 
     /// `strategy` applied to `plan` taking only what the target needs (DESIGN "How far"):
     /// when applying it in full lands under 85% of the target, it is applied again to the
-    /// shortest stretch of oldest history whose result still meets the target. `full` applies
-    /// it everywhere (a forced step). A summarizer that may answer differently each time is
-    /// not asked twice.
+    /// shortest stretch of oldest history whose result still meets the target; when the last
+    /// unit of that stretch is too big a step, smaller summaries or that unit's outputs cut
+    /// to head and tail may land in between ([`Self::land`]). `full` applies it everywhere (a
+    /// forced step). A summarizer that may answer differently each time is not asked twice.
     pub fn apply_to_target(&self, name: StrategyName, plan: Plan, full: bool) -> Result<Plan> {
+        let (next, stats) = self.land(name, plan, full)?;
+        self.merge(&stats);
+        Ok(next)
+    }
+
+    /// Whether `plan` lands in [0.85, 1.0] × target.
+    pub fn in_band(&self, plan: &Plan) -> bool {
+        let tokens = self.tokens(plan);
+        tokens <= self.target && tokens * 100 >= self.target * 85
+    }
+
+    /// [`Self::apply_to_target`] without booking its summaries: the plan and what it cost.
+    pub fn land(&self, name: StrategyName, plan: Plan, full: bool) -> Result<(Plan, SummaryStats)> {
+        self.coarse.take();
         let strategy = name.strategy();
-        let probe = |horizon: usize| -> Result<(Plan, SummaryStats)> {
+        let probe = |horizon: usize, plan: Plan| -> Result<(Plan, SummaryStats)> {
             let cx = self.reaching(horizon.min(self.horizon));
-            let next = strategy.apply(&cx, plan.clone())?;
+            let next = strategy.apply(&cx, plan)?;
             Ok((next, cx.stats.into_inner()))
         };
-        let (whole, stats) = probe(usize::MAX)?;
-        let tokens = self.tokens(&whole);
-        let landed = tokens * 100 >= self.target * 85;
-        if full || landed || tokens > self.target || !self.summarizer.deterministic() {
-            self.merge(&stats);
+        let whole = probe(usize::MAX, plan.clone())?;
+        let tokens = self.tokens(&whole.0);
+        if full || self.in_band(&whole.0) || !self.summarizer.deterministic() {
+            return Ok(whole);
+        }
+        if tokens > self.target {
+            // Full-size summaries miss the target: smaller ones may meet it.
+            // Not even the least fitted summaries would: do not ask.
+            let least = tokens - whole.1.summary_tokens + whole.1.summaries * MIN_FITTED_SUMMARY;
+            if whole.1.summaries > 0 && !self.fit_summaries && least <= self.target {
+                let fitted = self.probe_fitted(name, usize::MAX, plan)?;
+                if self.tokens(&fitted.0) <= self.target {
+                    return Ok(fitted);
+                }
+            }
             return Ok(whole);
         }
         // Horizons: the end of each unit, oldest first. The last one reaches everything.
-        let ends: Vec<usize> = plan
-            .units(self.subject)
+        let units = plan.units(self.subject);
+        let ends: Vec<usize> = units
             .iter()
             .map(|u| plan.items[u.elements.end - 1].originals().end)
             .collect();
         let (mut lo, mut hi) = (0, ends.len());
-        let mut best = (whole, stats);
+        let mut best = whole;
         // Invariant: reaching ends[hi - 1] meets the target (hi = len: the whole run did).
         while lo + 1 < hi {
             let mid = lo + (hi - lo) / 2;
-            let (next, stats) = probe(ends[mid - 1])?;
-            if self.tokens(&next) <= self.target {
+            let next = probe(ends[mid - 1], plan.clone())?;
+            if self.tokens(&next.0) <= self.target {
                 hi = mid;
-                best = (next, stats);
+                best = next;
             } else {
                 lo = mid;
             }
         }
-        self.merge(&best.1);
-        Ok(best.0)
+        if self.in_band(&best.0) || name == StrategyName::TrimOutputs {
+            return Ok(best);
+        }
+        // The last unit taken was too big a step. From one unit short of it, try smaller
+        // summaries, then cutting that unit's tool outputs to head and tail instead; the
+        // lightest that meets the target wins.
+        let short_of = if lo == 0 { 0 } else { ends[lo - 1] };
+        // Only a strategy that summarizes has summaries to shrink.
+        let fitted = if best.1.requests > 0 {
+            Some(self.probe_fitted(name, short_of, plan.clone())?)
+        } else {
+            None
+        };
+        let (short, stats) = if lo == 0 {
+            (plan, SummaryStats::default())
+        } else {
+            probe(ends[lo - 1], plan)?
+        };
+        let short_tokens = self.tokens(&short);
+        // The unit would be summarized or dropped whole otherwise, so the trim rule's
+        // recent outputs are fair game here.
+        let settings = StrategySettings {
+            masking_keep_recent: 0,
+            ..self.settings.clone()
+        };
+        let reach = Context {
+            settings: &settings,
+            ..self.reaching(ends[hi - 1].min(self.horizon))
+        };
+        let (trimmed, _) = reach.land(StrategyName::TrimOutputs, short, false)?;
+        let chosen = fitted
+            .into_iter()
+            .chain([(trimmed, stats)])
+            .filter(|(p, _)| self.tokens(p) <= self.target)
+            .fold(best, |best, next| {
+                if self.tokens(&next.0) > self.tokens(&best.0) {
+                    next
+                } else {
+                    best
+                }
+            });
+        if !self.in_band(&chosen.0) {
+            *self.coarse.borrow_mut() = Some(CoarseStep {
+                strategy: name,
+                unit_tokens: units[hi - 1].tokens,
+                short_of: short_tokens,
+                landed: self.tokens(&chosen.0),
+            });
+        }
+        Ok(chosen)
+    }
+
+    /// `name` applied up to `horizon` with its summaries sized to what the target leaves.
+    fn probe_fitted(
+        &self,
+        name: StrategyName,
+        horizon: usize,
+        plan: Plan,
+    ) -> Result<(Plan, SummaryStats)> {
+        let cx = Context {
+            fit_summaries: true,
+            ..self.reaching(horizon.min(self.horizon))
+        };
+        let next = name.strategy().apply(&cx, plan)?;
+        Ok((next, cx.stats.into_inner()))
     }
 
     /// Adds a probe's summaries to this context's.
@@ -372,21 +497,38 @@ impl<'a> Context<'a> {
         scope: Scope,
     ) -> Result<Plan> {
         let units = self.units(&plan);
+        let runs: Vec<Range<usize>> = runs
+            .into_iter()
+            .map(|run| absorb_earlier_summary(self.subject, &plan, &units, run))
+            .filter_map(|run| fit_summary_run(self.subject, &units, run))
+            .collect();
+        let budget = self.summary_budget(&plan, &units, &runs);
         // Back to front, so earlier units keep their positions.
         for run in runs.into_iter().rev() {
-            let run = absorb_earlier_summary(self.subject, &plan, &units, run);
-            let Some(run) = fit_summary_run(self.subject, &units, run) else {
-                continue;
-            };
             let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
             let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
             let entries = plan.entries(self.subject, elements);
-            let summary = self.summarizer.summarize(&SummaryRequest {
-                entries: &entries,
-                scope,
-                max_tokens: self.settings.summary_max_tokens,
-                counter: self.subject.counter,
-            })?;
+            let ask = |max_tokens: usize| {
+                self.summarizer.summarize(&SummaryRequest {
+                    entries: &entries,
+                    scope,
+                    max_tokens,
+                    counter: self.subject.counter,
+                })
+            };
+            let mut summary = ask(self.settings.summary_max_tokens)?;
+            let allowed = budget(run_tokens);
+            if allowed < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
+                // A smaller summary is used only when it still states the task and the next
+                // steps the full one does.
+                let smaller = self.summary_within(allowed, &ask)?;
+                if keeps_essentials(&smaller.text, &summary.text) {
+                    self.record(&summary, None);
+                    summary = smaller;
+                } else {
+                    self.record(&smaller, None);
+                }
+            }
             if summary.drop_span {
                 self.record(&summary, None);
                 if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
@@ -402,6 +544,56 @@ impl<'a> Context<'a> {
             }
         }
         Ok(plan)
+    }
+
+    /// A summary whose message costs at most `allowed` tokens where the summarizer can make
+    /// one that small (its budget is for the text, and only roughly kept): asked again, at
+    /// most twice, with the budget lowered by what the last answer went over.
+    fn summary_within(
+        &self,
+        allowed: usize,
+        ask: &impl Fn(usize) -> Result<crate::summarizer::Summary>,
+    ) -> Result<crate::summarizer::Summary> {
+        let least = MIN_FITTED_SUMMARY.min(self.settings.summary_max_tokens);
+        let mut max_tokens = allowed.saturating_sub(SUMMARY_OVERHEAD).max(least);
+        let mut summary = ask(max_tokens)?;
+        for _ in 0..2 {
+            let over = self
+                .subject
+                .summary_tokens(&summary.text)
+                .saturating_sub(allowed);
+            if over == 0 || max_tokens == least {
+                break;
+            }
+            self.record(&summary, None);
+            max_tokens = max_tokens.saturating_sub(over).max(least);
+            summary = ask(max_tokens)?;
+        }
+        Ok(summary)
+    }
+
+    /// What a summary of `run_tokens` tokens may cost: anything, or with
+    /// [`Self::fit_summaries`] its share of what the target leaves after everything the runs
+    /// do not cover.
+    fn summary_budget(
+        &self,
+        plan: &Plan,
+        units: &[Unit],
+        runs: &[Range<usize>],
+    ) -> impl Fn(usize) -> usize + use<> {
+        let covered: usize = runs
+            .iter()
+            .flat_map(|r| &units[r.clone()])
+            .map(|u| u.tokens)
+            .sum();
+        let left = self.target.saturating_sub(self.tokens(plan) - covered);
+        let fit = self.fit_summaries && covered > 0;
+        move |run_tokens: usize| {
+            if !fit {
+                return usize::MAX;
+            }
+            (left as u128 * run_tokens as u128 / covered as u128) as usize
+        }
     }
 
     /// Books a summary's cost, and the summary itself when it is used (`tokens`).
@@ -420,6 +612,22 @@ impl<'a> Context<'a> {
         }
     }
 }
+
+/// Whether `smaller` still says what `full` says of the task and the next steps (the
+/// sections a resuming agent needs first; `## 1.` and `## 4.` of the seed-002 layout).
+fn keeps_essentials(smaller: &str, full: &str) -> bool {
+    let has = |text: &str, heading: &str| text.lines().any(|l| l.starts_with(heading));
+    ["## 1.", "## 4."]
+        .iter()
+        .all(|h| has(smaller, h) || !has(full, h))
+}
+
+/// The least budget a fitted summary gets: below it a summary says too little to be worth
+/// its place.
+pub const MIN_FITTED_SUMMARY: usize = 64;
+
+/// Tokens a summary message costs beyond its text (message overhead, the ctxc marker), about.
+const SUMMARY_OVERHEAD: usize = 16;
 
 /// Whether a unit may be summarized or dropped by a partial strategy: free, not an earlier
 /// summary, and a message the model sees.

@@ -1087,6 +1087,64 @@ fn trim_outputs_drops_old_thinking_blocks_from_anthropic_messages() {
     assert_eq!(run.steps[0].thinking_dropped, 0);
 }
 
+#[test]
+fn trim_outputs_stops_at_the_target_and_keeps_what_it_can_of_the_last_output() {
+    // 0 task, 1-4 two reads of ~300 tokens, 5-10 three more, 11 latest user, 12.
+    let c = Chat::default()
+        .user("Audit the modules.")
+        .reads(5)
+        .user("Status?")
+        .assistant("Working on it.")
+        .case();
+    let s = c.subject();
+    let all = c.tokens();
+    let settings = StrategySettings::default();
+    // 60 tokens to save: less than cutting one output to 8 + 4 lines saves.
+    let cx = Context::new(&s, &Extractive, &settings, all - 60);
+    let plan = StrategyName::TrimOutputs
+        .strategy()
+        .apply(&cx, s.keep_all())
+        .unwrap();
+    c.assert_plan(StrategyName::TrimOutputs, &plan);
+    assert!(cx.in_band(&plan), "{} for {}", plan.tokens(&s), cx.target);
+    // Only the oldest output is cut, and it keeps more than the usual head.
+    assert_eq!(shape(&plan), format!("0 1 M2 {}", kept(3, 12)));
+    let OutItem::ReplaceResult(_, text) = &plan.items[2] else {
+        panic!("{}", shape(&plan));
+    };
+    assert!(text.starts_with(&bulky(1).lines().take(9).collect::<Vec<_>>().join("\n")));
+}
+
+#[test]
+fn a_step_whose_least_stretch_is_one_big_unit_cuts_its_outputs_instead() {
+    // 0 task, 1-4 one assistant message reading three files at once (one unit), 5 latest
+    // user message, 6 the answer: summarizing the unit would take far more than needed.
+    let c = Chat::default()
+        .user("Audit the modules.")
+        .parallel(&[
+            ("read_file", json!({"path": "src/a.rs"}), &bulky(1)),
+            ("read_file", json!({"path": "src/b.rs"}), &bulky(2)),
+            ("read_file", json!({"path": "src/c.rs"}), &bulky(3)),
+        ])
+        .user("Status?")
+        .assistant("Working on it.")
+        .case();
+    let s = c.subject();
+    let all = c.tokens();
+    let settings = StrategySettings::default();
+    let cx = Context::new(&s, &Extractive, &settings, all * 9 / 10);
+    let name = StrategyName::FullSummary;
+    let plan = cx.apply_to_target(name, s.keep_all(), false).unwrap();
+    c.assert_plan(name, &plan);
+    assert!(cx.in_band(&plan), "{} for {}", plan.tokens(&s), cx.target);
+    // Every call stays; the outputs are cut, not summarized.
+    assert!(
+        plan.items.iter().all(|o| o.kept().is_some()),
+        "{}",
+        shape(&plan)
+    );
+}
+
 // ----- full-summary -----
 
 #[test]
@@ -1543,7 +1601,10 @@ fn engine_says_why_an_unreachable_target_is_missed() {
     for step in &run.steps {
         assert!(step.tokens_after <= step.tokens_before, "{step:?}");
     }
-    let why = run.shortfall.expect("a target of 1 token cannot be met");
+    let why = run
+        .shortfall
+        .expect("a target of 1 token cannot be met")
+        .to_string();
     assert!(why.contains("target 1"), "{why}");
     assert!(why.contains("must stay verbatim"), "{why}");
     assert!(

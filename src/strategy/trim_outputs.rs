@@ -31,39 +31,94 @@ impl Strategy for TrimOutputs {
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
         let s = cx.subject;
         let keep_recent = cx.settings.masking_keep_recent;
+        // Over the target, cut oldest first and stop once it is met; a forced step under
+        // the target cuts everything in reach.
+        let stop = cx.tokens(&plan) > cx.target;
         let mut plan = super::old_thinking::drop_old(cx, plan, keep_recent);
         let outputs = cx.free_outputs(&plan);
         let recent = outputs.len().saturating_sub(keep_recent);
+        let mut need = cx.tokens(&plan).saturating_sub(cx.target);
+        if stop && need == 0 {
+            // Old thinking alone met the target.
+            return Ok(plan);
+        }
         for &at in &outputs[..recent] {
             let (OutItem::Keep(i) | OutItem::Strip(i)) = plan.items[at] else {
                 continue;
             };
-            let item = &s.conv.items[i];
-            let output = tool_output(item);
-            let Some(text) = trimmed(&output, |cut| s.counter.count(cut)) else {
+            let output = tool_output(&s.conv.items[i]);
+            let old = s.out_tokens(&plan.items[at]);
+            let saving = |scale: usize| -> Option<(OutItem, usize)> {
+                let text = trimmed_by(&output, scale, |cut| s.counter.count(cut))?;
+                let cut = OutItem::ReplaceResult(i, text);
+                let new = s.out_tokens(&cut);
+                (new < old).then(|| (cut, old - new))
+            };
+            let Some((mut cut, mut saved)) = saving(1) else {
                 continue;
             };
-            let cut = OutItem::ReplaceResult(i, text);
-            if s.out_tokens(&cut) < s.out_tokens(&plan.items[at]) {
-                plan.items[at] = cut;
+            if stop && saved > need {
+                // Keep as much of this output as the target allows.
+                if let Some(gentler) = gentlest(need, &saving) {
+                    (cut, saved) = gentler;
+                }
+            }
+            plan.items[at] = cut;
+            if stop {
+                need = need.saturating_sub(saved);
+                if need == 0 {
+                    break;
+                }
             }
         }
         Ok(plan)
     }
 }
 
+/// The cut keeping the most of an output (the largest head and tail scale up to 64) that
+/// still saves `need` tokens.
+fn gentlest(
+    need: usize,
+    saving: &impl Fn(usize) -> Option<(OutItem, usize)>,
+) -> Option<(OutItem, usize)> {
+    let (mut lo, mut hi) = (1usize, 64);
+    let mut best = None;
+    // Invariant: scale lo saves enough; scales above hi are not tried.
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match saving(mid) {
+            Some(found) if found.1 >= need => {
+                lo = mid;
+                best = Some(found);
+            }
+            _ => hi = mid - 1,
+        }
+    }
+    best
+}
+
 /// `output` cut to head, tail and error lines with a marker, or `None` when too short to cut.
 /// `count` prices the text cut, for the marker.
-pub fn trimmed(output: &str, count: impl Fn(&str) -> usize) -> Option<String> {
+/// `scale` multiplies the head and tail kept.
+fn trimmed_by(output: &str, scale: usize, count: impl Fn(&str) -> usize) -> Option<String> {
     let lines: Vec<&str> = output.lines().collect();
-    let head = take_within(lines.iter().copied(), HEAD_LINES, HEAD_CHARS);
+    let head = take_within(
+        lines.iter().copied(),
+        HEAD_LINES * scale,
+        HEAD_CHARS * scale,
+    );
     let tail_start = lines.len()
-        - take_within(lines.iter().rev().copied(), TAIL_LINES, TAIL_CHARS).min(lines.len() - head);
+        - take_within(
+            lines.iter().rev().copied(),
+            TAIL_LINES * scale,
+            TAIL_CHARS * scale,
+        )
+        .min(lines.len() - head);
     let middle = &lines[head..tail_start];
     let clipped_edge = lines[..head]
         .iter()
         .chain(&lines[tail_start..])
-        .any(|l| l.len() > HEAD_CHARS);
+        .any(|l| l.len() > HEAD_CHARS * scale);
     if middle.is_empty() && !clipped_edge {
         return None;
     }
@@ -81,11 +136,14 @@ pub fn trimmed(output: &str, count: impl Fn(&str) -> usize) -> Option<String> {
     } else {
         errors
     };
-    let head: Vec<String> = lines[..head].iter().map(|l| clip(l, HEAD_CHARS)).collect();
+    let head: Vec<String> = lines[..head]
+        .iter()
+        .map(|l| clip(l, HEAD_CHARS * scale))
+        .collect();
     let errors: Vec<String> = errors.iter().map(|l| clip(l, MAX_FACT_CHARS)).collect();
     let tail: Vec<String> = lines[tail_start..]
         .iter()
-        .map(|l| clip(l, HEAD_CHARS))
+        .map(|l| clip(l, HEAD_CHARS * scale))
         .collect();
     let kept = [head.join("\n"), errors.join("\n"), tail.join("\n")].join("\n");
     let marker = format!(

@@ -753,3 +753,58 @@ fn codex_keeps_the_title_and_the_user_message_events_of_kept_turns() {
         "the test needs strategies that summarize prompts"
     );
 }
+
+#[test]
+fn the_report_says_why_a_result_lands_far_under_or_over_the_target() {
+    let run = |file: &str, strategy: &str| -> Value {
+        let out = ctxc()
+            .args([
+                "compact",
+                "--force",
+                "--dry-run",
+                "--json",
+                "--target-ratio",
+                "0.5",
+            ])
+            .args(["--strategy", strategy])
+            .arg(shared(file))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        json_of(&out)["files"][0].clone()
+    };
+    // The whole session is one assistant message: its summary is the least full-summary can
+    // take, and lands far under the target.
+    let file = run(
+        "corpus/claude-code/claude-code-log-samples/assistant/thinking.jsonl",
+        "full-summary",
+    );
+    let (after, target) = (
+        file["contextTokensAfter"].as_u64(),
+        file["targetTokens"].as_u64(),
+    );
+    assert!(after.unwrap() * 100 < target.unwrap() * 85, "{file}");
+    let note = file["notes"][0].as_str().unwrap();
+    assert!(
+        note.starts_with(&format!(
+            "landed at {} tokens: the least full-summary could take",
+            after.unwrap()
+        )) && note.ends_with("one unit less leaves 554 tokens, over the target"),
+        "{note}"
+    );
+    // Over the target: the note's parts add up to what is left.
+    let file = run("corpus/claude-code/spotter/short.jsonl", "truncate");
+    let note = file["notes"][0].as_str().unwrap();
+    let numbers: Vec<u64> = note
+        .split(|c: char| !c.is_ascii_digit() && c != ',')
+        .filter(|s| s.chars().any(|c| c.is_ascii_digit()))
+        .map(|s| s.replace(',', "").parse().unwrap())
+        .collect();
+    // left, target, verbatim, its parts..., summaries, kept.
+    let (left, verbatim) = (numbers[0], numbers[2]);
+    let parts = &numbers[3..numbers.len() - 2];
+    let (summaries, kept) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+    assert_eq!(left, file["contextTokensAfter"].as_u64().unwrap(), "{note}");
+    assert_eq!(parts.iter().sum::<u64>(), verbatim, "{note}");
+    assert_eq!(verbatim + summaries + kept, left, "{note}");
+}
