@@ -28,7 +28,7 @@ const COARSE: &[(&str, &str, f64, &str)] = &[
         "full-summary",
         0.5,
         "the whole session is one 551-token assistant message, most of it a thinking block \
-         (cutting thinking is not a step yet): its summary lands at 40 for a target of 277",
+         (signed, so never cut, and among the last 3, which stay): its summary lands at 40 for a target of 277",
     ),
     (
         "claude-code/claude-code-log-samples/assistant/thinking.jsonl",
