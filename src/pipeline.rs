@@ -21,6 +21,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
 
+/// From this input size on, the token tables' pages are given back before verifying: they
+/// would otherwise weigh in peak memory as much as a quarter of the input.
+const RELEASE_TABLE_BYTES: usize = 8 << 20;
+
 /// How far compaction should go.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind", content = "value")]
@@ -114,6 +118,9 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
         .into_par_iter()
         .map(|c| plan_conversation(t, c, settings))
         .collect::<Result<_>>()?;
+    if t.source.len() >= RELEASE_TABLE_BYTES {
+        counter.release_table_pages();
+    }
     // Borrowed from the plans: a copy of every summary and replaced output would count in
     // peak memory.
     let edits: Vec<Option<&[OutItem]>> = planned
