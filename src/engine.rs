@@ -41,9 +41,11 @@ pub struct Step {
     /// Old thinking blocks it dropped (`trim-outputs`); its tokens are in the step's.
     #[serde(skip_serializing_if = "is_zero")]
     pub thinking_dropped: usize,
-    /// The plan after it (for archives).
+    /// The plan after it (for archives), when it changed the plan; `None` for the last step
+    /// that did, whose plan is [`Compaction::plan`] (a copy of a large plan counts in peak
+    /// memory). Read it with [`Compaction::plan_after`].
     #[serde(skip)]
-    pub plan: Plan,
+    pub plan: Option<Plan>,
 }
 
 /// The result of compacting one conversation.
@@ -103,8 +105,12 @@ pub fn compact(
             messages_after: plan.measures(subject).1,
             changed,
             thinking_dropped,
-            plan: plan.clone(),
+            plan: changed.then(|| plan.clone()),
         });
+    }
+    // The last change's plan is the final one: no second copy.
+    if let Some(last) = steps.iter_mut().rev().find(|s| s.changed) {
+        last.plan = None;
     }
     let tokens_after = plan.tokens(subject);
     let shortfall = (!met(subject, &plan, &goal)).then(|| shortfall(subject, &plan, &goal));
@@ -122,6 +128,14 @@ pub fn compact(
         shortfall,
         undershoot,
     })
+}
+
+impl Compaction {
+    /// The plan after step `i`, when that step changed it.
+    pub fn plan_after(&self, i: usize) -> Option<&Plan> {
+        let step = self.steps.get(i).filter(|s| s.changed)?;
+        Some(step.plan.as_ref().unwrap_or(&self.plan))
+    }
 }
 
 /// The chain to run: `adaptive` expands to its steps (its task type is reported).
@@ -258,7 +272,13 @@ pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compact
     let before = c.plan.tokens(subject);
     let next = crate::strategy::drop_stored(subject, c.plan.clone());
     let changed = next != c.plan;
-    c.plan = next;
+    let previous = std::mem::replace(&mut c.plan, next);
+    if changed {
+        // The plan of the last change so far is no longer the final one.
+        if let Some(last) = c.steps.iter_mut().rev().find(|s| s.changed) {
+            last.plan = Some(previous);
+        }
+    }
     c.tokens_after = c.plan.tokens(subject);
     debug_assert_eq!(before, c.tokens_after, "drop-stored changed the context");
     c.steps.push(Step {
@@ -268,7 +288,7 @@ pub fn drop_stored(subject: &Subject, compaction: Option<Compaction>) -> Compact
         messages_after: c.plan.measures(subject).1,
         changed,
         thinking_dropped: 0,
-        plan: c.plan.clone(),
+        plan: None,
     });
     c
 }

@@ -21,6 +21,17 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
 
+/// From this input size on, the token tables' pages are given back after each phase that
+/// counts much (a large conversation's first count, planning, verifying): they would
+/// otherwise weigh in peak memory as much as the input's decoded text.
+const RELEASE_TABLE_BYTES: usize = 8 << 20;
+
+fn release_table_pages(counter: &TokenCounter, bytes: usize) {
+    if bytes >= RELEASE_TABLE_BYTES {
+        counter.release_table_pages();
+    }
+}
+
 /// How far compaction should go.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind", content = "value")]
@@ -114,6 +125,7 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
         .into_par_iter()
         .map(|c| plan_conversation(t, c, settings))
         .collect::<Result<_>>()?;
+    release_table_pages(counter, t.source.len());
     // Borrowed from the plans: a copy of every summary and replaced output would count in
     // peak memory.
     let edits: Vec<Option<&[OutItem]>> = planned
@@ -156,6 +168,7 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
         )?),
         None => Cow::Borrowed(t),
     };
+    release_table_pages(counter, t.source.len());
     let mut stats = SummaryStats::default();
     let conversations = planned
         .into_iter()
@@ -217,6 +230,7 @@ fn plan_conversation<'a>(
     settings: &Settings<'a>,
 ) -> Result<Planned<'a>> {
     let subject = Subject::new(t, c, settings.counter);
+    release_table_pages(settings.counter, t.conversations[c].span.len());
     let tokens = subject.keep_all().tokens(&subject);
     // Only a fit on recorded usage steers compaction; a default estimate is only reported.
     let calibration = calibrate::conversation(

@@ -4,7 +4,7 @@
 
 use crate::facts::{Facts, collapse_whitespace, string_values};
 use crate::transcript::{Conversation, PartKind};
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::{Serialize, Serializer};
 use std::ops::AddAssign;
 
@@ -166,7 +166,12 @@ fn tally(facts: &[String], haystack: &str) -> Tally {
     if total == 0 {
         return Tally::default();
     }
-    let Ok(searcher) = AhoCorasick::new(facts) else {
+    // A contiguous NFA: the default may build a DFA, megabytes for a conversation's facts,
+    // while everything else of a large input is still in memory.
+    let Ok(searcher) = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .build(facts)
+    else {
         let kept = facts
             .iter()
             .filter(|f| haystack.contains(f.as_str()))

@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer as TiktokenModel, get_tokenizer};
 
+mod resident;
 mod table;
 
 /// Context window assumed when the model is unknown.
@@ -287,6 +288,13 @@ impl TokenCounter {
         })
     }
 
+    /// Lets the system drop the pages of the embedded tables this process has read, for a
+    /// large input whose counting is mostly done: they count in peak memory, and reading back
+    /// the few a later count needs costs little next to such an input.
+    pub fn release_table_pages(&self) {
+        engine::release_pages();
+    }
+
     /// Number of tokens in `text`. Special tokens such as `<|endoftext|>` count as ordinary
     /// text. Never panics, whatever the size or content of `text`.
     pub fn count(&self, text: &str) -> usize {
@@ -395,6 +403,10 @@ mod engine {
             Encoding::P50kBase | Encoding::R50kBase => tiktoken(encoding).map(|_| ()),
             Encoding::Estimate => Ok(()),
         }
+    }
+
+    pub(super) fn release_pages() {
+        bpe::release_pages();
     }
 
     pub(super) fn count(encoding: Encoding, text: &str) -> usize {
@@ -533,6 +545,15 @@ mod engine {
                     Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
                 Ok(Shared { table, splitter })
             })
+        }
+
+        /// Lets the system drop the resident pages of the tables built so far.
+        pub(in super::super) fn release_pages() {
+            for (cell, bytes) in [(&O200K, O200K_TABLE), (&CL100K, CL100K_TABLE)] {
+                if cell.get().is_some() {
+                    super::super::resident::release(bytes);
+                }
+            }
         }
 
         /// Builds the shared table and pre-tokenizer, reporting errors.
@@ -804,6 +825,21 @@ mod tests {
                 palette[(x % palette.len() as u64) as usize]
             })
             .collect()
+    }
+
+    #[test]
+    fn counts_stay_the_same_after_the_table_pages_are_given_back() {
+        let text = random_text(
+            7,
+            200_000,
+            &['a', 'é', ' ', '\n', '7', '{', '"', 'z', '中', 'q'],
+        );
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let counter = TokenCounter::without_cache(encoding).unwrap();
+            let before = counter.count(&text);
+            counter.release_table_pages();
+            assert_eq!(counter.count(&text), before, "{encoding}");
+        }
     }
 
     fn base64_blob(len: usize) -> String {

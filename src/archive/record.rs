@@ -88,17 +88,15 @@ fn steps(
     messages_before: usize,
     lines: &LineIndex,
 ) -> Vec<StepRecord> {
-    let mut previous = Plan {
+    let keep_all = Plan {
         items: (0..conv.items.len()).map(OutItem::Keep).collect(),
     };
+    let mut previous = &keep_all;
     let mut messages = messages_before;
     let mut records = Vec::with_capacity(k.steps.len());
-    for step in &k.steps {
-        let edits = if step.changed {
-            edits(conv, &previous, &step.plan, lines)
-        } else {
-            Vec::new()
-        };
+    for (i, step) in k.steps.iter().enumerate() {
+        let after = k.plan_after(i);
+        let edits = after.map_or_else(Vec::new, |after| edits(conv, previous, after, lines));
         records.push(StepRecord {
             strategy: step.strategy.name().into(),
             changed: step.changed,
@@ -109,7 +107,9 @@ fn steps(
             edits,
         });
         messages = step.messages_after;
-        previous = step.plan.clone();
+        if let Some(after) = after {
+            previous = after;
+        }
     }
     records
 }
