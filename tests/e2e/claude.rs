@@ -33,6 +33,12 @@ fn field<'a>(records: &'a [Value], key: &str) -> &'a str {
 /// Places `text` as session `id` under a fresh CLAUDE_CONFIG_DIR, resumes it against the
 /// stand-in and returns the request that carried the prompt.
 pub fn resume(text: &str, standin: &StandIn) -> Value {
+    resume_and_read(text, standin).0
+}
+
+/// Like [`resume`], also returning the session file as the client left it: Claude Code
+/// appends the resumed turn to it, in the format it writes today.
+pub fn resume_and_read(text: &str, standin: &StandIn) -> (Value, String) {
     let recs = records(text);
     let id = field(&recs, "sessionId").to_string();
     let original_cwd = field(&recs, "cwd").to_string();
@@ -66,12 +72,13 @@ pub fn resume(text: &str, standin: &StandIn) -> Value {
         .args(["-p", "--resume", &id, "--disallowedTools", "Bash,WebFetch"])
         .args(["--", PROMPT]);
     let log = run_client(cmd, &format!("claude --resume {id}"));
+    let written = std::fs::read_to_string(dir.join(format!("{id}.jsonl"))).unwrap();
     let requests = standin.take();
     crate::assert_hermetic(&requests, &log);
     for (i, r) in requests.iter().enumerate() {
         crate::dump(&format!("claude-{id}-{}-{i}", text.len()), &r.json());
     }
-    requests
+    let request = requests
         .iter()
         .filter(|r| r.method == "POST" && r.path.split('?').next().unwrap().ends_with("/messages"))
         .map(|r| r.json())
@@ -80,7 +87,8 @@ pub fn resume(text: &str, standin: &StandIn) -> Value {
         .unwrap_or_else(|| {
             let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
             panic!("claude sent no resume request (saw {seen:?})\n{log}")
-        })
+        });
+    (request, written)
 }
 
 fn last_user_text(body: &Value) -> String {
@@ -171,7 +179,9 @@ fn live(text: &str) -> Vec<Value> {
     recs.retain(|r| {
         let sent =
             r["type"] == "user" || r["type"] == "assistant" || r["subtype"] == "local_command";
-        sent && r["isSidechain"] != true
+        // Claude Code 2.1 keeps some records for the transcript only (a background task's
+        // notification, delivered to the model as a system reminder instead).
+        sent && r["isSidechain"] != true && r["queueTranscriptOnly"] != true
     });
     recs
 }
@@ -385,6 +395,42 @@ fn claude_code_resumes_an_output_without_old_thinking() {
             );
         }
     }
+}
+
+/// What Claude Code writes today reads in ctxc: a corpus session the real client resumed, with
+/// the turn it appended in its own current format, passes `ctxc check`, compacts, and the
+/// output resumes cleanly in turn.
+#[test]
+fn ctxc_reads_what_claude_code_appends() {
+    if clients().is_none() {
+        return;
+    }
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let original = std::fs::read_to_string(corpus(SESSIONS[0])).unwrap();
+    let (_, appended) = resume_and_read(&original, &standin);
+    assert!(
+        records(&appended).len() > records(&original).len()
+            && appended.contains(crate::standin::ANSWER),
+        "Claude Code appended no turn to the session"
+    );
+    let source = work.path("in").join("resumed.jsonl");
+    std::fs::write(&source, &appended).unwrap();
+    crate::assert_check_clean(&source);
+    let baseline = resume(&appended, &standin);
+    let c = compact(&source, work.dir.path(), "adaptive", 0.5);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    crate::dump_text("claude-appended.jsonl", &appended);
+    crate::dump_text("claude-appended.compact.jsonl", &output);
+    let request = resume(&output, &standin);
+    let (problems, ratio) = check(&request, &baseline, &appended, &output, c.token_ratio);
+    crate::log_run(
+        "claude, appended by claude",
+        c.token_ratio,
+        ratio,
+        &problems,
+    );
+    assert!(problems.0.is_empty(), "{problems:?}");
 }
 
 /// The checks catch a broken output: one tool_result removed, one parentUuid pointing nowhere,

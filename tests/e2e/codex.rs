@@ -120,15 +120,18 @@ pub fn resume(text: &str, standin: &StandIn) -> Value {
 /// returned is the compaction request (the one carrying the session's history), after checking
 /// that the turn which followed was sent the stand-in's compaction item.
 pub fn resume_with(text: &str, standin: &StandIn, settings: &[&str]) -> Value {
+    resume_and_read(text, standin, settings).0
+}
+
+/// Like [`resume_with`], also returning the rollout as the client left it: Codex appends the
+/// resumed turn to it, in the format it writes today.
+pub fn resume_and_read(text: &str, standin: &StandIn, settings: &[&str]) -> (Value, String) {
     let sandbox = Sandbox::new();
     let cwd = sandbox.path("cwd");
     let home = sandbox.path("codex");
     let dir = sandbox.path("codex/sessions/2026/01/19");
-    std::fs::write(
-        dir.join(format!("rollout-2026-01-19T08-00-00-{SESSION_ID}.jsonl")),
-        rewrite_cwd(text, CWD, &cwd),
-    )
-    .unwrap();
+    let file = dir.join(format!("rollout-2026-01-19T08-00-00-{SESSION_ID}.jsonl"));
+    std::fs::write(&file, rewrite_cwd(text, CWD, &cwd)).unwrap();
     let mut cmd = scrubbed(&clients().unwrap().codex, &sandbox, standin);
     cmd.env("CODEX_HOME", &home)
         .env("CODEX_API_KEY", "sk-e2e-not-a-key")
@@ -146,6 +149,7 @@ pub fn resume_with(text: &str, standin: &StandIn, settings: &[&str]) -> Value {
         .args(settings.iter().flat_map(|s| ["-c", s]))
         .args([SESSION_ID, PROMPT]);
     let log = run_client(cmd, "codex exec resume");
+    let written = std::fs::read_to_string(&file).unwrap();
     let requests = standin.take();
     crate::assert_hermetic(&requests, &log);
     for (i, r) in requests.iter().enumerate() {
@@ -170,12 +174,13 @@ pub fn resume_with(text: &str, standin: &StandIn, settings: &[&str]) -> Value {
             compacted,
             "after compacting, codex did not send the turn with the compaction item\n{log}"
         );
-        return compaction.clone();
+        return (compaction.clone(), written);
     }
-    turn.cloned().unwrap_or_else(|| {
+    let request = turn.cloned().unwrap_or_else(|| {
         let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
         panic!("codex sent no resume request (saw {seen:?})\n{log}")
-    })
+    });
+    (request, written)
 }
 
 /// Codex's compaction request: a Responses request whose input ends with this trigger.
@@ -224,6 +229,27 @@ fn conversation(body: &Value) -> Vec<&Value> {
             i["role"] != "developer" && !text.starts_with('<') && text != PROMPT
         })
         .collect()
+}
+
+/// The size of what a request carries from `session`: its conversation, and the developer and
+/// context messages the rollout itself holds (Codex re-sends those of earlier turns, and ctxc
+/// counts them like any preserved message); the fresh ones Codex adds for this turn are not.
+fn session_size(body: &Value, session: &str) -> usize {
+    let joined = |item: &Value| item_texts(item).join("");
+    let held: HashSet<String> = session
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "response_item" && r["payload"]["type"] == "message")
+        .map(|r| joined(&r["payload"]))
+        .collect();
+    let mut items = conversation(body);
+    items.extend(input(body).iter().filter(|i| {
+        let text = joined(i);
+        i["type"] == "message"
+            && (i["role"] == "developer" || text.starts_with('<'))
+            && held.contains(&text)
+    }));
+    size(&items)
 }
 
 /// The title Codex lists a session under, asked of Codex itself: `thread/list` of its
@@ -369,7 +395,7 @@ pub fn check(
         });
     }
 
-    let ratio = size(&conversation(request)) as f64 / size(&conversation(baseline)) as f64;
+    let ratio = session_size(request, output) as f64 / session_size(baseline, original) as f64;
     size_matches(&mut p, ratio, token_ratio);
     (p, ratio)
 }
@@ -401,6 +427,37 @@ fn codex_resumes_every_output() {
         &mut failures,
     );
     assert_all_resumed(&failures, runs);
+}
+
+/// What Codex writes today reads in ctxc: the rollout after a real `codex exec resume`, with
+/// the turn Codex appended in its own current format, passes `ctxc check`, compacts, and the
+/// output resumes cleanly in turn.
+#[test]
+fn ctxc_reads_what_codex_appends() {
+    if clients().is_none() {
+        return;
+    }
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let original = rollout();
+    let (_, appended) = resume_and_read(&original, &standin, &[]);
+    assert!(
+        appended.lines().count() > original.lines().count()
+            && appended.contains(crate::standin::ANSWER),
+        "Codex appended no turn to the rollout"
+    );
+    let source = work.path("in").join("rollout.jsonl");
+    std::fs::write(&source, &appended).unwrap();
+    crate::assert_check_clean(&source);
+    let baseline = resume(&appended, &standin);
+    let c = compact(&source, work.dir.path(), "adaptive", 0.5);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    crate::dump_text("codex-appended.jsonl", &appended);
+    crate::dump_text("codex-appended.compact.jsonl", &output);
+    let request = resume(&output, &standin);
+    let (problems, ratio) = check(&request, &baseline, &appended, &output, c.token_ratio);
+    crate::log_run("codex, appended by codex", c.token_ratio, ratio, &problems);
+    assert!(problems.0.is_empty(), "{problems:?}");
 }
 
 /// Codex compacts a long session before the turn (here forced by a tiny limit): the history it

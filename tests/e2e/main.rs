@@ -93,6 +93,22 @@ fn install() -> Option<Clients> {
     Some(found().expect("npm ci installed claude and codex"))
 }
 
+/// `ctxc check FILE` finds nothing wrong.
+pub fn assert_check_clean(file: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .args(["check", "-q"])
+        .arg(file)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        out.status.success(),
+        "ctxc check {}: {}{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// One compaction run: `ctxc compact SOURCE --strategy S --target-ratio R --force`.
 pub struct Compacted {
     pub label: String,
@@ -250,6 +266,15 @@ pub fn dump(name: &str, request: &Value) {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(format!("{}.json", name.replace(['/', '@'], "_")));
         std::fs::write(file, serde_json::to_string_pretty(request).unwrap()).unwrap();
+    }
+}
+
+/// Writes a session file to `$CTXC_E2E_DUMP/NAME` when that variable is set.
+pub fn dump_text(name: &str, text: &str) {
+    if let Some(dir) = std::env::var_os("CTXC_E2E_DUMP") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
     }
 }
 
