@@ -308,7 +308,10 @@ fn parse_record(value: &Value, item: &mut Item) {
     let Some(message) = value.get("message").filter(|m| m.is_object()) else {
         return;
     };
-    if !matches!(kind, Some("user" | "assistant")) {
+    // Claude Code 2.1 writes some user records for the transcript only (a background task's
+    // notification, which reaches the model as a system reminder of the next prompt instead).
+    let transcript_only = value.get("queueTranscriptOnly") == Some(&Value::Bool(true));
+    if !matches!(kind, Some("user" | "assistant")) || transcript_only {
         return;
     }
     item.role = match message.get("role").and_then(Value::as_str).or(kind) {
@@ -1037,6 +1040,25 @@ mod tests {
                 Some((r["uuid"].as_str()?.to_string(), parent))
             })
             .collect()
+    }
+
+    /// As Claude Code 2.1.330 wrote it on resume (tests/e2e), shortened: the notification of
+    /// a background task, kept for the transcript only; the next prompt carries it to the model.
+    #[test]
+    fn transcript_only_records_are_not_context() {
+        let src = [
+            r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"start phoenix"},"uuid":"u1","sessionId":"s"}"#,
+            r#"{"parentUuid":"u1","isSidechain":false,"promptId":"p","type":"user","message":{"role":"user","content":"<task-notification>\n<task-id>bae407b</task-id>\n<status>stopped</status>\n</task-notification>"},"uuid":"u2","origin":{"kind":"task-notification"},"promptSource":"system","queueTranscriptOnly":true,"sessionId":"s"}"#,
+            r#"{"parentUuid":"u2","isSidechain":false,"type":"user","message":{"role":"user","content":"continue"},"uuid":"u3","sessionId":"s"}"#,
+        ]
+        .join("\n")
+            + "\n";
+        let t = load(src.clone());
+        let items = &t.conversations[0].items;
+        assert!(items[0].in_context && items[2].in_context);
+        assert!(!items[1].in_context && items[1].kind == Kind::NonContext);
+        assert!(findings(&t).is_empty(), "{:?}", findings(&t));
+        assert_eq!(t.write(&[Some((0..3).map(OutItem::Keep).collect())]), src);
     }
 
     #[test]
