@@ -48,8 +48,15 @@ impl Strategy for TrimOutputs {
             };
             let output = tool_output(&s.conv.items[i]);
             let old = s.out_tokens(&plan.items[at]);
+            // The whole output is priced once, however many scales are tried.
+            let whole = std::cell::OnceCell::new();
             let saving = |scale: usize| -> Option<(OutItem, usize)> {
-                let text = trimmed_by(&output, scale, |cut| s.counter.count(cut))?;
+                let text = trimmed_by(
+                    &output,
+                    scale,
+                    || *whole.get_or_init(|| s.counter.count(&output)),
+                    |cut| s.counter.count(cut),
+                )?;
                 let cut = OutItem::ReplaceResult(i, text);
                 let new = s.out_tokens(&cut);
                 (new < old).then(|| (cut, old - new))
@@ -98,59 +105,41 @@ fn gentlest(
 }
 
 /// `output` cut to head, tail and error lines with a marker, or `None` when too short to cut.
-/// `count` prices the text cut, for the marker.
-/// `scale` multiplies the head and tail kept.
-fn trimmed_by(output: &str, scale: usize, count: impl Fn(&str) -> usize) -> Option<String> {
-    let lines: Vec<&str> = output.lines().collect();
-    let head = take_within(
-        lines.iter().copied(),
-        HEAD_LINES * scale,
-        HEAD_CHARS * scale,
-    );
-    let tail_start = lines.len()
-        - take_within(
-            lines.iter().rev().copied(),
-            TAIL_LINES * scale,
-            TAIL_CHARS * scale,
-        )
-        .min(lines.len() - head);
-    let middle = &lines[head..tail_start];
-    let clipped_edge = lines[..head]
+/// `whole` gives the output's tokens and `count` prices the text kept, for the marker.
+/// `scale` multiplies the head and tail kept. Lines are walked, never collected: an output
+/// of millions of short lines would cost more as a list of lines than as text.
+fn trimmed_by(
+    output: &str,
+    scale: usize,
+    whole: impl Fn() -> usize,
+    count: impl Fn(&str) -> usize,
+) -> Option<String> {
+    let total = output.lines().count();
+    let head = take_within(output.lines(), HEAD_LINES * scale, HEAD_CHARS * scale);
+    let tail =
+        take_within(output.lines().rev(), TAIL_LINES * scale, TAIL_CHARS * scale).min(total - head);
+    let middle = total - head - tail;
+    let clip_edge = |l: &str| clip(l, HEAD_CHARS * scale);
+    let head: Vec<&str> = output.lines().take(head).collect();
+    let mut tail: Vec<&str> = output.lines().rev().take(tail).collect();
+    tail.reverse();
+    let clipped_edge = head
         .iter()
-        .chain(&lines[tail_start..])
+        .chain(&tail)
         .any(|l| l.len() > HEAD_CHARS * scale);
-    if middle.is_empty() && !clipped_edge {
+    if middle == 0 && !clipped_edge {
         return None;
     }
-    let errors: Vec<&str> = middle
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| l.len() >= 8 && is_error_line(l))
-        .collect();
-    let errors: Vec<&str> = if errors.len() > 2 * MIDDLE_ERRORS {
-        [
-            &errors[..MIDDLE_ERRORS],
-            &errors[errors.len() - MIDDLE_ERRORS..],
-        ]
-        .concat()
-    } else {
-        errors
-    };
-    let head: Vec<String> = lines[..head]
-        .iter()
-        .map(|l| clip(l, HEAD_CHARS * scale))
-        .collect();
+    let errors = middle_errors(output.lines().skip(head.len()).take(middle));
+    let head: Vec<String> = head.into_iter().map(clip_edge).collect();
     let errors: Vec<String> = errors.iter().map(|l| clip(l, MAX_FACT_CHARS)).collect();
-    let tail: Vec<String> = lines[tail_start..]
-        .iter()
-        .map(|l| clip(l, HEAD_CHARS * scale))
-        .collect();
+    let tail: Vec<String> = tail.into_iter().map(clip_edge).collect();
     let kept = [head.join("\n"), errors.join("\n"), tail.join("\n")].join("\n");
     let marker = format!(
         "[ctxc: {} of {} lines ({} tokens) cut from this output; head, tail and {} error lines kept]",
-        thousands(middle.len() - errors.len()),
-        thousands(lines.len()),
-        thousands(count(output).saturating_sub(count(&kept))),
+        thousands(middle - errors.len()),
+        thousands(total),
+        thousands(whole().saturating_sub(count(&kept))),
         errors.len()
     );
     let text: Vec<String> = head
@@ -161,6 +150,30 @@ fn trimmed_by(output: &str, scale: usize, count: impl Fn(&str) -> usize) -> Opti
         .collect();
     let text = text.join("\n");
     (text.len() < output.len()).then_some(text)
+}
+
+/// The error lines of `middle`: every one when there are at most twice `MIDDLE_ERRORS`,
+/// else the first and the last `MIDDLE_ERRORS`.
+fn middle_errors<'a>(middle: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut first = Vec::new();
+    // After the first ones, a window of the latest: with at most twice as many in all, it
+    // never drops one.
+    let mut last = std::collections::VecDeque::new();
+    for line in middle
+        .map(str::trim)
+        .filter(|l| l.len() >= 8 && is_error_line(l))
+    {
+        if first.len() < MIDDLE_ERRORS {
+            first.push(line);
+        } else {
+            if last.len() == MIDDLE_ERRORS {
+                last.pop_front();
+            }
+            last.push_back(line);
+        }
+    }
+    first.extend(last);
+    first
 }
 
 /// How many of `lines` fit in `max_lines` lines and `max_chars` characters (at least one).
@@ -183,4 +196,47 @@ fn take_within<'a>(
 
 fn thousands(n: usize) -> String {
     crate::report::thousands(n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("error: case {i} failed")).collect()
+    }
+
+    #[test]
+    fn middle_errors_keeps_all_up_to_twice_the_limit_else_first_and_last() {
+        let few = errors(2 * MIDDLE_ERRORS);
+        let lines = few
+            .iter()
+            .map(String::as_str)
+            .chain(["ok: fine, nothing wrong"]);
+        assert_eq!(middle_errors(lines), few);
+        let many = errors(2 * MIDDLE_ERRORS + 7);
+        let kept = middle_errors(many.iter().map(String::as_str));
+        let expected: Vec<&String> = many[..MIDDLE_ERRORS]
+            .iter()
+            .chain(&many[many.len() - MIDDLE_ERRORS..])
+            .collect();
+        assert_eq!(kept.iter().collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn a_long_output_keeps_head_tail_and_errors_with_a_true_marker() {
+        let mut lines: Vec<String> = (0..100).map(|i| format!("line {i}")).collect();
+        lines[50] = "error: the build failed".into();
+        let output = lines.join("\n");
+        let text = trimmed_by(&output, 1, || 500, |_| 100).unwrap();
+        let kept: Vec<&str> = text.lines().collect();
+        assert_eq!(kept[..HEAD_LINES], lines[..HEAD_LINES]);
+        assert!(kept.contains(&"error: the build failed"));
+        assert_eq!(kept[kept.len() - TAIL_LINES..], lines[100 - TAIL_LINES..]);
+        let cut = 100 - HEAD_LINES - TAIL_LINES - 1;
+        let marker = format!(
+            "[ctxc: {cut} of 100 lines (400 tokens) cut from this output; head, tail and 1 error lines kept]"
+        );
+        assert_eq!(kept[HEAD_LINES], marker);
+    }
 }
