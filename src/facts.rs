@@ -592,31 +592,57 @@ pub fn is_error_line(line: &str) -> bool {
     ERROR_FINDER.is_match(line)
 }
 
+/// The error lines of `text`, each trimmed, in order, none shorter than 8 bytes: only the
+/// lines holding a needle are looked at (needles never span lines), so a text is searched in
+/// one pass of the automaton rather than line by line.
+pub fn error_lines_in(text: &str) -> impl Iterator<Item = &str> {
+    let mut searched = 0;
+    std::iter::from_fn(move || {
+        while searched < text.len() {
+            let m = ERROR_FINDER.find(&text[searched..])?;
+            let at = searched + m.start();
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            searched = end + 1;
+            let line = text[start..end].trim();
+            if line.len() >= 8 {
+                return Some(line);
+            }
+        }
+        None
+    })
+}
+
+/// The first `first` and the last `last` of `items`, or all of them when there are no more
+/// than that; only those are held, however long `items` runs.
+pub fn first_and_last<T>(items: impl Iterator<Item = T>, first: usize, last: usize) -> Vec<T> {
+    let mut head = Vec::new();
+    // After the first ones, a window of the latest: with no more than first + last in all,
+    // it never drops one.
+    let mut tail = std::collections::VecDeque::new();
+    for item in items {
+        if head.len() < first {
+            head.push(item);
+        } else {
+            if tail.len() == last {
+                tail.pop_front();
+            }
+            if last > 0 {
+                tail.push_back(item);
+            }
+        }
+    }
+    head.extend(tail);
+    head
+}
+
 /// The error lines of a tool output or observation: the first three and the last two, each
 /// trimmed and clipped; with `flagged` (`is_error`), the first line counts even without a
 /// telltale word. Lines shorter than 8 bytes once trimmed never count.
 pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
-    let mut errors: Vec<&str> = Vec::new();
-    let mut searched = 0;
-    // Only the lines holding a needle are looked at (needles never span lines).
-    while let Some(m) = ERROR_FINDER.find(&text[searched..]) {
-        let at = searched + m.start();
-        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-        let line = text[start..end].trim();
-        if line.len() >= 8 {
-            errors.push(line);
-        }
-        searched = (end + 1).min(text.len());
-        if end == text.len() {
-            break;
-        }
-    }
+    let mut errors = first_and_last(error_lines_in(text), 3, 2);
     if flagged && errors.is_empty() {
         errors.extend(text.lines().map(str::trim).find(|l| l.len() >= 8));
-    }
-    if errors.len() > 5 {
-        errors.drain(3..errors.len() - 2);
     }
     errors
         .into_iter()

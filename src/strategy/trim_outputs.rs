@@ -6,7 +6,7 @@
 //! (they cannot be cut: see [`super::old_thinking`]).
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{MAX_FACT_CHARS, clip, is_error_line, tool_output};
+use crate::facts::{MAX_FACT_CHARS, clip, error_lines_in, first_and_last, tool_output};
 use crate::plan::Plan;
 use crate::transcript::OutItem;
 use anyhow::Result;
@@ -130,7 +130,11 @@ fn trimmed_by(
     if middle == 0 && !clipped_edge {
         return None;
     }
-    let errors = middle_errors(output.lines().skip(head.len()).take(middle));
+    let errors = first_and_last(
+        error_lines_in(middle_text(output, head.len(), tail.len())),
+        MIDDLE_ERRORS,
+        MIDDLE_ERRORS,
+    );
     let head: Vec<String> = head.into_iter().map(clip_edge).collect();
     let errors: Vec<String> = errors.iter().map(|l| clip(l, MAX_FACT_CHARS)).collect();
     let tail: Vec<String> = tail.into_iter().map(clip_edge).collect();
@@ -152,28 +156,12 @@ fn trimmed_by(
     (text.len() < output.len()).then_some(text)
 }
 
-/// The error lines of `middle`: every one when there are at most twice `MIDDLE_ERRORS`,
-/// else the first and the last `MIDDLE_ERRORS`.
-fn middle_errors<'a>(middle: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut first = Vec::new();
-    // After the first ones, a window of the latest: with at most twice as many in all, it
-    // never drops one.
-    let mut last = std::collections::VecDeque::new();
-    for line in middle
-        .map(str::trim)
-        .filter(|l| l.len() >= 8 && is_error_line(l))
-    {
-        if first.len() < MIDDLE_ERRORS {
-            first.push(line);
-        } else {
-            if last.len() == MIDDLE_ERRORS {
-                last.pop_front();
-            }
-            last.push_back(line);
-        }
-    }
-    first.extend(last);
-    first
+/// The text of `output` between its first `head` and its last `tail` lines.
+fn middle_text(output: &str, head: usize, tail: usize) -> &str {
+    let pieces = || output.split_inclusive('\n');
+    let start: usize = pieces().take(head).map(str::len).sum();
+    let end = output.len() - pieces().rev().take(tail).map(str::len).sum::<usize>();
+    &output[start..end.max(start)]
 }
 
 /// How many of `lines` fit in `max_lines` lines and `max_chars` characters (at least one).
@@ -208,19 +196,30 @@ mod tests {
 
     #[test]
     fn middle_errors_keeps_all_up_to_twice_the_limit_else_first_and_last() {
-        let few = errors(2 * MIDDLE_ERRORS);
-        let lines = few
-            .iter()
-            .map(String::as_str)
-            .chain(["ok: fine, nothing wrong"]);
-        assert_eq!(middle_errors(lines), few);
+        let middle = |lines: &[String]| -> Vec<String> {
+            let text = lines.join("\n");
+            first_and_last(error_lines_in(&text), MIDDLE_ERRORS, MIDDLE_ERRORS)
+                .into_iter()
+                .map(String::from)
+                .collect()
+        };
+        let mut few = errors(2 * MIDDLE_ERRORS);
+        few.push("ok: fine, nothing wrong".into());
+        assert_eq!(middle(&few), few[..2 * MIDDLE_ERRORS]);
         let many = errors(2 * MIDDLE_ERRORS + 7);
-        let kept = middle_errors(many.iter().map(String::as_str));
-        let expected: Vec<&String> = many[..MIDDLE_ERRORS]
+        let expected: Vec<String> = many[..MIDDLE_ERRORS]
             .iter()
             .chain(&many[many.len() - MIDDLE_ERRORS..])
+            .cloned()
             .collect();
-        assert_eq!(kept.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(middle(&many), expected);
+    }
+
+    #[test]
+    fn the_middle_is_the_text_between_head_and_tail_lines() {
+        assert_eq!(middle_text("a\nb\r\nc\nd", 1, 1), "b\r\nc\n");
+        assert_eq!(middle_text("a\nb\nc\n", 1, 1), "b\n");
+        assert_eq!(middle_text("a\nb", 1, 1), "");
     }
 
     #[test]
