@@ -88,7 +88,13 @@ fn gentlest(
     need: usize,
     saving: &impl Fn(usize) -> Option<(OutItem, usize)>,
 ) -> Option<(OutItem, usize)> {
-    let (mut lo, mut hi) = (1usize, 64);
+    const MAX_SCALE: usize = 64;
+    // The gentlest cut first: a long output usually still saves enough with it, and each try
+    // walks the whole output.
+    if let Some(found) = saving(MAX_SCALE).filter(|found| found.1 >= need) {
+        return Some(found);
+    }
+    let (mut lo, mut hi) = (1usize, MAX_SCALE - 1);
     let mut best = None;
     // Invariant: scale lo saves enough; scales above hi are not tried.
     while lo < hi {
