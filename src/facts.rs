@@ -613,34 +613,23 @@ pub fn error_lines_in(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The first `first` and the last `last` of `items`, or all of them when there are no more
-/// than that; only those are held, however long `items` runs.
-pub fn first_and_last<T>(items: impl Iterator<Item = T>, first: usize, last: usize) -> Vec<T> {
-    let mut head = Vec::new();
-    // After the first ones, a window of the latest: with no more than first + last in all,
-    // it never drops one.
-    let mut tail = std::collections::VecDeque::new();
-    for item in items {
-        if head.len() < first {
-            head.push(item);
-        } else {
-            if tail.len() == last {
-                tail.pop_front();
-            }
-            if last > 0 {
-                tail.push_back(item);
-            }
-        }
-    }
-    head.extend(tail);
-    head
+/// The first `first` and the last `last` of `lines`, or all of them when there are no more
+/// than that; only those are held, however long `lines` runs.
+pub fn first_and_last<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    first: usize,
+    last: usize,
+) -> Vec<&'a str> {
+    let mut ends = Ends::new(first, last);
+    lines.for_each(|l| ends.push(l));
+    ends.lines()
 }
 
 /// The error lines of a tool output or observation: the first three and the last two, each
 /// trimmed and clipped; with `flagged` (`is_error`), the first line counts even without a
 /// telltale word. Lines shorter than 8 bytes once trimmed never count.
 pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
-    let mut errors = first_and_last(error_lines_in(text), 3, 2);
+    let mut errors = first_and_last(error_lines_in(text), ERRORS_FIRST, ERRORS_LAST);
     if flagged && errors.is_empty() {
         errors.extend(text.lines().map(str::trim).find(|l| l.len() >= 8));
     }
@@ -725,7 +714,7 @@ pub fn result_errors(item: &Item, calls: &[&CallArgs]) -> Vec<String> {
             runs_commands && is_error_shaped(l)
         }
     };
-    let mut errors = Ends::default();
+    let mut errors = Ends::new(ERRORS_FIRST, ERRORS_LAST);
     let mut last = None;
     for line in lines {
         if is_error(line) {
@@ -755,7 +744,7 @@ fn programs_of(command: &str) -> Vec<String> {
 
 /// Error lines a user quotes in a request.
 pub fn reported_errors(text: &str) -> Vec<String> {
-    let mut errors = Ends::default();
+    let mut errors = Ends::new(ERRORS_FIRST, ERRORS_LAST);
     text.lines()
         .map(str::trim)
         .filter(|l| l.len() >= 8 && is_error_shaped(l))
@@ -763,20 +752,38 @@ pub fn reported_errors(text: &str) -> Vec<String> {
     errors.clipped()
 }
 
-/// The first three and the last two of a run of lines, kept as they stream by.
-#[derive(Default)]
+/// How many error lines of one text are kept: the first three and the last two.
+const ERRORS_FIRST: usize = 3;
+const ERRORS_LAST: usize = 2;
+
+/// The first and the last few of a run of lines, kept as they stream by: all of them when
+/// there are no more than that.
 struct Ends<'a> {
+    first: usize,
+    last: usize,
     head: Vec<&'a str>,
     tail: std::collections::VecDeque<&'a str>,
 }
 
 impl<'a> Ends<'a> {
+    fn new(first: usize, last: usize) -> Self {
+        Ends {
+            first,
+            last,
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+        }
+    }
+
     fn push(&mut self, line: &'a str) {
-        if self.head.len() < 3 {
+        if self.head.len() < self.first {
             self.head.push(line);
             return;
         }
-        if self.tail.len() == 2 {
+        if self.last == 0 {
+            return;
+        }
+        if self.tail.len() == self.last {
             self.tail.pop_front();
         }
         self.tail.push_back(line);
@@ -790,11 +797,15 @@ impl<'a> Ends<'a> {
         self.head.is_empty()
     }
 
+    /// The lines kept, in order.
+    fn lines(self) -> Vec<&'a str> {
+        self.head.into_iter().chain(self.tail).collect()
+    }
+
     /// The lines kept, clipped.
     fn clipped(self) -> Vec<String> {
-        self.head
+        self.lines()
             .into_iter()
-            .chain(self.tail)
             .map(|l| clip(l, MAX_FACT_CHARS))
             .collect()
     }

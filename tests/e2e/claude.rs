@@ -406,7 +406,6 @@ fn ctxc_reads_what_claude_code_appends() {
         return;
     }
     let standin = StandIn::start();
-    let work = Sandbox::new();
     let original = std::fs::read_to_string(corpus(SESSIONS[0])).unwrap();
     let (_, appended) = resume_and_read(&original, &standin);
     assert!(
@@ -414,23 +413,13 @@ fn ctxc_reads_what_claude_code_appends() {
             && appended.contains(crate::standin::ANSWER),
         "Claude Code appended no turn to the session"
     );
-    let source = work.path("in").join("resumed.jsonl");
-    std::fs::write(&source, &appended).unwrap();
-    crate::assert_check_clean(&source);
-    let baseline = resume(&appended, &standin);
-    let c = compact(&source, work.dir.path(), "adaptive", 0.5);
-    let output = std::fs::read_to_string(&c.output).unwrap();
-    crate::dump_text("claude-appended.jsonl", &appended);
-    crate::dump_text("claude-appended.compact.jsonl", &output);
-    let request = resume(&output, &standin);
-    let (problems, ratio) = check(&request, &baseline, &appended, &output, c.token_ratio);
-    crate::log_run(
-        "claude, appended by claude",
-        c.token_ratio,
-        ratio,
-        &problems,
+    crate::compact_and_resume_appended(
+        "claude",
+        &appended,
+        "resumed.jsonl",
+        |text| resume(text, &standin),
+        check,
     );
-    assert!(problems.0.is_empty(), "{problems:?}");
 }
 
 /// The checks catch a broken output: one tool_result removed, one parentUuid pointing nowhere,

@@ -438,7 +438,6 @@ fn ctxc_reads_what_codex_appends() {
         return;
     }
     let standin = StandIn::start();
-    let work = Sandbox::new();
     let original = rollout();
     let (_, appended) = resume_and_read(&original, &standin, &[]);
     assert!(
@@ -446,18 +445,13 @@ fn ctxc_reads_what_codex_appends() {
             && appended.contains(crate::standin::ANSWER),
         "Codex appended no turn to the rollout"
     );
-    let source = work.path("in").join("rollout.jsonl");
-    std::fs::write(&source, &appended).unwrap();
-    crate::assert_check_clean(&source);
-    let baseline = resume(&appended, &standin);
-    let c = compact(&source, work.dir.path(), "adaptive", 0.5);
-    let output = std::fs::read_to_string(&c.output).unwrap();
-    crate::dump_text("codex-appended.jsonl", &appended);
-    crate::dump_text("codex-appended.compact.jsonl", &output);
-    let request = resume(&output, &standin);
-    let (problems, ratio) = check(&request, &baseline, &appended, &output, c.token_ratio);
-    crate::log_run("codex, appended by codex", c.token_ratio, ratio, &problems);
-    assert!(problems.0.is_empty(), "{problems:?}");
+    crate::compact_and_resume_appended(
+        "codex",
+        &appended,
+        "rollout.jsonl",
+        |text| resume(text, &standin),
+        check,
+    );
 }
 
 /// Codex compacts a long session before the turn (here forced by a tiny limit): the history it

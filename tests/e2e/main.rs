@@ -287,6 +287,36 @@ pub fn size(values: &[&Value]) -> usize {
 /// ratio) → problems and the request's size ratio.
 pub type Check = fn(&Value, &Value, &str, &str, f64) -> (Problems, f64);
 
+/// The file a client left after resuming (`appended`, with its turn in the client's current
+/// format), as ctxc sees it: it passes `ctxc check`, compacts (adaptive, 50%), and the output
+/// resumes in that client as cleanly as `appended` itself does. `what` names the client.
+pub fn compact_and_resume_appended(
+    what: &str,
+    appended: &str,
+    file_name: &str,
+    resume: impl Fn(&str) -> Value,
+    check: Check,
+) {
+    let work = Sandbox::new();
+    let source = work.path("in").join(file_name);
+    std::fs::write(&source, appended).unwrap();
+    assert_check_clean(&source);
+    let baseline = resume(appended);
+    let c = compact(&source, work.dir.path(), "adaptive", 0.5);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    dump_text(&format!("{what}-appended.jsonl"), appended);
+    dump_text(&format!("{what}-appended.compact.jsonl"), &output);
+    let request = resume(&output);
+    let (problems, ratio) = check(&request, &baseline, appended, &output, c.token_ratio);
+    log_run(
+        &format!("{what}, appended by {what}"),
+        c.token_ratio,
+        ratio,
+        &problems,
+    );
+    assert!(problems.0.is_empty(), "{problems:?}");
+}
+
 /// Compacts `source` with every strategy and ratio, resumes each output with `resume` and
 /// checks the request it sent against `baseline` (the original's); the failures, labelled
 /// with `what`, go to `failures`. Returns the number of outputs resumed.
