@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
 /// Format version written into the header; `src/tokens/table.rs` checks it.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// No token (in the prefix table and the trie).
 const NONE: u32 = u32::MAX;
 
@@ -38,7 +38,7 @@ struct Table {
     token_len: Vec<u8>,
     next_prefix: Vec<u32>,
     split: Vec<(u32, u32)>,
-    pairs: Vec<[u32; 3]>,
+    pairs: Vec<u32>,
     trie: Vec<[u32; 2]>,
 }
 
@@ -88,14 +88,14 @@ impl Table {
                 .collect(),
             next_prefix,
             split,
-            pairs: pair_table(&pair_lookup),
+            pairs: pair_table(&pair_lookup, tokens.len()),
             trie: trie.double_array(),
         }
     }
 
     /// Header (magic, format, token count, pair slots, trie slots), then the sections in
     /// that order, little-endian: token lengths (u8, padded to 4 bytes), next prefixes (u32),
-    /// splits (2 × u32), pair slots (3 × u32), trie slots (2 × u32).
+    /// splits (2 × u32), pair slots (u32), trie slots (2 × u32).
     fn serialize(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
@@ -117,7 +117,7 @@ impl Table {
             put(&mut out, a);
             put(&mut out, b);
         }
-        self.pairs.iter().flatten().for_each(|&x| put(&mut out, x));
+        self.pairs.iter().for_each(|&x| put(&mut out, x));
         self.trie.iter().flatten().for_each(|&x| put(&mut out, x));
         out
     }
@@ -167,21 +167,35 @@ fn pair_hash(a: u32, b: u32) -> u64 {
     ((u64::from(a) << 32) | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Open addressing with linear probing, a power-of-two size at most 40% full; a slot is
-/// `[token1, token2, merged]`, empty ones `[NONE, NONE, NONE]`.
-fn pair_table(pairs: &HashMap<(u32, u32), u32>) -> Vec<[u32; 3]> {
+/// Bits of a pair slot that hold the merged token; the bits above hold a tag of the pair's
+/// hash. `src/tokens/table.rs` reads slots the same way.
+const TOKEN_BITS: u32 = 18;
+
+/// Open addressing with linear probing, a power-of-two size at most 40% full. A slot is one
+/// u32: the merged token, tagged with hash bits the slot index does not use (the run-time
+/// side confirms a tag match with the token's split, so the pair itself need not be stored:
+/// 4 bytes a slot instead of 12); empty slots are `NONE`.
+fn pair_table(pairs: &HashMap<(u32, u32), u32>, tokens: usize) -> Vec<u32> {
+    assert!(tokens <= 1 << TOKEN_BITS, "token ids fit in a pair slot");
     let size = (pairs.len() * 5 / 2).next_power_of_two();
-    let mut slots = vec![[NONE; 3]; size];
+    let mut slots = vec![NONE; size];
     let mut sorted: Vec<_> = pairs.iter().collect();
     sorted.sort();
     for (&(a, b), &merged) in sorted {
-        let mut at = (pair_hash(a, b) >> 32) as usize & (size - 1);
-        while slots[at][0] != NONE {
+        let hash = pair_hash(a, b);
+        let mut at = (hash >> 32) as usize & (size - 1);
+        while slots[at] != NONE {
             at = (at + 1) & (size - 1);
         }
-        slots[at] = [a, b, merged];
+        slots[at] = pair_tag(hash) | merged;
     }
     slots
+}
+
+/// The tag of a pair's hash, in place above the token bits: its top bits, which mix both
+/// tokens (the slot index comes from the bits below them).
+fn pair_tag(hash: u64) -> u32 {
+    ((hash >> (64 - (32 - TOKEN_BITS))) as u32) << TOKEN_BITS
 }
 
 /// A plain trie of the tokens, turned into a double array for the run-time side.

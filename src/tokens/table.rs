@@ -14,9 +14,11 @@ use regex_automata::{Anchored, Input};
 use std::cell::RefCell;
 
 /// Must match `FORMAT` in build.rs.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// No token.
 const NONE: u32 = u32::MAX;
+/// Bits of a pair slot that hold the merged token (must match build.rs).
+const TOKEN_BITS: u32 = 18;
 const USED: u32 = 1 << 8;
 
 /// A BPE table read in place from bytes laid out by build.rs.
@@ -46,16 +48,20 @@ impl Table {
         let rest = rest.get(tokens.next_multiple_of(4) - tokens..)?;
         let (next_prefix, rest) = rest.split_at_checked(4 * tokens)?;
         let (split, rest) = rest.split_at_checked(8 * tokens)?;
-        let (pairs, rest) = rest.split_at_checked(12 * pair_slots)?;
+        let (pairs, rest) = rest.split_at_checked(4 * pair_slots)?;
         let (trie, rest) = rest.split_at_checked(8 * trie_slots)?;
-        (rest.is_empty() && pair_slots.is_power_of_two() && trie_slots >= 256).then_some(Table {
-            token_len,
-            next_prefix,
-            split,
-            pairs,
-            pair_mask: pair_slots - 1,
-            trie,
-        })
+        (rest.is_empty()
+            && tokens <= 1 << TOKEN_BITS
+            && pair_slots.is_power_of_two()
+            && trie_slots >= 256)
+            .then_some(Table {
+                token_len,
+                next_prefix,
+                split,
+                pairs,
+                pair_mask: pair_slots - 1,
+                trie,
+            })
     }
 
     fn token_len(&self, token: u32) -> usize {
@@ -71,17 +77,22 @@ impl Table {
         (u32_at(self.split, i), u32_at(self.split, i + 1))
     }
 
-    /// The token merged from `a b`, if BPE has that merge.
+    /// The token merged from `a b`, if BPE has that merge. A slot holds the merged token
+    /// under a tag of the pair's hash; a tag match is confirmed by the token's split.
     fn pair(&self, a: u32, b: u32) -> Option<u32> {
         let hash = ((u64::from(a) << 32) | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let tag = ((hash >> (64 - (32 - TOKEN_BITS))) as u32) << TOKEN_BITS;
         let mut at = (hash >> 32) as usize & self.pair_mask;
         loop {
-            let first = u32_at(self.pairs, 3 * at);
-            if first == NONE {
+            let slot = u32_at(self.pairs, at);
+            if slot == NONE {
                 return None;
             }
-            if first == a && u32_at(self.pairs, 3 * at + 1) == b {
-                return Some(u32_at(self.pairs, 3 * at + 2));
+            if slot & !((1 << TOKEN_BITS) - 1) == tag {
+                let merged = slot & ((1 << TOKEN_BITS) - 1);
+                if self.split(merged) == (a, b) {
+                    return Some(merged);
+                }
             }
             at = (at + 1) & self.pair_mask;
         }
