@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
 /// Format version written into the header; `src/tokens/table.rs` checks it.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// No token (in the prefix table and the trie).
 const NONE: u32 = u32::MAX;
 
@@ -95,7 +95,8 @@ impl Table {
 
     /// Header (magic, format, token count, pair slots, trie slots), then the sections in
     /// that order, little-endian: token lengths (u8, padded to 4 bytes), next prefixes (u32),
-    /// splits (2 × u32), pair slots (u32), trie slots (2 × u32).
+    /// splits (2 × u32), pair slots (u32), trie slots (6 bytes each, see [`trie_slot`]) and
+    /// 2 bytes of padding, so that the run-time side may read every slot as a u64.
     fn serialize(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
@@ -118,7 +119,10 @@ impl Table {
             put(&mut out, b);
         }
         self.pairs.iter().for_each(|&x| put(&mut out, x));
-        self.trie.iter().flatten().for_each(|&x| put(&mut out, x));
+        for &[base, info] in &self.trie {
+            out.extend_from_slice(&trie_slot(base, info).to_le_bytes()[..6]);
+        }
+        out.extend_from_slice(&[0, 0]);
         out
     }
 }
@@ -160,6 +164,17 @@ fn valid_pair(
             }
         }
     }
+}
+
+/// Bits of a trie slot that hold its base; `src/tokens/table.rs` reads slots the same way.
+const BASE_BITS: u32 = 19;
+
+/// A double-array slot packed in 48 bits: the base (19 bits), then `info` (label, used bit,
+/// token + 1: 27 bits). 6 bytes a slot instead of 8.
+fn trie_slot(base: u32, info: u32) -> u64 {
+    assert!(base < 1 << BASE_BITS, "trie base fits in its bits");
+    assert!(info < 1 << (48 - BASE_BITS), "trie info fits in its bits");
+    u64::from(base) | u64::from(info) << BASE_BITS
 }
 
 /// The hash of a token pair; `src/tokens/table.rs` computes the same.

@@ -14,12 +14,15 @@ use regex_automata::{Anchored, Input};
 use std::cell::RefCell;
 
 /// Must match `FORMAT` in build.rs.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// No token.
 const NONE: u32 = u32::MAX;
 /// Bits of a pair slot that hold the merged token (must match build.rs).
 const TOKEN_BITS: u32 = 18;
-const USED: u32 = 1 << 8;
+/// A trie slot: the base in the low bits, then the label, the used bit, and token + 1
+/// (must match build.rs).
+const BASE_BITS: u32 = 19;
+const USED: u64 = 1 << 8;
 
 /// A BPE table read in place from bytes laid out by build.rs.
 pub(super) struct Table {
@@ -49,7 +52,7 @@ impl Table {
         let (next_prefix, rest) = rest.split_at_checked(4 * tokens)?;
         let (split, rest) = rest.split_at_checked(8 * tokens)?;
         let (pairs, rest) = rest.split_at_checked(4 * pair_slots)?;
-        let (trie, rest) = rest.split_at_checked(8 * trie_slots)?;
+        let (trie, rest) = rest.split_at_checked(6 * trie_slots + 2)?;
         (rest.is_empty()
             && tokens <= 1 << TOKEN_BITS
             && pair_slots.is_power_of_two()
@@ -104,21 +107,28 @@ impl Table {
         let mut slot = 0usize;
         let mut best = None;
         for &c in text {
-            let base = u32_at(self.trie, 2 * slot) as usize;
+            let base = (self.trie_slot(slot) & ((1 << BASE_BITS) - 1)) as usize;
             if base == 0 {
                 break;
             }
             let child = base + usize::from(c);
-            let info = u32_at(self.trie, 2 * child + 1);
-            if info & (USED | 0xFF) != USED | u32::from(c) {
+            let info = self.trie_slot(child) >> BASE_BITS;
+            if info & (USED | 0xFF) != USED | u64::from(c) {
                 break;
             }
             slot = child;
             if info >> 9 != 0 {
-                best = Some((info >> 9) - 1);
+                best = Some((info >> 9) as u32 - 1);
             }
         }
         best
+    }
+
+    /// Double-array slot `i`: 48 bits read as the low bits of a u64 (the section ends with 2
+    /// bytes of padding for the last slot).
+    fn trie_slot(&self, i: usize) -> u64 {
+        let b: [u8; 8] = self.trie[6 * i..6 * i + 8].try_into().expect("8 bytes");
+        u64::from_le_bytes(b) & ((1 << 48) - 1)
     }
 
     /// bpe's `is_valid_token_pair`: whether BPE would leave `token1 token2` as they are
