@@ -1,8 +1,8 @@
 //! Giving the pages of an embedded table back to the system once a large input is counted.
 //!
 //! The tables are read in place from the binary, so every page a run touched stays in its
-//! resident set: after counting a few MB of varied text that is nearly all of o200k's 12.4 MB
-//! table, as much as a 12 MB input's decoded text. The pages are read-only and backed by the
+//! resident set: after counting a few MB of varied text that is nearly all of o200k's 7.3 MB
+//! table, more than a 12 MB input's decoded text. The pages are read-only and backed by the
 //! binary's file, so dropping them loses nothing: a later lookup reads the page back from the
 //! page cache.
 
