@@ -161,20 +161,33 @@ impl ArrayLayout {
     }
 
     /// Writes elements in this layout.
-    pub fn render<'a>(&self, elements: impl IntoIterator<Item = &'a str>) -> String {
-        let mut out = self.open.clone();
+    pub fn render<S: AsRef<str>>(&self, elements: impl IntoIterator<Item = S>) -> String {
+        let mut out = String::new();
+        self.render_into(elements, &mut out);
+        out
+    }
+
+    /// Appends elements in this layout to `out`.
+    pub fn render_into<S: AsRef<str>>(
+        &self,
+        elements: impl IntoIterator<Item = S>,
+        out: &mut String,
+    ) {
+        let start = out.len();
+        out.push_str(&self.open);
         for (i, e) in elements.into_iter().enumerate() {
             if i > 0 {
                 out.push_str(&self.separator);
             }
-            out.push_str(e);
+            out.push_str(e.as_ref());
         }
-        if out == self.open && self.open.len() > 1 {
+        if out[start..] == self.open && self.open.len() > 1 {
             // An empty array: keep it compact rather than leaving the indentation dangling.
-            return "[]".into();
+            out.truncate(start);
+            out.push_str("[]");
+            return;
         }
         out.push_str(&self.close);
-        out
     }
 
     /// The indentation used inside the array, for pretty-printing new elements to match.
@@ -256,7 +269,7 @@ mod tests {
         let again = layout.render(spans.iter().map(|s| &src[s.clone()]));
         assert_eq!(again, src);
         assert_eq!(layout.indent(), Some("  "));
-        assert_eq!(layout.render([]), "[]");
+        assert_eq!(layout.render::<&str>([]), "[]");
     }
 
     #[test]

@@ -8,12 +8,14 @@
 
 use crate::calibrate::{self, Calibration, Prior};
 use crate::engine::{self, Compaction, Goal};
-use crate::plan::Subject;
-use crate::retention::{Retention, retention};
+use crate::facts::Facts;
+use crate::plan::{Plan, Subject};
+use crate::preserve::Hold;
+use crate::retention::{Retention, retention, retention_of};
 use crate::strategy::{StrategyName, StrategySettings, SummaryStats};
 use crate::summarizer::Summarizer;
 use crate::tokens::TokenCounter;
-use crate::transcript::{OutItem, ReadOptions, Transcript};
+use crate::transcript::{Conversation, Finding, Format, OutItem, ReadOptions, Transcript};
 use crate::trigger::{self, Measures, Trigger, TriggerSettings};
 use crate::verify::{self, Edited};
 use anyhow::Result;
@@ -116,93 +118,148 @@ pub struct Outcome<'a> {
 /// (invariant 5) is proven by the tests, which compact every corpus file twice with every
 /// strategy and compare the bytes (tests/corpus/compact.rs), not by doing the work twice here.
 pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
-    compact_once(t, settings)
+    let planned = (0..t.conversations.len())
+        .into_par_iter()
+        .map(|c| plan_conversation(t.format, &t.source, &t.conversations[c], settings))
+        .collect::<Result<_>>()?;
+    finish(t, Plans::new(t, planned, settings), settings)
 }
 
-fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
-    let counter = settings.counter;
-    let planned: Vec<Planned> = (0..t.conversations.len())
-        .into_par_iter()
-        .map(|c| plan_conversation(t, c, settings))
+/// Like [`run`], but each conversation's decoded content is released as soon as it is
+/// planned ([`Conversation::release_parts`]): writing, verifying and reporting need only
+/// what the plans keep of it, and a large input's decoded text would otherwise stay in
+/// memory beside its output and everything read back. `t` keeps its source, spans, lines
+/// and layouts.
+pub fn plan_releasing(t: &mut Transcript, settings: &Settings) -> Result<Plans> {
+    let format = t.format;
+    let source = t.source.as_str();
+    let planned = t
+        .conversations
+        .par_iter_mut()
+        .map(|conv| {
+            let planned = plan_conversation(format, source, conv, settings);
+            conv.release_parts();
+            planned
+        })
         .collect::<Result<_>>()?;
-    release_table_pages(counter, t.source.len());
-    // Borrowed from the plans: a copy of every summary and replaced output would count in
-    // peak memory.
-    let edits: Vec<Option<&[OutItem]>> = planned
+    Ok(Plans::new(t, planned, settings))
+}
+
+/// Every conversation of a transcript planned, with all that writing, verifying and
+/// reporting need of the input's decoded content (see [`plan_releasing`]); [`finish`] does
+/// the rest.
+pub struct Plans {
+    planned: Vec<Planned>,
+    /// The input's findings, when some conversation changes (what the output may repeat).
+    findings: Option<Vec<Finding>>,
+}
+
+impl Plans {
+    fn new(t: &Transcript, planned: Vec<Planned>, settings: &Settings) -> Plans {
+        release_table_pages(settings.counter, t.source.len());
+        let changed = planned.iter().any(|p| matches!(p.fate, Fate::Edited(_)));
+        // `check` reads no decoded content: it runs on a released transcript too.
+        Plans {
+            findings: changed.then(|| crate::transcript::check(t)),
+            planned,
+        }
+    }
+}
+
+/// A conversation's results after compaction.
+#[derive(Debug, Clone, Copy)]
+struct After {
+    tokens: usize,
+    messages: usize,
+    retention: Retention,
+}
+
+/// Writes `t` as `plans` say, verifies the output and reports. Reads no decoded content of
+/// `t`: its source, spans, lines and layouts are enough.
+pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Result<Outcome<'t>> {
+    let counter = settings.counter;
+    let Plans { planned, findings } = plans;
+    let mut afters: Vec<Option<After>> = planned
         .iter()
-        .map(|(s, _, compaction, ..)| {
-            compaction
-                .as_ref()
-                .map(|c| &c.plan)
-                .filter(|plan| **plan != s.keep_all())
-                .map(|plan| plan.items.as_slice())
+        .map(|p| match &p.fate {
+            Fate::Unedited(after) => Some(*after),
+            Fate::Edited(_) => None,
         })
         .collect();
-    let changed = edits.iter().any(Option::is_some);
-    let (output, spans) = if changed {
-        let (output, spans) = t.write_with_spans(&edits);
-        (Some(output), spans)
-    } else {
-        (None, vec![None; edits.len()])
+    let (output, spans) = match findings {
+        None => (Cow::Borrowed(t.source.as_str()), vec![None; planned.len()]),
+        Some(findings) => {
+            // Borrowed from the plans: a copy of every summary and replaced output would
+            // count in peak memory.
+            let edits: Vec<Option<&[OutItem]>> = planned
+                .iter()
+                .map(|p| p.edited().map(|(plan, _)| plan.items.as_slice()))
+                .collect();
+            let (output, spans) = t.write_with_spans(&edits);
+            let verified: Vec<Edited> = planned
+                .iter()
+                .enumerate()
+                .filter_map(|(c, p)| {
+                    let (plan, check) = p.edited()?;
+                    Some(Edited {
+                        index: c,
+                        plan,
+                        holds: &check.holds,
+                        tokens_before: check.tokens_before,
+                        digests: &check.digests,
+                    })
+                })
+                .collect();
+            verify::verify(
+                t,
+                &findings,
+                &output,
+                &verified,
+                &settings.read,
+                counter,
+                &mut |c, after, tokens| {
+                    let Fate::Edited(check) = &planned[c].fate else {
+                        return;
+                    };
+                    afters[c] = Some(After {
+                        tokens,
+                        messages: Measures::of(after, tokens).events,
+                        retention: retention_of(&check.facts, after),
+                    });
+                },
+            )?;
+            release_table_pages(counter, t.source.len());
+            (Cow::Owned(output), spans)
+        }
     };
-    let verified_edits: Vec<Edited> = planned
-        .iter()
-        .enumerate()
-        .filter(|(c, _)| edits[*c].is_some())
-        .map(|(c, (s, _, compaction, ..))| Edited {
-            index: c,
-            plan: &compaction.as_ref().expect("edited").plan,
-            holds: &s.holds,
-            tokens_before: s.keep_all().tokens(s),
-        })
-        .collect();
-    // The output read back (or the input itself): borrowed or moved, never copied, since
-    // large inputs make every copy count in peak memory.
-    let out = match output {
-        Some(output) => Cow::Owned(verify::verify(
-            t,
-            output,
-            &verified_edits,
-            &settings.read,
-            counter,
-        )?),
-        None => Cow::Borrowed(t),
-    };
-    release_table_pages(counter, t.source.len());
+    let changed = matches!(output, Cow::Owned(_));
     let mut stats = SummaryStats::default();
     let conversations = planned
         .into_iter()
+        .zip(afters)
         .enumerate()
-        .map(
-            |(c, (_, goal, compaction, before, triggers, calibration))| {
-                if let Some(compaction) = &compaction {
-                    stats.add(&compaction.stats);
-                }
-                let after = &out.conversations[c];
-                let tokens_after = crate::count::count_conversation(counter, after).total();
-                let messages_after = Measures::of(after, tokens_after).events;
-                ConversationResult {
-                    location: t.conversations[c].location.clone(),
-                    why_not: triggers
-                        .is_empty()
-                        .then(|| trigger::why_not(&settings.triggers, &before)),
-                    target_tokens: goal.map(|g| g.target_tokens),
-                    calibration,
-                    before,
-                    triggers,
-                    retention: retention(&t.conversations[c], after),
-                    compaction,
-                    tokens_after,
-                    messages_after,
-                }
-            },
-        )
+        .map(|(c, (p, after))| {
+            let after = after.expect("every edited conversation is read back");
+            if let Some(compaction) = &p.compaction {
+                stats.add(&compaction.stats);
+            }
+            ConversationResult {
+                location: t.conversations[c].location.clone(),
+                why_not: p
+                    .triggers
+                    .is_empty()
+                    .then(|| trigger::why_not(&settings.triggers, &p.before)),
+                target_tokens: p.goal.map(|g| g.target_tokens),
+                calibration: p.calibration,
+                before: p.before,
+                triggers: p.triggers,
+                retention: after.retention,
+                compaction: p.compaction,
+                tokens_after: after.tokens,
+                messages_after: after.messages,
+            }
+        })
         .collect();
-    // `read` keeps its text as `source`, byte for byte: the verified output is what is written.
-    let output = match out {
-        Cow::Owned(read_back) => Cow::Owned(read_back.source),
-        Cow::Borrowed(t) => Cow::Borrowed(t.source.as_str()),
-    };
     Ok(Outcome {
         output,
         changed,
@@ -213,24 +270,52 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
 }
 
 /// A conversation measured, its goal when a trigger fired, and its compaction when one ran.
-type Planned<'a> = (
-    Subject<'a>,
-    Option<Goal>,
-    Option<Compaction>,
-    Measures,
-    Vec<Trigger>,
-    Option<Calibration>,
-);
+struct Planned {
+    goal: Option<Goal>,
+    compaction: Option<Compaction>,
+    before: Measures,
+    triggers: Vec<Trigger>,
+    calibration: Option<Calibration>,
+    fate: Fate,
+}
 
-/// Measures conversation `c`, checks its triggers and, when one fires, compacts it; with
-/// `--drop-stored`, drops what is stored but never sent in any case.
-fn plan_conversation<'a>(
-    t: &'a Transcript,
-    c: usize,
-    settings: &Settings<'a>,
-) -> Result<Planned<'a>> {
-    let subject = Subject::new(t, c, settings.counter);
-    release_table_pages(settings.counter, t.conversations[c].span.len());
+/// Whether a conversation changes, with what is needed of its decoded content afterwards.
+enum Fate {
+    /// Written back byte-for-byte: its results after are its own, taken at planning.
+    Unedited(After),
+    /// Written from its plan: what verifying and reporting it need.
+    Edited(EditCheck),
+}
+
+impl Planned {
+    /// The plan written and what checks it, when the conversation changes.
+    fn edited(&self) -> Option<(&Plan, &EditCheck)> {
+        match (&self.fate, &self.compaction) {
+            (Fate::Edited(check), Some(compaction)) => Some((&compaction.plan, check)),
+            _ => None,
+        }
+    }
+}
+
+/// What [`verify`] and retention need of an edited conversation's input.
+struct EditCheck {
+    holds: Vec<Hold>,
+    tokens_before: usize,
+    digests: Vec<u128>,
+    facts: Facts,
+}
+
+/// Measures conversation `conv` (of a `format` transcript whose text is `source`), checks its
+/// triggers and, when one fires, compacts it; with `--drop-stored`, drops what is stored but
+/// never sent in any case.
+fn plan_conversation(
+    format: Format,
+    source: &str,
+    conv: &Conversation,
+    settings: &Settings,
+) -> Result<Planned> {
+    let mut subject = Subject::of(format, source, conv, settings.counter);
+    release_table_pages(settings.counter, conv.span.len());
     let tokens = subject.keep_all().tokens(&subject);
     // Only a fit on recorded usage steers compaction; a default estimate is only reported.
     let calibration = calibrate::conversation(
@@ -238,11 +323,10 @@ fn plan_conversation<'a>(
         subject.conv,
         &subject.tokens,
         subject.preamble_tokens,
-        Prior::for_transcript(t.format, None),
+        Prior::for_transcript(format, None),
     )
     .filter(|c| !c.is_estimate());
-    let measures = Measures::of(&t.conversations[c], tokens)
-        .with_provider(calibration.map(|c| c.predict(tokens)));
+    let measures = Measures::of(conv, tokens).with_provider(calibration.map(|c| c.predict(tokens)));
     let fired = trigger::fired(&settings.triggers, &measures);
     let mut planned = None;
     if !fired.is_empty() {
@@ -261,7 +345,35 @@ fn plan_conversation<'a>(
     if settings.strategy.drop_stored {
         compaction = Some(engine::drop_stored(&subject, compaction));
     }
-    Ok((subject, goal, compaction, measures, fired, calibration))
+    let keep_all = subject.keep_all();
+    let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
+        Fate::Edited(EditCheck {
+            tokens_before: keep_all.tokens(&subject),
+            digests: conv
+                .items
+                .iter()
+                .map(|item| verify::digest(&item.parts))
+                .collect(),
+            facts: Facts::of(&conv.items),
+            holds: std::mem::take(&mut subject.holds),
+        })
+    } else {
+        // Written back byte-for-byte, it reads back the same: the same count, messages and
+        // facts.
+        Fate::Unedited(After {
+            tokens,
+            messages: measures.events,
+            retention: retention(conv, conv),
+        })
+    };
+    Ok(Planned {
+        goal,
+        compaction,
+        before: measures,
+        triggers: fired,
+        calibration,
+        fate,
+    })
 }
 
 /// The goal for a conversation whose triggers fired. With a `calibration`, the threshold and

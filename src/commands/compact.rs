@@ -103,9 +103,13 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
             .map(|job| conduct.file(job, &settings))
             .collect()
     } else {
-        jobs.par_iter()
-            .map(|job| conduct.file(job, &settings))
-            .collect()
+        // On the pool's threads, even for one file: a file read on this thread and planned on
+        // the pool's would free its decoded text into one allocator arena and fill another.
+        rayon::scope(|_| {
+            jobs.par_iter()
+                .map(|job| conduct.file(job, &settings))
+                .collect()
+        })
     };
     files.extend(done);
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -338,7 +342,7 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
-        let t = transcript::read(text, &settings.read).map_err(|e| {
+        let mut t = transcript::read(text, &settings.read).map_err(|e| {
             let first = &e.findings[0];
             Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
         })?;
@@ -355,7 +359,8 @@ impl Conduct<'_> {
                 )));
             }
         }
-        let outcome = pipeline::run(&t, settings).map_err(Failed::at("compact", 0))?;
+        let plans = pipeline::plan_releasing(&mut t, settings).map_err(Failed::at("compact", 0))?;
+        let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
         let mut report = FileReport::of(path, &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;
