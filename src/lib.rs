@@ -53,6 +53,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     if let Some(jobs) = cli.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
+            .use_current_thread()
             .build_global()?;
     }
     if matches!(

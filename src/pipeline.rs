@@ -345,6 +345,9 @@ fn plan_conversation(
     if settings.strategy.drop_stored {
         compaction = Some(engine::drop_stored(&subject, compaction));
     }
+    // What follows copies a conversation's text (facts, retention) but counts nothing: a large
+    // conversation's table pages go first.
+    release_table_pages(settings.counter, conv.span.len());
     let keep_all = subject.keep_all();
     let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
         Fate::Edited(EditCheck {

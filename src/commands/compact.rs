@@ -103,13 +103,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
             .map(|job| conduct.file(job, &settings))
             .collect()
     } else {
-        // On the pool's threads, even for one file: a file read on this thread and planned on
-        // the pool's would free its decoded text into one allocator arena and fill another.
-        rayon::scope(|_| {
-            jobs.par_iter()
-                .map(|job| conduct.file(job, &settings))
-                .collect()
-        })
+        jobs.par_iter()
+            .map(|job| conduct.file(job, &settings))
+            .collect()
     };
     files.extend(done);
     files.sort_by(|a, b| a.path.cmp(&b.path));
