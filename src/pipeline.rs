@@ -15,7 +15,9 @@ use crate::retention::{Retention, retention, retention_of};
 use crate::strategy::{StrategyName, StrategySettings, SummaryStats};
 use crate::summarizer::Summarizer;
 use crate::tokens::TokenCounter;
-use crate::transcript::{Conversation, Finding, Format, OutItem, ReadOptions, Transcript};
+use crate::transcript::{
+    Conversation, Finding, Format, OutItem, ReadError, ReadOptions, Transcript,
+};
 use crate::trigger::{self, Measures, Trigger, TriggerSettings};
 use crate::verify::{self, Edited};
 use anyhow::Result;
@@ -125,28 +127,121 @@ pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
     finish(t, Plans::new(t, planned, settings), settings)
 }
 
-/// Like [`run`], but each conversation's decoded content is released as soon as it is
-/// planned ([`Conversation::release_parts`]): writing, verifying and reporting need only
-/// what the plans keep of it, and a large input's decoded text would otherwise stay in
-/// memory beside its output and everything read back. `t` keeps its source, spans, lines
-/// and layouts.
-pub fn plan_releasing(t: &mut Transcript, settings: &Settings) -> Result<Plans> {
-    let format = t.format;
-    let source = t.source.as_str();
-    let planned = t
-        .conversations
-        .par_iter_mut()
-        .map(|conv| {
-            let planned = plan_conversation(format, source, conv, settings);
-            conv.release_parts();
-            planned
+/// Why [`read_and_plan`] failed, by step.
+#[derive(Debug)]
+pub enum PlanFailure {
+    /// The text does not read as a transcript.
+    Read(ReadError),
+    /// The input has findings (all of them, sorted as `check` reports them) and findings were
+    /// refused.
+    Findings(Vec<Finding>),
+    /// A conversation could not be compacted.
+    Compact(anyhow::Error),
+}
+
+/// Reads `source` and plans its conversations as they are read, a batch at a time, releasing
+/// each one's decoded content ([`Conversation::release_parts`]) once planned: writing,
+/// verifying and reporting need only what the plans keep of it, so a large file's decoded text
+/// is never all in memory. The transcript returned keeps its source, spans, lines and layouts.
+///
+/// With `refuse_findings`, the input must pass `check`: nothing more is planned once a
+/// conversation has a finding. A summarizer that calls a service plans nothing before the
+/// whole file is read and checked. Failures come in the order the steps run: reading, then
+/// checking, then compacting.
+pub fn read_and_plan(
+    source: String,
+    settings: &Settings,
+    refuse_findings: bool,
+) -> Result<(Transcript, Plans), PlanFailure> {
+    let mut s = Streaming {
+        settings,
+        refuse_findings,
+        batch_len: if settings.summarizer.local() {
+            4 * rayon::current_num_threads()
+        } else {
+            usize::MAX
+        },
+        batch: Vec::new(),
+        planned: Vec::new(),
+        findings: Vec::new(),
+        failed: None,
+    };
+    let mut t =
+        crate::transcript::read_with(source, &settings.read, &mut |format, src, conv, done| {
+            s.take(format, src, conv, done)
         })
-        .collect::<Result<_>>()?;
-    Ok(Plans::new(t, planned, settings))
+        .map_err(PlanFailure::Read)?;
+    s.flush(t.format, &t.source, &mut t.conversations);
+    if !s.findings.is_empty() {
+        crate::transcript::sort_findings(&mut s.findings);
+        return Err(PlanFailure::Findings(s.findings));
+    }
+    if let Some(e) = s.failed {
+        return Err(PlanFailure::Compact(e));
+    }
+    let plans = Plans::new(&t, s.planned, settings);
+    Ok((t, plans))
+}
+
+/// The state of [`read_and_plan`] while the file is read.
+struct Streaming<'s, 'a> {
+    settings: &'s Settings<'a>,
+    refuse_findings: bool,
+    /// Conversations planned together (in parallel).
+    batch_len: usize,
+    batch: Vec<Conversation>,
+    planned: Vec<Planned>,
+    /// The findings so far, when they are refused.
+    findings: Vec<Finding>,
+    /// The first compaction that failed: nothing more is planned.
+    failed: Option<anyhow::Error>,
+}
+
+impl Streaming<'_, '_> {
+    /// Takes one conversation just read; plans the batch once it is full.
+    fn take(
+        &mut self,
+        format: Format,
+        source: &str,
+        conv: Conversation,
+        done: &mut Vec<Conversation>,
+    ) {
+        if self.refuse_findings {
+            self.findings
+                .extend(crate::transcript::conversation_findings(
+                    format, source, &conv,
+                ));
+        }
+        self.batch.push(conv);
+        if self.batch.len() >= self.batch_len {
+            self.flush(format, source, done);
+        }
+    }
+
+    /// Plans the batch (unless a finding or a failure already sank the file), releases its
+    /// decoded content and hands it on.
+    fn flush(&mut self, format: Format, source: &str, done: &mut Vec<Conversation>) {
+        if self.findings.is_empty() && self.failed.is_none() {
+            let settings = self.settings;
+            let planned: Result<Vec<Planned>> = self
+                .batch
+                .par_iter()
+                .map(|conv| plan_conversation(format, source, conv, settings))
+                .collect();
+            match planned {
+                Ok(planned) => self.planned.extend(planned),
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        for mut conv in self.batch.drain(..) {
+            conv.release_parts();
+            done.push(conv);
+        }
+    }
 }
 
 /// Every conversation of a transcript planned, with all that writing, verifying and
-/// reporting need of the input's decoded content (see [`plan_releasing`]); [`finish`] does
+/// reporting need of the input's decoded content (see [`read_and_plan`]); [`finish`] does
 /// the rest.
 pub struct Plans {
     planned: Vec<Planned>,

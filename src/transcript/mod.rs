@@ -604,6 +604,23 @@ fn render_layout<S: AsRef<str>>(
 
 /// Reads `source` as a transcript: detects (or takes) its format and builds the model.
 pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError> {
+    read_with(source, opts, &mut |_, _, conv, done| done.push(conv))
+}
+
+/// What [`read_with`] hands each conversation to: the format, the source, the conversation,
+/// and the list the transcript is made of.
+pub type EachConversation<'a> = dyn FnMut(Format, &str, Conversation, &mut Vec<Conversation>) + 'a;
+
+/// Like [`read`], but hands each conversation to `each` — with the format and the source — as
+/// soon as it is read; the transcript holds the conversations `each` pushes onto its last
+/// argument, which it may do later (and the caller after reading), in order. A caller can so
+/// work on a large file's conversations and drop what it no longer needs of them while the
+/// rest is still being read.
+pub fn read_with(
+    source: String,
+    opts: &ReadOptions,
+    each: &mut EachConversation,
+) -> Result<Transcript, ReadError> {
     let doc = Doc::parse(&source).map_err(|e| ReadError {
         findings: e.into_iter().map(Finding::from).collect(),
     })?;
@@ -613,9 +630,9 @@ pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError>
         None => detect(&doc)?,
     };
     let mut conversations = Vec::new();
-    let container = format
-        .adapter()
-        .read(&doc, opts, &mut |conv| conversations.push(conv))?;
+    let container = format.adapter().read(&doc, opts, &mut |conv| {
+        each(format, &source, conv, &mut conversations)
+    })?;
     drop(doc);
     Ok(Transcript {
         format,
