@@ -497,3 +497,92 @@ fn goal(
         at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::StrategyName;
+    use crate::summarizer::extractive::Extractive;
+    use crate::tokens::Encoding;
+    use crate::trigger::TriggerSettings;
+
+    fn settings<'a>(counter: &'a TokenCounter, summarizer: &'a Extractive) -> Settings<'a> {
+        Settings {
+            read: ReadOptions::default(),
+            triggers: TriggerSettings {
+                force: true,
+                ..Default::default()
+            },
+            target: Target::Ratio(0.5),
+            strategies: vec![StrategyName::ObservationMasking],
+            strategy: StrategySettings::default(),
+            summarizer,
+            counter,
+        }
+    }
+
+    /// Runs of a tau-bench-like file: `n` conversations, each a task, ten tool rounds with
+    /// long outputs, and an answer; `orphan` adds a tool result without a call to run 1.
+    fn runs(n: usize, orphan: bool) -> String {
+        let runs: Vec<serde_json::Value> = (0..n)
+            .map(|r| {
+                let mut traj = vec![serde_json::json!({"role": "user", "content": format!("task {r}: check the order")})];
+                for k in 0..10 {
+                    let id = format!("c{r}_{k}");
+                    traj.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "get_order", "arguments": format!("{{\"id\": {k}}}")}}]}));
+                    traj.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": format!("order {k}: ").repeat(200)}));
+                }
+                if orphan && r == 1 {
+                    traj.push(serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "content": "late"}));
+                }
+                traj.push(serde_json::json!({"role": "assistant", "content": "all checked"}));
+                serde_json::json!({"task_id": r, "traj": traj})
+            })
+            .collect();
+        serde_json::to_string_pretty(&runs).unwrap()
+    }
+
+    #[test]
+    fn planning_while_reading_gives_what_run_gives() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, false);
+        let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
+        let expected = run(&whole, &settings).unwrap();
+        assert!(expected.changed);
+        let (t, plans) = read_and_plan(source, &settings, true).unwrap();
+        assert!(t.conversations[0].items.iter().all(|i| i.parts.is_empty()));
+        let got = finish(&t, plans, &settings).unwrap();
+        assert_eq!(got.output, expected.output);
+        assert_eq!(got.spans, expected.spans);
+        let results = |o: &Outcome| -> Vec<(usize, usize, Retention)> {
+            o.conversations
+                .iter()
+                .map(|c| (c.tokens_after, c.messages_after, c.retention))
+                .collect()
+        };
+        assert_eq!(results(&got), results(&expected));
+    }
+
+    #[test]
+    fn a_finding_in_a_later_conversation_refuses_the_file_with_every_finding() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, true);
+        let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
+        let findings = crate::transcript::check(&whole);
+        assert!(!findings.is_empty());
+        match read_and_plan(source.clone(), &settings, true) {
+            Err(PlanFailure::Findings(got)) => assert_eq!(got, findings),
+            other => panic!("expected the findings, got {:?}", other.map(|_| ())),
+        }
+        let (t, plans) = read_and_plan(source, &settings, false).unwrap();
+        assert!(finish(&t, plans, &settings).unwrap().changed);
+        match read_and_plan("[{\"traj\": [".into(), &settings, true) {
+            Err(PlanFailure::Read(_)) => {}
+            other => panic!("expected a read error, got {:?}", other.map(|_| ())),
+        }
+    }
+}

@@ -215,3 +215,64 @@ fn check_conversation(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preserve::Reason;
+    use crate::tokens::Encoding;
+
+    const SRC: &str = "[\n  {\"role\": \"user\", \"content\": \"fix the parser\"},\n  {\"role\": \"assistant\", \"content\": \"on it\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+
+    /// Verifies `output` as the input written with `plan`, item 0 preserved.
+    fn check(output: &str, plan: Vec<OutItem>) -> Result<(), Violation> {
+        let t = transcript::read(SRC.to_string(), &ReadOptions::default()).unwrap();
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let items = &t.conversations[0].items;
+        let digests: Vec<u128> = items.iter().map(|i| digest(&i.parts)).collect();
+        let holds = [
+            Hold::Preserved(Reason::OriginalTask),
+            Hold::Free,
+            Hold::Free,
+        ];
+        let plan = Plan { items: plan };
+        let edit = Edited {
+            index: 0,
+            plan: &plan,
+            holds: &holds,
+            tokens_before: 1_000,
+            digests: &digests,
+        };
+        let mut seen = Vec::new();
+        verify(
+            &t,
+            &transcript::check(&t),
+            output,
+            &[edit],
+            &ReadOptions::default(),
+            &counter,
+            &mut |c, _, _| seen.push(c),
+        )?;
+        assert_eq!(seen, [0], "the edited conversation is handed on");
+        Ok(())
+    }
+
+    #[test]
+    fn a_kept_message_must_read_back_unchanged() {
+        let dropped = "[\n  {\"role\": \"user\", \"content\": \"fix the parser\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+        let plan = vec![OutItem::Keep(0), OutItem::Keep(2)];
+        assert_eq!(check(dropped, plan.clone()), Ok(()));
+        let changed = dropped.replace("thanks", "thank you");
+        let err = check(&changed, plan).unwrap_err();
+        assert!(err.0.contains("a kept message reads back changed"), "{err}");
+    }
+
+    #[test]
+    fn a_preserved_message_must_be_kept_and_the_output_must_read_back() {
+        let without_first = "[\n  {\"role\": \"assistant\", \"content\": \"on it\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+        let err = check(without_first, vec![OutItem::Keep(1), OutItem::Keep(2)]).unwrap_err();
+        assert!(err.0.contains("was not kept"), "{err}");
+        let err = check("[{\"role\": ", vec![OutItem::Keep(0)]).unwrap_err();
+        assert!(err.0.contains("does not read back"), "{err}");
+    }
+}
