@@ -157,7 +157,7 @@ pub fn read_and_plan(
         settings,
         refuse_findings,
         batch_len: if settings.summarizer.local() {
-            4 * rayon::current_num_threads()
+            16 * rayon::current_num_threads()
         } else {
             usize::MAX
         },
