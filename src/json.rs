@@ -297,7 +297,9 @@ mod tests {
         assert_eq!(idx.line_of(5), 3);
         assert_eq!(idx.line_of(6), 4);
         // Past the kept starts: every offset of a text of many short lines, and beyond it.
-        let text: String = (0..100).map(|i| format!("{}\n", "x".repeat(i % 4))).collect();
+        let text: String = (0..100)
+            .map(|i| format!("{}\n", "x".repeat(i % 4)))
+            .collect();
         let idx = LineIndex::new(&text);
         let mut line = 1;
         for (offset, b) in text.bytes().enumerate() {
