@@ -566,6 +566,38 @@ mod tests {
     }
 
     #[test]
+    fn without_step_plans_only_the_final_plan_is_kept() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let mut settings = settings(&counter, &summarizer);
+        settings.strategies = vec![StrategyName::ObservationMasking, StrategyName::FullSummary];
+        settings.target = Target::Ratio(0.2);
+        let t = crate::transcript::read(runs(3, false), &settings.read).unwrap();
+        let kept = run(&t, &settings).unwrap();
+        settings.strategy.step_plans = false;
+        let lean = run(&t, &settings).unwrap();
+        assert_eq!(lean.output, kept.output);
+        let mut multi = 0;
+        for (k, l) in kept.conversations.iter().zip(&lean.conversations) {
+            let (k, l) = (
+                k.compaction.as_ref().unwrap(),
+                l.compaction.as_ref().unwrap(),
+            );
+            let changed: Vec<usize> = (0..k.steps.len()).filter(|&i| k.steps[i].changed).collect();
+            multi += usize::from(changed.len() > 1);
+            for (n, &i) in changed.iter().enumerate() {
+                assert!(k.plan_after(i).is_some());
+                if n + 1 == changed.len() {
+                    assert_eq!(l.plan_after(i), Some(&l.plan));
+                } else {
+                    assert_eq!(l.plan_after(i), None, "step {i} kept its plan");
+                }
+            }
+        }
+        assert!(multi > 0, "no conversation changed in two steps");
+    }
+
+    #[test]
     fn a_finding_in_a_later_conversation_refuses_the_file_with_every_finding() {
         let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
         let summarizer = Extractive;

@@ -79,6 +79,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         strategies: config.strategies.clone(),
         strategy: crate::strategy::StrategySettings {
             drop_stored: args.drop_stored,
+            // Only an archive records what each step did.
+            step_plans: args.archive,
             ..config.strategy.clone()
         },
         summarizer: summarizer.as_ref(),
