@@ -444,12 +444,10 @@ pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
             item.parts.push(Part::new(PartKind::Thinking, text));
         }
     }
-    for call in value
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let calls = value.get("tool_calls").and_then(Value::as_array);
+    // At its size: the calls outlive the decoded text, as long as the file is compacted.
+    item.calls.reserve_exact(calls.map_or(0, Vec::len));
+    for call in calls.into_iter().flatten() {
         push_call(call.get("id"), call.get("function").unwrap_or(call), item);
     }
     if let Some(call) = value.get("function_call").filter(|c| c.is_object()) {
