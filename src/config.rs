@@ -588,6 +588,7 @@ fn strategy_settings(l: &Layer) -> Result<StrategySettings, KeyError> {
         keep_payloads: l.keep_payloads.unwrap_or(false),
         // A flag of `compact` alone (it changes bytes, never tokens): not a settings key.
         drop_stored: false,
+        step_plans: d.step_plans,
     })
 }
 

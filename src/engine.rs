@@ -105,7 +105,7 @@ pub fn compact(
             messages_after: plan.measures(subject).1,
             changed,
             thinking_dropped,
-            plan: changed.then(|| plan.clone()),
+            plan: (changed && settings.step_plans).then(|| plan.clone()),
         });
     }
     // The last change's plan is the final one: no second copy.
@@ -131,10 +131,15 @@ pub fn compact(
 }
 
 impl Compaction {
-    /// The plan after step `i`, when that step changed it.
+    /// The plan after step `i`, when that step changed it and its plan was kept
+    /// ([`StrategySettings::step_plans`]; the last change's is the final plan).
     pub fn plan_after(&self, i: usize) -> Option<&Plan> {
         let step = self.steps.get(i).filter(|s| s.changed)?;
-        Some(step.plan.as_ref().unwrap_or(&self.plan))
+        match &step.plan {
+            Some(plan) => Some(plan),
+            None if !self.steps[i + 1..].iter().any(|s| s.changed) => Some(&self.plan),
+            None => None,
+        }
     }
 }
 

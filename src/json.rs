@@ -69,14 +69,23 @@ impl<'de> Visitor<'de> for OrderedMembers {
     }
 }
 
-/// Line numbers (1-based) of byte offsets in one text, computed once.
-pub struct LineIndex {
+/// Line numbers (1-based) of byte offsets in one text.
+///
+/// Only every [`LINE_STRIDE`]-th line start is kept, and the newlines after it are counted on
+/// each lookup (a few lines): the index lives as long as a large input is read, and one entry
+/// a line would weigh a tenth of a pretty-printed file.
+pub struct LineIndex<'a> {
+    text: &'a [u8],
+    /// Starts of lines 1, 1 + LINE_STRIDE, 1 + 2 × LINE_STRIDE…
     starts: Vec<usize>,
 }
 
-impl LineIndex {
+/// Lines between two kept line starts of a [`LineIndex`].
+const LINE_STRIDE: usize = 8;
+
+impl<'a> LineIndex<'a> {
     /// Indexes the line starts of `text`.
-    pub fn new(text: &str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         let starts = std::iter::once(0)
             .chain(
                 text.bytes()
@@ -84,13 +93,21 @@ impl LineIndex {
                     .filter(|(_, b)| *b == b'\n')
                     .map(|(i, _)| i + 1),
             )
+            .step_by(LINE_STRIDE)
             .collect();
-        LineIndex { starts }
+        LineIndex {
+            text: text.as_bytes(),
+            starts,
+        }
     }
 
     /// The 1-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset)
+        let k = self.starts.partition_point(|&s| s <= offset) - 1;
+        let from = self.starts[k];
+        let to = offset.min(self.text.len()).max(from);
+        let newlines = self.text[from..to].iter().filter(|b| **b == b'\n').count();
+        k * LINE_STRIDE + 1 + newlines
     }
 }
 
@@ -161,20 +178,33 @@ impl ArrayLayout {
     }
 
     /// Writes elements in this layout.
-    pub fn render<'a>(&self, elements: impl IntoIterator<Item = &'a str>) -> String {
-        let mut out = self.open.clone();
+    pub fn render<S: AsRef<str>>(&self, elements: impl IntoIterator<Item = S>) -> String {
+        let mut out = String::new();
+        self.render_into(elements, &mut out);
+        out
+    }
+
+    /// Appends elements in this layout to `out`.
+    pub fn render_into<S: AsRef<str>>(
+        &self,
+        elements: impl IntoIterator<Item = S>,
+        out: &mut String,
+    ) {
+        let start = out.len();
+        out.push_str(&self.open);
         for (i, e) in elements.into_iter().enumerate() {
             if i > 0 {
                 out.push_str(&self.separator);
             }
-            out.push_str(e);
+            out.push_str(e.as_ref());
         }
-        if out == self.open && self.open.len() > 1 {
+        if out[start..] == self.open && self.open.len() > 1 {
             // An empty array: keep it compact rather than leaving the indentation dangling.
-            return "[]".into();
+            out.truncate(start);
+            out.push_str("[]");
+            return;
         }
         out.push_str(&self.close);
-        out
     }
 
     /// The indentation used inside the array, for pretty-printing new elements to match.
@@ -256,7 +286,7 @@ mod tests {
         let again = layout.render(spans.iter().map(|s| &src[s.clone()]));
         assert_eq!(again, src);
         assert_eq!(layout.indent(), Some("  "));
-        assert_eq!(layout.render([]), "[]");
+        assert_eq!(layout.render::<&str>([]), "[]");
     }
 
     #[test]
@@ -266,5 +296,17 @@ mod tests {
         assert_eq!(idx.line_of(2), 2);
         assert_eq!(idx.line_of(5), 3);
         assert_eq!(idx.line_of(6), 4);
+        // Past the kept starts: every offset of a text of many short lines, and beyond it.
+        let text: String = (0..100)
+            .map(|i| format!("{}\n", "x".repeat(i % 4)))
+            .collect();
+        let idx = LineIndex::new(&text);
+        let mut line = 1;
+        for (offset, b) in text.bytes().enumerate() {
+            assert_eq!(idx.line_of(offset), line, "offset {offset}");
+            line += usize::from(b == b'\n');
+        }
+        assert_eq!(idx.line_of(text.len()), 101);
+        assert_eq!(idx.line_of(text.len() + 10), 101);
     }
 }

@@ -50,9 +50,15 @@ impl ExitStatus {
 
 /// Runs the command the user asked for.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
-    if let Some(jobs) = cli.jobs {
+    // This thread is one of the workers (`--jobs 1`: the only one): a file `compact` reads
+    // here and plans on other threads would free its decoded text into one allocator arena
+    // while planning fills another. Without `--jobs`, rayon's default count (0); other
+    // commands then start no thread before they need one.
+    let compact = matches!(cli.command, cli::Command::Compact(_));
+    if cli.jobs.is_some() || compact {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
+            .num_threads(cli.jobs.map_or(0, |jobs| jobs.max(1)))
+            .use_current_thread()
             .build_global()?;
     }
     if matches!(

@@ -8,12 +8,16 @@
 
 use crate::calibrate::{self, Calibration, Prior};
 use crate::engine::{self, Compaction, Goal};
-use crate::plan::Subject;
-use crate::retention::{Retention, retention};
+use crate::facts::Facts;
+use crate::plan::{Plan, Subject};
+use crate::preserve::Hold;
+use crate::retention::{Retention, retention, retention_of};
 use crate::strategy::{StrategyName, StrategySettings, SummaryStats};
 use crate::summarizer::Summarizer;
 use crate::tokens::TokenCounter;
-use crate::transcript::{OutItem, ReadOptions, Transcript};
+use crate::transcript::{
+    Conversation, Finding, Format, OutItem, ReadError, ReadOptions, Transcript,
+};
 use crate::trigger::{self, Measures, Trigger, TriggerSettings};
 use crate::verify::{self, Edited};
 use anyhow::Result;
@@ -116,93 +120,241 @@ pub struct Outcome<'a> {
 /// (invariant 5) is proven by the tests, which compact every corpus file twice with every
 /// strategy and compare the bytes (tests/corpus/compact.rs), not by doing the work twice here.
 pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
-    compact_once(t, settings)
+    let planned = (0..t.conversations.len())
+        .into_par_iter()
+        .map(|c| plan_conversation(t.format, &t.source, &t.conversations[c], settings))
+        .collect::<Result<_>>()?;
+    finish(t, Plans::new(t, planned, settings), settings)
 }
 
-fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
+/// Why [`read_and_plan`] failed, by step.
+#[derive(Debug)]
+pub enum PlanFailure {
+    /// The text does not read as a transcript.
+    Read(ReadError),
+    /// The input has findings (all of them, sorted as `check` reports them) and findings were
+    /// refused.
+    Findings(Vec<Finding>),
+    /// A conversation could not be compacted.
+    Compact(anyhow::Error),
+}
+
+/// Reads `source` and plans its conversations as they are read, a batch at a time, releasing
+/// each one's decoded content ([`Conversation::release_parts`]) once planned: writing,
+/// verifying and reporting need only what the plans keep of it, so a large file's decoded text
+/// is never all in memory. The transcript returned keeps its source, spans, lines and layouts.
+///
+/// With `refuse_findings`, the input must pass `check`: nothing more is planned once a
+/// conversation has a finding. A summarizer that calls a service plans nothing before the
+/// whole file is read and checked. Failures come in the order the steps run: reading, then
+/// checking, then compacting.
+pub fn read_and_plan(
+    source: String,
+    settings: &Settings,
+    refuse_findings: bool,
+) -> Result<(Transcript, Plans), PlanFailure> {
+    let mut s = Streaming {
+        settings,
+        refuse_findings,
+        batch_len: if settings.summarizer.local() {
+            16 * rayon::current_num_threads()
+        } else {
+            usize::MAX
+        },
+        batch: Vec::new(),
+        planned: Vec::new(),
+        findings: Vec::new(),
+        failed: None,
+    };
+    let mut t =
+        crate::transcript::read_with(source, &settings.read, &mut |format, src, conv, done| {
+            s.take(format, src, conv, done)
+        })
+        .map_err(PlanFailure::Read)?;
+    s.flush(t.format, &t.source, &mut t.conversations);
+    if !s.findings.is_empty() {
+        crate::transcript::sort_findings(&mut s.findings);
+        return Err(PlanFailure::Findings(s.findings));
+    }
+    if let Some(e) = s.failed {
+        return Err(PlanFailure::Compact(e));
+    }
+    let plans = Plans::new(&t, s.planned, settings);
+    Ok((t, plans))
+}
+
+/// The state of [`read_and_plan`] while the file is read.
+struct Streaming<'s, 'a> {
+    settings: &'s Settings<'a>,
+    refuse_findings: bool,
+    /// Conversations planned together (in parallel).
+    batch_len: usize,
+    batch: Vec<Conversation>,
+    planned: Vec<Planned>,
+    /// The findings so far, when they are refused.
+    findings: Vec<Finding>,
+    /// The first compaction that failed: nothing more is planned.
+    failed: Option<anyhow::Error>,
+}
+
+impl Streaming<'_, '_> {
+    /// Takes one conversation just read; plans the batch once it is full.
+    fn take(
+        &mut self,
+        format: Format,
+        source: &str,
+        conv: Conversation,
+        done: &mut Vec<Conversation>,
+    ) {
+        if self.refuse_findings {
+            self.findings
+                .extend(crate::transcript::conversation_findings(
+                    format, source, &conv,
+                ));
+        }
+        self.batch.push(conv);
+        if self.batch.len() >= self.batch_len {
+            self.flush(format, source, done);
+        }
+    }
+
+    /// Plans the batch (unless a finding or a failure already sank the file), releases its
+    /// decoded content and hands it on.
+    fn flush(&mut self, format: Format, source: &str, done: &mut Vec<Conversation>) {
+        if self.findings.is_empty() && self.failed.is_none() {
+            let settings = self.settings;
+            let planned: Result<Vec<Planned>> = self
+                .batch
+                .par_iter()
+                .map(|conv| plan_conversation(format, source, conv, settings))
+                .collect();
+            match planned {
+                Ok(planned) => self.planned.extend(planned),
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        for mut conv in self.batch.drain(..) {
+            conv.release_parts();
+            done.push(conv);
+        }
+    }
+}
+
+/// Every conversation of a transcript planned, with all that writing, verifying and
+/// reporting need of the input's decoded content (see [`read_and_plan`]); [`finish`] does
+/// the rest.
+pub struct Plans {
+    planned: Vec<Planned>,
+    /// The input's findings, when some conversation changes (what the output may repeat).
+    findings: Option<Vec<Finding>>,
+}
+
+impl Plans {
+    fn new(t: &Transcript, planned: Vec<Planned>, settings: &Settings) -> Plans {
+        release_table_pages(settings.counter, t.source.len());
+        let changed = planned.iter().any(|p| matches!(p.fate, Fate::Edited(_)));
+        // `check` reads no decoded content: it runs on a released transcript too.
+        Plans {
+            findings: changed.then(|| crate::transcript::check(t)),
+            planned,
+        }
+    }
+}
+
+/// A conversation's results after compaction.
+#[derive(Debug, Clone, Copy)]
+struct After {
+    tokens: usize,
+    messages: usize,
+    retention: Retention,
+}
+
+/// Writes `t` as `plans` say, verifies the output and reports. Reads no decoded content of
+/// `t`: its source, spans, lines and layouts are enough.
+pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Result<Outcome<'t>> {
     let counter = settings.counter;
-    let planned: Vec<Planned> = (0..t.conversations.len())
-        .into_par_iter()
-        .map(|c| plan_conversation(t, c, settings))
-        .collect::<Result<_>>()?;
-    release_table_pages(counter, t.source.len());
-    // Borrowed from the plans: a copy of every summary and replaced output would count in
-    // peak memory.
-    let edits: Vec<Option<&[OutItem]>> = planned
+    let Plans { planned, findings } = plans;
+    let mut afters: Vec<Option<After>> = planned
         .iter()
-        .map(|(s, _, compaction, ..)| {
-            compaction
-                .as_ref()
-                .map(|c| &c.plan)
-                .filter(|plan| **plan != s.keep_all())
-                .map(|plan| plan.items.as_slice())
+        .map(|p| match &p.fate {
+            Fate::Unedited(after) => Some(*after),
+            Fate::Edited(_) => None,
         })
         .collect();
-    let changed = edits.iter().any(Option::is_some);
-    let (output, spans) = if changed {
-        let (output, spans) = t.write_with_spans(&edits);
-        (Some(output), spans)
-    } else {
-        (None, vec![None; edits.len()])
+    let (output, spans) = match findings {
+        None => (Cow::Borrowed(t.source.as_str()), vec![None; planned.len()]),
+        Some(findings) => {
+            // Borrowed from the plans: a copy of every summary and replaced output would
+            // count in peak memory.
+            let edits: Vec<Option<&[OutItem]>> = planned
+                .iter()
+                .map(|p| p.edited().map(|(plan, _)| plan.items.as_slice()))
+                .collect();
+            let (output, spans) = t.write_with_spans(&edits);
+            let verified: Vec<Edited> = planned
+                .iter()
+                .enumerate()
+                .filter_map(|(c, p)| {
+                    let (plan, check) = p.edited()?;
+                    Some(Edited {
+                        index: c,
+                        plan,
+                        holds: &check.holds,
+                        tokens_before: check.tokens_before,
+                        digests: &check.digests,
+                    })
+                })
+                .collect();
+            verify::verify(
+                t,
+                &findings,
+                &output,
+                &verified,
+                &settings.read,
+                counter,
+                &mut |c, after, tokens| {
+                    let Fate::Edited(check) = &planned[c].fate else {
+                        return;
+                    };
+                    afters[c] = Some(After {
+                        tokens,
+                        messages: Measures::of(after, tokens).events,
+                        retention: retention_of(&check.facts, after),
+                    });
+                },
+            )?;
+            release_table_pages(counter, t.source.len());
+            (Cow::Owned(output), spans)
+        }
     };
-    let verified_edits: Vec<Edited> = planned
-        .iter()
-        .enumerate()
-        .filter(|(c, _)| edits[*c].is_some())
-        .map(|(c, (s, _, compaction, ..))| Edited {
-            index: c,
-            plan: &compaction.as_ref().expect("edited").plan,
-            holds: &s.holds,
-            tokens_before: s.keep_all().tokens(s),
-        })
-        .collect();
-    // The output read back (or the input itself): borrowed or moved, never copied, since
-    // large inputs make every copy count in peak memory.
-    let out = match output {
-        Some(output) => Cow::Owned(verify::verify(
-            t,
-            output,
-            &verified_edits,
-            &settings.read,
-            counter,
-        )?),
-        None => Cow::Borrowed(t),
-    };
-    release_table_pages(counter, t.source.len());
+    let changed = matches!(output, Cow::Owned(_));
     let mut stats = SummaryStats::default();
     let conversations = planned
         .into_iter()
+        .zip(afters)
         .enumerate()
-        .map(
-            |(c, (_, goal, compaction, before, triggers, calibration))| {
-                if let Some(compaction) = &compaction {
-                    stats.add(&compaction.stats);
-                }
-                let after = &out.conversations[c];
-                let tokens_after = crate::count::count_conversation(counter, after).total();
-                let messages_after = Measures::of(after, tokens_after).events;
-                ConversationResult {
-                    location: t.conversations[c].location.clone(),
-                    why_not: triggers
-                        .is_empty()
-                        .then(|| trigger::why_not(&settings.triggers, &before)),
-                    target_tokens: goal.map(|g| g.target_tokens),
-                    calibration,
-                    before,
-                    triggers,
-                    retention: retention(&t.conversations[c], after),
-                    compaction,
-                    tokens_after,
-                    messages_after,
-                }
-            },
-        )
+        .map(|(c, (p, after))| {
+            let after = after.expect("every edited conversation is read back");
+            if let Some(compaction) = &p.compaction {
+                stats.add(&compaction.stats);
+            }
+            ConversationResult {
+                location: t.conversations[c].location.clone(),
+                why_not: p
+                    .triggers
+                    .is_empty()
+                    .then(|| trigger::why_not(&settings.triggers, &p.before)),
+                target_tokens: p.goal.map(|g| g.target_tokens),
+                calibration: p.calibration,
+                before: p.before,
+                triggers: p.triggers,
+                retention: after.retention,
+                compaction: p.compaction,
+                tokens_after: after.tokens,
+                messages_after: after.messages,
+            }
+        })
         .collect();
-    // `read` keeps its text as `source`, byte for byte: the verified output is what is written.
-    let output = match out {
-        Cow::Owned(read_back) => Cow::Owned(read_back.source),
-        Cow::Borrowed(t) => Cow::Borrowed(t.source.as_str()),
-    };
     Ok(Outcome {
         output,
         changed,
@@ -213,24 +365,52 @@ fn compact_once<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t
 }
 
 /// A conversation measured, its goal when a trigger fired, and its compaction when one ran.
-type Planned<'a> = (
-    Subject<'a>,
-    Option<Goal>,
-    Option<Compaction>,
-    Measures,
-    Vec<Trigger>,
-    Option<Calibration>,
-);
+struct Planned {
+    goal: Option<Goal>,
+    compaction: Option<Compaction>,
+    before: Measures,
+    triggers: Vec<Trigger>,
+    calibration: Option<Calibration>,
+    fate: Fate,
+}
 
-/// Measures conversation `c`, checks its triggers and, when one fires, compacts it; with
-/// `--drop-stored`, drops what is stored but never sent in any case.
-fn plan_conversation<'a>(
-    t: &'a Transcript,
-    c: usize,
-    settings: &Settings<'a>,
-) -> Result<Planned<'a>> {
-    let subject = Subject::new(t, c, settings.counter);
-    release_table_pages(settings.counter, t.conversations[c].span.len());
+/// Whether a conversation changes, with what is needed of its decoded content afterwards.
+enum Fate {
+    /// Written back byte-for-byte: its results after are its own, taken at planning.
+    Unedited(After),
+    /// Written from its plan: what verifying and reporting it need.
+    Edited(EditCheck),
+}
+
+impl Planned {
+    /// The plan written and what checks it, when the conversation changes.
+    fn edited(&self) -> Option<(&Plan, &EditCheck)> {
+        match (&self.fate, &self.compaction) {
+            (Fate::Edited(check), Some(compaction)) => Some((&compaction.plan, check)),
+            _ => None,
+        }
+    }
+}
+
+/// What [`verify`] and retention need of an edited conversation's input.
+struct EditCheck {
+    holds: Vec<Hold>,
+    tokens_before: usize,
+    digests: Vec<u128>,
+    facts: Facts,
+}
+
+/// Measures conversation `conv` (of a `format` transcript whose text is `source`), checks its
+/// triggers and, when one fires, compacts it; with `--drop-stored`, drops what is stored but
+/// never sent in any case.
+fn plan_conversation(
+    format: Format,
+    source: &str,
+    conv: &Conversation,
+    settings: &Settings,
+) -> Result<Planned> {
+    let mut subject = Subject::of(format, source, conv, settings.counter);
+    release_table_pages(settings.counter, conv.span.len());
     let tokens = subject.keep_all().tokens(&subject);
     // Only a fit on recorded usage steers compaction; a default estimate is only reported.
     let calibration = calibrate::conversation(
@@ -238,11 +418,10 @@ fn plan_conversation<'a>(
         subject.conv,
         &subject.tokens,
         subject.preamble_tokens,
-        Prior::for_transcript(t.format, None),
+        Prior::for_transcript(format, None),
     )
     .filter(|c| !c.is_estimate());
-    let measures = Measures::of(&t.conversations[c], tokens)
-        .with_provider(calibration.map(|c| c.predict(tokens)));
+    let measures = Measures::of(conv, tokens).with_provider(calibration.map(|c| c.predict(tokens)));
     let fired = trigger::fired(&settings.triggers, &measures);
     let mut planned = None;
     if !fired.is_empty() {
@@ -261,7 +440,38 @@ fn plan_conversation<'a>(
     if settings.strategy.drop_stored {
         compaction = Some(engine::drop_stored(&subject, compaction));
     }
-    Ok((subject, goal, compaction, measures, fired, calibration))
+    // What follows copies a conversation's text (facts, retention) but counts nothing: a large
+    // conversation's table pages go first.
+    release_table_pages(settings.counter, conv.span.len());
+    let keep_all = subject.keep_all();
+    let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
+        Fate::Edited(EditCheck {
+            tokens_before: keep_all.tokens(&subject),
+            digests: conv
+                .items
+                .iter()
+                .map(|item| verify::digest(&item.parts))
+                .collect(),
+            facts: Facts::of(&conv.items),
+            holds: std::mem::take(&mut subject.holds),
+        })
+    } else {
+        // Written back byte-for-byte, it reads back the same: the same count, messages and
+        // facts.
+        Fate::Unedited(After {
+            tokens,
+            messages: measures.events,
+            retention: retention(conv, conv),
+        })
+    };
+    Ok(Planned {
+        goal,
+        compaction,
+        before: measures,
+        triggers: fired,
+        calibration,
+        fate,
+    })
 }
 
 /// The goal for a conversation whose triggers fired. With a `calibration`, the threshold and
@@ -285,5 +495,126 @@ fn goal(
     Goal {
         target_tokens,
         at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::StrategyName;
+    use crate::summarizer::extractive::Extractive;
+    use crate::tokens::Encoding;
+    use crate::trigger::TriggerSettings;
+
+    fn settings<'a>(counter: &'a TokenCounter, summarizer: &'a Extractive) -> Settings<'a> {
+        Settings {
+            read: ReadOptions::default(),
+            triggers: TriggerSettings {
+                force: true,
+                ..Default::default()
+            },
+            target: Target::Ratio(0.5),
+            strategies: vec![StrategyName::ObservationMasking],
+            strategy: StrategySettings::default(),
+            summarizer,
+            counter,
+        }
+    }
+
+    /// Runs of a tau-bench-like file: `n` conversations, each a task, ten tool rounds with
+    /// long outputs, and an answer; `orphan` adds a tool result without a call to run 1.
+    fn runs(n: usize, orphan: bool) -> String {
+        let runs: Vec<serde_json::Value> = (0..n)
+            .map(|r| {
+                let mut traj = vec![serde_json::json!({"role": "user", "content": format!("task {r}: check the order")})];
+                for k in 0..10 {
+                    let id = format!("c{r}_{k}");
+                    traj.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "get_order", "arguments": format!("{{\"id\": {k}}}")}}]}));
+                    traj.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": format!("order {k}: ").repeat(200)}));
+                }
+                if orphan && r == 1 {
+                    traj.push(serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "content": "late"}));
+                }
+                traj.push(serde_json::json!({"role": "assistant", "content": "all checked"}));
+                serde_json::json!({"task_id": r, "traj": traj})
+            })
+            .collect();
+        serde_json::to_string_pretty(&runs).unwrap()
+    }
+
+    #[test]
+    fn planning_while_reading_gives_what_run_gives() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, false);
+        let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
+        let expected = run(&whole, &settings).unwrap();
+        assert!(expected.changed);
+        let (t, plans) = read_and_plan(source, &settings, true).unwrap();
+        assert!(t.conversations[0].items.iter().all(|i| i.parts.is_empty()));
+        let got = finish(&t, plans, &settings).unwrap();
+        assert_eq!(got.output, expected.output);
+        assert_eq!(got.spans, expected.spans);
+        let results = |o: &Outcome| -> Vec<(usize, usize, Retention)> {
+            o.conversations
+                .iter()
+                .map(|c| (c.tokens_after, c.messages_after, c.retention))
+                .collect()
+        };
+        assert_eq!(results(&got), results(&expected));
+    }
+
+    #[test]
+    fn without_step_plans_only_the_final_plan_is_kept() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let mut settings = settings(&counter, &summarizer);
+        settings.strategies = vec![StrategyName::ObservationMasking, StrategyName::FullSummary];
+        settings.target = Target::Ratio(0.2);
+        let t = crate::transcript::read(runs(3, false), &settings.read).unwrap();
+        let kept = run(&t, &settings).unwrap();
+        settings.strategy.step_plans = false;
+        let lean = run(&t, &settings).unwrap();
+        assert_eq!(lean.output, kept.output);
+        let mut multi = 0;
+        for (k, l) in kept.conversations.iter().zip(&lean.conversations) {
+            let (k, l) = (
+                k.compaction.as_ref().unwrap(),
+                l.compaction.as_ref().unwrap(),
+            );
+            let changed: Vec<usize> = (0..k.steps.len()).filter(|&i| k.steps[i].changed).collect();
+            multi += usize::from(changed.len() > 1);
+            for (n, &i) in changed.iter().enumerate() {
+                assert!(k.plan_after(i).is_some());
+                if n + 1 == changed.len() {
+                    assert_eq!(l.plan_after(i), Some(&l.plan));
+                } else {
+                    assert_eq!(l.plan_after(i), None, "step {i} kept its plan");
+                }
+            }
+        }
+        assert!(multi > 0, "no conversation changed in two steps");
+    }
+
+    #[test]
+    fn a_finding_in_a_later_conversation_refuses_the_file_with_every_finding() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, true);
+        let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
+        let findings = crate::transcript::check(&whole);
+        assert!(!findings.is_empty());
+        match read_and_plan(source.clone(), &settings, true) {
+            Err(PlanFailure::Findings(got)) => assert_eq!(got, findings),
+            other => panic!("expected the findings, got {:?}", other.map(|_| ())),
+        }
+        let (t, plans) = read_and_plan(source, &settings, false).unwrap();
+        assert!(finish(&t, plans, &settings).unwrap().changed);
+        match read_and_plan("[{\"traj\": [".into(), &settings, true) {
+            Err(PlanFailure::Read(_)) => {}
+            other => panic!("expected a read error, got {:?}", other.map(|_| ())),
+        }
     }
 }

@@ -12,7 +12,7 @@ use crate::count::{count_conversation, first_of_message};
 use crate::preserve::{Hold, holds};
 use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
 use crate::transcript::{
-    Conversation, Item, Kind, OutItem, Part, PartKind, Role, SUMMARY_MARKER, Transcript,
+    Conversation, Format, Item, Kind, OutItem, Part, PartKind, Role, SUMMARY_MARKER, Transcript,
 };
 use std::borrow::Cow;
 use std::ops::Range;
@@ -48,7 +48,16 @@ pub struct Subject<'a> {
 impl<'a> Subject<'a> {
     /// Counts and classifies conversation `c` of `t`.
     pub fn new(t: &'a Transcript, c: usize, counter: &'a TokenCounter) -> Self {
-        let conv = &t.conversations[c];
+        Self::of(t.format, &t.source, &t.conversations[c], counter)
+    }
+
+    /// Counts and classifies `conv`, of a `format` transcript whose text is `source`.
+    pub fn of(
+        format: Format,
+        source: &'a str,
+        conv: &'a Conversation,
+        counter: &'a TokenCounter,
+    ) -> Self {
         let counts = count_conversation(counter, conv);
         let groups = conv.groups();
         let mut group_of = vec![0; conv.items.len()];
@@ -58,16 +67,16 @@ impl<'a> Subject<'a> {
         Subject {
             holds: holds(conv, &groups),
             conv,
-            source: &t.source,
-            copy_members: t.format.copy_members(),
+            source,
+            copy_members: format.copy_members(),
             counter,
             tokens: counts.items,
             first_of_message: first_of_message(conv),
             preamble_tokens: counts.preamble,
             group_of,
             groups,
-            strict_alternation: t.format.strict_alternation(),
-            drops_thinking_blocks: t.format.drops_thinking_blocks(),
+            strict_alternation: format.strict_alternation(),
+            drops_thinking_blocks: format.drops_thinking_blocks(),
         }
     }
 

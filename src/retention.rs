@@ -117,7 +117,11 @@ impl Retention {
 
 /// How much of `before`'s facts `after` still holds.
 pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
-    let facts = Facts::of(&before.items);
+    retention_of(&Facts::of(&before.items), after)
+}
+
+/// How much of `facts` (a conversation's before compaction) `after` still holds.
+pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
     // Facts are read through `clean` (no ANSI escapes, no client wrappers): so is the output.
     let text = context_text(after);
     let text = crate::facts::clean::clean(&text);

@@ -9,7 +9,10 @@ use crate::count::count_conversation;
 use crate::plan::Plan;
 use crate::preserve::Hold;
 use crate::tokens::TokenCounter;
-use crate::transcript::{self, Kind, OutItem, Part, PartKind, ReadOptions, Transcript};
+use crate::transcript::{
+    self, Conversation, Finding, Kind, OutItem, Part, PartKind, ReadOptions, Transcript,
+    conversation_findings, sort_findings,
+};
 use std::collections::HashMap;
 
 /// A broken invariant, with what was seen.
@@ -24,7 +27,8 @@ impl std::fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
-/// One edited conversation, as verified.
+/// One edited conversation, as verified: all it needs of the input's decoded content is taken
+/// at planning, so that content can be released before the output is written and read back.
 pub struct Edited<'a> {
     /// Its index in the transcript.
     pub index: usize,
@@ -34,53 +38,87 @@ pub struct Edited<'a> {
     pub holds: &'a [Hold],
     /// Its context tokens before compaction (already counted by the engine).
     pub tokens_before: usize,
+    /// The [`digest`] of each original item's content.
+    pub digests: &'a [u128],
 }
 
-/// Checks `output`, written from `original` with `edits`; returns it read back.
+/// A digest of the content an item carries, as the kept-content check compares it: kind and text
+/// of each part (a media part's text aside, which only says "media").
+pub fn digest(parts: &[Part]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for part in parts {
+        // Kind, then length and text: no two part lists encode alike.
+        h.update(&[part.kind as u8]);
+        if part.kind != PartKind::Media {
+            h.update(&(part.text.len() as u64).to_le_bytes());
+            h.update(part.text.as_bytes());
+        }
+    }
+    h.digest128()
+}
+
+/// Checks `output`, written from `original` with `edits`, reading it back one conversation
+/// at a time so its decoded content is never all in memory; hands `each` every edited
+/// conversation read back, with its index and context tokens (the others are the input's
+/// bytes). `findings` are the input's
+/// (`transcript::check` before its content was released); `original` needs only its
+/// skeleton: spans, lines, flags and preambles.
 pub fn verify(
     original: &Transcript,
-    output: String,
+    findings: &[Finding],
+    output: &str,
     edits: &[Edited],
     opts: &ReadOptions,
     counter: &TokenCounter,
-) -> Result<Transcript, Violation> {
-    let forced = ReadOptions {
-        format: Some(original.format),
-        ..opts.clone()
-    };
-    let out = transcript::read(output, &forced).map_err(|e| {
+    each: &mut dyn FnMut(usize, &Conversation, usize),
+) -> Result<(), Violation> {
+    let format = original.format;
+    let expected = original.conversations.len();
+    let mut found: Vec<Finding> = Vec::new();
+    // The first broken conversation, reported once the whole output has read back and
+    // passed `check`, in the order the checks always ran.
+    let mut broken: Option<Violation> = None;
+    let mut edits = edits.iter().peekable();
+    let mut c = 0;
+    let read = transcript::read_each(output, format, opts, &mut |after| {
+        found.extend(conversation_findings(format, output, &after));
+        if let Some(edit) = edits.next_if(|e| e.index == c) {
+            let tokens = count_conversation(counter, &after).total();
+            if broken.is_none() {
+                broken = check_conversation(original, &after, tokens, edit).err();
+            }
+            each(c, &after, tokens);
+        }
+        c += 1;
+    });
+    read.map_err(|e| {
         let first = e
             .findings
             .first()
             .map(ToString::to_string)
             .unwrap_or_default();
         Violation(format!(
-            "the output does not read back as {}: {first}",
-            original.format
+            "the output does not read back as {format}: {first}"
         ))
     })?;
-    if out.conversations.len() != original.conversations.len() {
+    if c != expected {
         return Err(Violation(format!(
-            "the output holds {} conversations, the input {}",
-            out.conversations.len(),
-            original.conversations.len()
+            "the output holds {c} conversations, the input {expected}"
         )));
     }
-    check_findings(original, &out)?;
-    for edit in edits {
-        check_conversation(original, &out, edit, counter)?;
-    }
-    Ok(out)
+    sort_findings(&mut found);
+    check_findings(findings, &found)?;
+    broken.map_or(Ok(()), Err)
 }
 
 /// The output may only repeat findings the input already had.
-fn check_findings(original: &Transcript, out: &Transcript) -> Result<(), Violation> {
-    let mut known: HashMap<String, usize> = HashMap::new();
-    for finding in transcript::check(original) {
-        *known.entry(finding.message).or_default() += 1;
+fn check_findings(original: &[Finding], out: &[Finding]) -> Result<(), Violation> {
+    let mut known: HashMap<&str, usize> = HashMap::new();
+    for finding in original {
+        *known.entry(finding.message.as_str()).or_default() += 1;
     }
-    for finding in transcript::check(out) {
-        match known.get_mut(&finding.message) {
+    for finding in out {
+        match known.get_mut(finding.message.as_str()) {
             Some(n) if *n > 0 => *n -= 1,
             _ => {
                 return Err(Violation(format!(
@@ -92,14 +130,14 @@ fn check_findings(original: &Transcript, out: &Transcript) -> Result<(), Violati
     Ok(())
 }
 
+/// Checks edited conversation `after`, read back with `tokens_after` context tokens.
 fn check_conversation(
     original: &Transcript,
-    out: &Transcript,
+    after: &Conversation,
+    tokens_after: usize,
     edit: &Edited,
-    counter: &TokenCounter,
 ) -> Result<(), Violation> {
     let before = &original.conversations[edit.index];
-    let after = &out.conversations[edit.index];
     let place = if before.location.is_empty() {
         String::new()
     } else {
@@ -125,7 +163,7 @@ fn check_conversation(
                 let strip_may_change = matches!(planned, OutItem::Strip(_))
                     && !matches!(edit.holds[*i], Hold::Preserved(_));
                 let want = &before.items[*i];
-                if !strip_may_change && !same_content(&want.parts, &got.parts) {
+                if !strip_may_change && edit.digests[*i] != digest(&got.parts) {
                     return Err(Violation(format!(
                         "line {}{place}: a kept message reads back changed",
                         want.line
@@ -170,7 +208,6 @@ fn check_conversation(
         }
     }
     let tokens_before = edit.tokens_before;
-    let tokens_after = count_conversation(counter, after).total();
     if tokens_after > tokens_before {
         return Err(Violation(format!(
             "context tokens grew{place}: {tokens_before} → {tokens_after}"
@@ -179,10 +216,63 @@ fn check_conversation(
     Ok(())
 }
 
-/// Whether two items carry the same content (media stubs aside, which only say "media").
-fn same_content(a: &[Part], b: &[Part]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| x.kind == y.kind && (x.text == y.text || x.kind == PartKind::Media))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preserve::Reason;
+    use crate::tokens::Encoding;
+
+    const SRC: &str = "[\n  {\"role\": \"user\", \"content\": \"fix the parser\"},\n  {\"role\": \"assistant\", \"content\": \"on it\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+
+    /// Verifies `output` as the input written with `plan`, item 0 preserved.
+    fn check(output: &str, plan: Vec<OutItem>) -> Result<(), Violation> {
+        let t = transcript::read(SRC.to_string(), &ReadOptions::default()).unwrap();
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let items = &t.conversations[0].items;
+        let digests: Vec<u128> = items.iter().map(|i| digest(&i.parts)).collect();
+        let holds = [
+            Hold::Preserved(Reason::OriginalTask),
+            Hold::Free,
+            Hold::Free,
+        ];
+        let plan = Plan { items: plan };
+        let edit = Edited {
+            index: 0,
+            plan: &plan,
+            holds: &holds,
+            tokens_before: 1_000,
+            digests: &digests,
+        };
+        let mut seen = Vec::new();
+        verify(
+            &t,
+            &transcript::check(&t),
+            output,
+            &[edit],
+            &ReadOptions::default(),
+            &counter,
+            &mut |c, _, _| seen.push(c),
+        )?;
+        assert_eq!(seen, [0], "the edited conversation is handed on");
+        Ok(())
+    }
+
+    #[test]
+    fn a_kept_message_must_read_back_unchanged() {
+        let dropped = "[\n  {\"role\": \"user\", \"content\": \"fix the parser\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+        let plan = vec![OutItem::Keep(0), OutItem::Keep(2)];
+        assert_eq!(check(dropped, plan.clone()), Ok(()));
+        let changed = dropped.replace("thanks", "thank you");
+        let err = check(&changed, plan).unwrap_err();
+        assert!(err.0.contains("a kept message reads back changed"), "{err}");
+    }
+
+    #[test]
+    fn a_preserved_message_must_be_kept_and_the_output_must_read_back() {
+        let without_first = "[\n  {\"role\": \"assistant\", \"content\": \"on it\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]";
+        let err = check(without_first, vec![OutItem::Keep(1), OutItem::Keep(2)]).unwrap_err();
+        assert!(err.0.contains("was not kept"), "{err}");
+        let err = check("[{\"role\": ", vec![OutItem::Keep(0)]).unwrap_err();
+        assert!(err.0.contains("does not read back"), "{err}");
+    }
 }

@@ -9,7 +9,7 @@ use crate::cli::{CompactArgs, Shard};
 use crate::config::CompactConfig;
 use crate::discover::{self, Input};
 use crate::inplace;
-use crate::pipeline::{self, Outcome, Settings};
+use crate::pipeline::{self, Outcome, PlanFailure, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
 use crate::summarizer::Summarizer;
@@ -79,6 +79,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         strategies: config.strategies.clone(),
         strategy: crate::strategy::StrategySettings {
             drop_stored: args.drop_stored,
+            // Only an archive records what each step did.
+            step_plans: args.archive,
             ..config.strategy.clone()
         },
         summarizer: summarizer.as_ref(),
@@ -338,24 +340,26 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
-        let t = transcript::read(text, &settings.read).map_err(|e| {
-            let first = &e.findings[0];
-            Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
-        })?;
-        if !self.args.allow_findings {
-            let findings = transcript::check(&t);
-            if let Some(first) = findings.first() {
-                let more = match findings.len() {
-                    1 => String::new(),
-                    n => format!(" (and {} more)", n - 1),
-                };
-                return Err(Failed::at("check", first.line)(anyhow::anyhow!(
-                    "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
-                    first.message
-                )));
-            }
-        }
-        let outcome = pipeline::run(&t, settings).map_err(Failed::at("compact", 0))?;
+        let (t, plans) = pipeline::read_and_plan(text, settings, !self.args.allow_findings)
+            .map_err(|failure| match failure {
+                PlanFailure::Read(e) => {
+                    let first = &e.findings[0];
+                    Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
+                }
+                PlanFailure::Findings(findings) => {
+                    let first = &findings[0];
+                    let more = match findings.len() {
+                        1 => String::new(),
+                        n => format!(" (and {} more)", n - 1),
+                    };
+                    Failed::at("check", first.line)(anyhow::anyhow!(
+                        "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
+                        first.message
+                    ))
+                }
+                PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
+            })?;
+        let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
         let mut report = FileReport::of(path, &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;

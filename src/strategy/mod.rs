@@ -64,6 +64,11 @@ pub struct StrategySettings {
     /// End every conversation with `drop-stored`, whether or not a trigger fired
     /// [`--drop-stored`].
     pub drop_stored: bool,
+    /// Keep the plan after each step for the archive ([`crate::engine::Compaction::plan_after`]);
+    /// without an archive only the final plan is needed, and each kept plan holds a copy of
+    /// its summaries.
+    #[serde(skip)]
+    pub step_plans: bool,
 }
 
 impl Default for StrategySettings {
@@ -81,6 +86,7 @@ impl Default for StrategySettings {
             selective_rules: default_rules(),
             keep_payloads: false,
             drop_stored: false,
+            step_plans: true,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::preserve::Hold;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::{Encoding, TokenCounter};
 use crate::transcript::{Kind, OutItem, ReadOptions, Transcript, check, read};
-use crate::verify::{Edited, verify};
+use crate::verify::{Edited, digest, verify};
 use serde_json::{Value, json};
 
 // ----- Building transcripts -----
@@ -349,20 +349,29 @@ impl Case {
         let s = self.subject();
         let at = format!("{name}: {}", shape(plan));
         let output = self.t.write(&[Some(plan.items.clone())]);
+        let digests: Vec<u128> = s.conv.items.iter().map(|i| digest(&i.parts)).collect();
         let edit = Edited {
             index: 0,
             plan,
             holds: &s.holds,
             tokens_before: s.keep_all().tokens(&s),
+            digests: &digests,
         };
-        let out = verify(
+        verify(
             &self.t,
-            output,
+            &check(&self.t),
+            &output,
             &[edit],
             &ReadOptions::default(),
             &self.counter,
+            &mut |_, _, _| {},
         )
         .unwrap_or_else(|v| panic!("{at}: {v}"));
+        let forced = ReadOptions {
+            format: Some(self.t.format),
+            ..ReadOptions::default()
+        };
+        let out = crate::transcript::read(output, &forced).unwrap();
         assert_eq!(check(&out), [], "{at}");
         out
     }

@@ -74,6 +74,13 @@ pub trait Summarizer: Sync {
     fn deterministic(&self) -> bool {
         true
     }
+
+    /// Whether summarizing costs nothing but this process's work (no service is called): then
+    /// a file's conversations may be compacted while the rest is still read and checked, even
+    /// though a later bad line fails the file.
+    fn local(&self) -> bool {
+        true
+    }
 }
 
 /// `text` cut to its head 20% and tail 30% when longer than [`MAX_SAFE_CHARS`] characters,

@@ -56,8 +56,9 @@ impl Adapter for Anthropic {
         &self,
         doc: &Doc,
         opts: &ReadOptions,
-    ) -> Result<(Vec<Conversation>, String), ReadError> {
-        read_lists(doc, opts, parse_message)
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_lists(doc, opts, parse_message, each)
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -88,11 +89,8 @@ impl Adapter for Anthropic {
         true
     }
 
-    fn check(&self, t: &Transcript) -> Vec<Finding> {
-        t.conversations
-            .iter()
-            .flat_map(|conv| check_messages(t, conv))
-            .collect()
+    fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
+        check_messages(source, conv)
     }
 }
 
@@ -332,11 +330,11 @@ pub(super) fn replace_text_blocks(
 /// `assistant`, `tool_result` blocks anywhere but the user message right after the assistant
 /// message with the matching `tool_use` (and first in it), and a `tool_use` whose next message
 /// does not answer it.
-fn check_messages(t: &Transcript, conv: &Conversation) -> Vec<Finding> {
+fn check_messages(source: &str, conv: &Conversation) -> Vec<Finding> {
     let mut findings = Vec::new();
     let items = &conv.items;
     for (i, item) in items.iter().enumerate() {
-        let raw = parse_raw(&t.source[item.span.clone()]).ok();
+        let raw = parse_raw(&source[item.span.clone()]).ok();
         let role = raw.and_then(role_of).unwrap_or_default();
         if !matches!(role.as_str(), "user" | "assistant") {
             findings.push(Finding::new(

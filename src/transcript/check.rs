@@ -1,7 +1,7 @@
 //! Validation of a transcript: the rules every format shares (tool call/result pairing) plus
 //! each adapter's own (role order, chain links).
 
-use super::{Conversation, Kind, ParseError, Transcript};
+use super::{Conversation, Format, Kind, ParseError, Transcript};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -42,11 +42,27 @@ impl fmt::Display for Finding {
 
 /// Every finding for a transcript, sorted by line.
 pub fn check(t: &Transcript) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = t.conversations.iter().flat_map(check_pairing).collect();
-    findings.extend(t.format_findings());
+    let mut findings: Vec<Finding> = t
+        .conversations
+        .iter()
+        .flat_map(|conv| conversation_findings(t.format, &t.source, conv))
+        .collect();
+    sort_findings(&mut findings);
+    findings
+}
+
+/// The findings of one conversation of a `format` transcript whose text is `source`, in no
+/// particular order: [`check`] is these over every conversation, then [`sort_findings`].
+pub fn conversation_findings(format: Format, source: &str, conv: &Conversation) -> Vec<Finding> {
+    let mut findings = check_pairing(conv);
+    findings.extend(format.adapter().check(source, conv));
+    findings
+}
+
+/// Sorts findings by line and drops repeats, as [`check`] reports them.
+pub fn sort_findings(findings: &mut Vec<Finding>) {
     findings.sort();
     findings.dedup();
-    findings
 }
 
 /// Every tool result follows its call; every call is answered unless the conversation ends

@@ -70,7 +70,8 @@ impl Adapter for ClaudeCode {
         &self,
         doc: &Doc,
         _opts: &ReadOptions,
-    ) -> Result<(Vec<Conversation>, String), ReadError> {
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
         let (records, container) = records(doc);
         let items = read_items(doc, &records)?;
         let (span, location, layout, description) = match container {
@@ -97,7 +98,8 @@ impl Adapter for ClaudeCode {
             preamble: Vec::new(),
             layout,
         };
-        Ok((vec![conversation], description))
+        each(conversation);
+        Ok(description)
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -107,32 +109,32 @@ impl Adapter for ClaudeCode {
             .iter()
             .position(|o| o == out)
             .expect("the plan holds the item");
-        let chains = chains_of(t, conv);
+        let chains = chains_of(&t.source, conv);
         let links = Links::new(&chains, &plan);
         render_item(t, conv, &chains, &links, at, out).into_owned()
     }
 
-    fn render_list(&self, t: &Transcript, conv: &Conversation, items: &[OutItem]) -> String {
-        let chains = chains_of(t, conv);
+    fn render_list(
+        &self,
+        t: &Transcript,
+        conv: &Conversation,
+        items: &[OutItem],
+        out: &mut String,
+    ) {
+        let chains = chains_of(&t.source, conv);
         let links = Links::new(&chains, items);
-        let texts: Vec<Cow<str>> = items
+        let texts = items
             .iter()
             .enumerate()
-            .map(|(at, out)| render_item(t, conv, &chains, &links, at, out))
-            .collect();
-        render_layout(&conv.layout, texts.iter().map(|t| t.as_ref()))
+            .map(|(at, item)| render_item(t, conv, &chains, &links, at, item));
+        render_layout(&conv.layout, texts, out);
     }
 
-    fn check(&self, t: &Transcript) -> Vec<Finding> {
-        t.conversations
-            .iter()
-            .flat_map(|conv| {
-                let chains = chains_of(t, conv);
-                let mut findings = dangling_links(conv, &chains);
-                findings.extend(cycles(conv, &chains));
-                findings
-            })
-            .collect()
+    fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
+        let chains = chains_of(source, conv);
+        let mut findings = dangling_links(conv, &chains);
+        findings.extend(cycles(conv, &chains));
+        findings
     }
 
     fn copy_members(&self) -> &'static [&'static str] {
@@ -533,10 +535,10 @@ impl Chain {
     }
 }
 
-fn chains_of(t: &Transcript, conv: &Conversation) -> Vec<Chain> {
+fn chains_of(source: &str, conv: &Conversation) -> Vec<Chain> {
     conv.items
         .iter()
-        .map(|item| Chain::of(&t.source[item.span.clone()]))
+        .map(|item| Chain::of(&source[item.span.clone()]))
         .collect()
 }
 

@@ -66,7 +66,8 @@ impl Adapter for Codex {
         &self,
         doc: &Doc,
         _opts: &ReadOptions,
-    ) -> Result<(Vec<Conversation>, String), ReadError> {
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
         let records = records(doc);
         let (span, layout, container) = list_shape(doc, &records);
         let mut preamble = Vec::new();
@@ -119,7 +120,8 @@ impl Adapter for Codex {
             preamble,
             layout,
         };
-        Ok((vec![conv], container.to_string()))
+        each(conv);
+        Ok(container.to_string())
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -140,11 +142,8 @@ impl Adapter for Codex {
         }
     }
 
-    fn check(&self, t: &Transcript) -> Vec<Finding> {
-        t.conversations
-            .iter()
-            .flat_map(|conv| check_records(t, conv))
-            .collect()
+    fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
+        check_records(source, conv)
     }
 }
 
@@ -475,11 +474,11 @@ fn is_text_block(block: &Value) -> bool {
 /// Records that are not `{type, payload}` objects, and outputs of the wrong family for their
 /// call: the Responses API rejects a `function_call_output` answering a `custom_tool_call`
 /// and the reverse.
-fn check_records(t: &Transcript, conv: &Conversation) -> Vec<Finding> {
+fn check_records(source: &str, conv: &Conversation) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut call_types: HashMap<&str, String> = HashMap::new();
     for item in &conv.items {
-        let Ok(raw) = parse_raw(&t.source[item.span.clone()]) else {
+        let Ok(raw) = parse_raw(&source[item.span.clone()]) else {
             continue;
         };
         if !shape(raw).is_some_and(|(_, payload)| payload) {

@@ -37,7 +37,7 @@ pub enum Doc<'a> {
         /// The root value.
         root: &'a RawValue,
         /// Line numbers of offsets.
-        lines: LineIndex,
+        lines: LineIndex<'a>,
     },
     /// JSON Lines: one value per non-blank line.
     Lines {

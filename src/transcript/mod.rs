@@ -16,10 +16,11 @@ mod openai;
 pub mod payload;
 mod sharegpt;
 
-pub use check::{Finding, check};
+pub use check::{Finding, check, conversation_findings, sort_findings};
 pub use doc::{Doc, Line, ParseError};
 
 use crate::json::{ArrayLayout, Span};
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -361,6 +362,15 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// Frees every item's decoded content (its parts) once nothing needs it any more, keeping
+    /// spans, lines, links, flags and the preamble: all that writing, verifying and archiving
+    /// read. A large input's decoded text weighs about as much as the input itself.
+    pub fn release_parts(&mut self) {
+        for item in &mut self.items {
+            item.parts = Vec::new();
+        }
+    }
+
     /// Units that no step may split: a tool call with every item up to its last result, and
     /// the records of one logical message. Returned as sorted, disjoint, covering index ranges.
     pub fn groups(&self) -> Vec<Range<usize>> {
@@ -495,28 +505,38 @@ trait Adapter: Sync {
     /// Whether `doc` looks like this format (used by auto-detection, in [`Format::ALL`] order).
     fn detect(&self, doc: &Doc) -> bool;
 
-    /// Reads `doc` into conversations, returning them and a container description.
-    fn read(&self, doc: &Doc, opts: &ReadOptions)
-    -> Result<(Vec<Conversation>, String), ReadError>;
+    /// Reads `doc`'s conversations, handing each to `each` in source order as soon as it is
+    /// read (a caller may check and drop it before the next is decoded); returns a container
+    /// description.
+    fn read(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError>;
 
     /// Writes one item of an edited conversation (a new or changed item) as raw text.
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String;
 
-    /// Writes an edited conversation's list. The default keeps the list's layout and renders
-    /// each item; adapters that must fix links between records override it.
-    fn render_list(&self, t: &Transcript, conv: &Conversation, items: &[OutItem]) -> String {
-        let texts: Vec<String> = items
-            .iter()
-            .map(|out| match out {
-                OutItem::Keep(i) => t.source[conv.items[*i].span.clone()].to_string(),
-                other => self.render(t, conv, other),
-            })
-            .collect();
-        render_layout(&conv.layout, texts.iter().map(String::as_str))
+    /// Appends an edited conversation's list to `out`. The default keeps the list's layout and
+    /// renders each item; adapters that must fix links between records override it.
+    fn render_list(
+        &self,
+        t: &Transcript,
+        conv: &Conversation,
+        items: &[OutItem],
+        out: &mut String,
+    ) {
+        let texts = items.iter().map(|item| match item {
+            OutItem::Keep(i) => Cow::Borrowed(&t.source[conv.items[*i].span.clone()]),
+            other => Cow::Owned(self.render(t, conv, other)),
+        });
+        render_layout(&conv.layout, texts, out);
     }
 
-    /// Format-specific findings (role order, chain links); the model-wide ones are in `check`.
-    fn check(&self, _t: &Transcript) -> Vec<Finding> {
+    /// Format-specific findings of one conversation in `source` (role order, chain links); the
+    /// model-wide ones are in `check`.
+    fn check(&self, _source: &str, _conv: &Conversation) -> Vec<Finding> {
         Vec::new()
     }
 
@@ -548,32 +568,59 @@ fn strip_item(adapter: &dyn Adapter, t: &Transcript, conv: &Conversation, i: usi
     )
 }
 
-/// Writes list elements in `layout`.
-fn render_layout<'a>(layout: &ListLayout, items: impl Iterator<Item = &'a str>) -> String {
+/// Appends list elements to `out` in `layout`.
+fn render_layout<S: AsRef<str>>(
+    layout: &ListLayout,
+    items: impl Iterator<Item = S>,
+    out: &mut String,
+) {
     match layout {
-        ListLayout::Array(array) => array.render(items),
+        ListLayout::Array(array) => array.render_into(items, out),
         ListLayout::Lines {
             newline,
             trailing_newline,
         } => {
-            let mut out = String::new();
+            let start = out.len();
             for (i, line) in items.enumerate() {
                 if i > 0 {
                     out.push_str(newline);
                 }
-                out.push_str(line);
+                out.push_str(line.as_ref());
             }
-            if *trailing_newline && !out.is_empty() {
+            if *trailing_newline && out.len() > start {
                 out.push_str(newline);
             }
-            out
         }
-        ListLayout::Single => items.collect::<Vec<_>>().join("\n"),
+        ListLayout::Single => {
+            for (i, item) in items.enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(item.as_ref());
+            }
+        }
     }
 }
 
 /// Reads `source` as a transcript: detects (or takes) its format and builds the model.
 pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError> {
+    read_with(source, opts, &mut |_, _, conv, done| done.push(conv))
+}
+
+/// What [`read_with`] hands each conversation to: the format, the source, the conversation,
+/// and the list the transcript is made of.
+pub type EachConversation<'a> = dyn FnMut(Format, &str, Conversation, &mut Vec<Conversation>) + 'a;
+
+/// Like [`read`], but hands each conversation to `each` — with the format and the source — as
+/// soon as it is read; the transcript holds the conversations `each` pushes onto its last
+/// argument, which it may do later (and the caller after reading), in order. A caller can so
+/// work on a large file's conversations and drop what it no longer needs of them while the
+/// rest is still being read.
+pub fn read_with(
+    source: String,
+    opts: &ReadOptions,
+    each: &mut EachConversation,
+) -> Result<Transcript, ReadError> {
     let doc = Doc::parse(&source).map_err(|e| ReadError {
         findings: e.into_iter().map(Finding::from).collect(),
     })?;
@@ -582,7 +629,10 @@ pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError>
         None if opts.messages_path.is_some() => Format::OpenAi,
         None => detect(&doc)?,
     };
-    let (conversations, container) = format.adapter().read(&doc, opts)?;
+    let mut conversations = Vec::new();
+    let container = format.adapter().read(&doc, opts, &mut |conv| {
+        each(format, &source, conv, &mut conversations)
+    })?;
     drop(doc);
     Ok(Transcript {
         format,
@@ -590,6 +640,22 @@ pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError>
         conversations,
         container,
     })
+}
+
+/// Reads `source` as a `format` transcript one conversation at a time: each is handed to
+/// `each` and dropped before the next is decoded, so a large file's decoded content is never
+/// all in memory. Fails as [`read`] does on text that does not read as `format`.
+pub fn read_each(
+    source: &str,
+    format: Format,
+    opts: &ReadOptions,
+    each: &mut dyn FnMut(Conversation),
+) -> Result<(), ReadError> {
+    let doc = Doc::parse(source).map_err(|e| ReadError {
+        findings: e.into_iter().map(Finding::from).collect(),
+    })?;
+    format.adapter().read(&doc, opts, each)?;
+    Ok(())
 }
 
 fn detect(doc: &Doc) -> Result<Format, ReadError> {
@@ -611,27 +677,26 @@ impl Transcript {
     /// landed in the output (`None` for conversations left alone).
     pub fn write_with_spans(&self, edits: &[Option<&[OutItem]>]) -> (String, Vec<Option<Span>>) {
         let adapter = self.format.adapter();
-        let mut splices: Vec<(Span, String)> = Vec::new();
+        // Each list is rendered straight into the output, in order: holding every rendered
+        // list until the end would count twice in peak memory. Room for the input is only
+        // reserved (pages never written take no memory); a compaction rarely outgrows it.
+        let mut out = String::with_capacity(self.source.len());
         let mut spans = Vec::with_capacity(self.conversations.len());
-        // Output offset = input offset + what earlier splices added or removed.
-        let mut shift: isize = 0;
+        let mut at = 0;
         for (conv, edit) in self.conversations.iter().zip(edits) {
             let Some(items) = edit else {
                 spans.push(None);
                 continue;
             };
-            let text = adapter.render_list(self, conv, items);
-            let start = (conv.span.start as isize + shift) as usize;
-            spans.push(Some(start..start + text.len()));
-            shift += text.len() as isize - conv.span.len() as isize;
-            splices.push((conv.span.clone(), text));
+            out.push_str(&self.source[at..conv.span.start]);
+            let start = out.len();
+            adapter.render_list(self, conv, items, &mut out);
+            spans.push(Some(start..out.len()));
+            at = conv.span.end;
         }
-        (crate::json::splice(&self.source, &splices), spans)
-    }
-
-    /// Format-specific findings from the adapter (role order, chain links).
-    pub fn format_findings(&self) -> Vec<Finding> {
-        self.format.adapter().check(self)
+        out.push_str(&self.source[at..]);
+        out.shrink_to_fit();
+        (out, spans)
     }
 
     /// The raw text of item `i` of conversation `c`.

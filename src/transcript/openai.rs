@@ -39,10 +39,12 @@ impl Adapter for OpenAi {
         &self,
         doc: &Doc,
         opts: &ReadOptions,
-    ) -> Result<(Vec<Conversation>, String), ReadError> {
-        let (mut conversations, container) = read_lists(doc, opts, parse_message)?;
-        conversations.iter_mut().for_each(mark_text_observations);
-        Ok((conversations, container))
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_lists(doc, opts, parse_message, &mut |mut conv| {
+            mark_text_observations(&mut conv);
+            each(conv);
+        })
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -65,8 +67,8 @@ impl Adapter for OpenAi {
         }
     }
 
-    fn check(&self, t: &Transcript) -> Vec<super::Finding> {
-        t.conversations.iter().flat_map(check_tool_order).collect()
+    fn check(&self, _source: &str, conv: &Conversation) -> Vec<super::Finding> {
+        check_tool_order(conv)
     }
 }
 
@@ -108,12 +110,14 @@ pub(super) enum ListRef<'a> {
     AllLines,
 }
 
-/// Reads every list `find_lists` names, parsing each element with `parse`.
+/// Reads every list `find_lists` names, parsing each element with `parse`, and hands each
+/// conversation to `each`; returns the container description.
 pub(super) fn read_lists(
     doc: &Doc,
     opts: &ReadOptions,
     parse: fn(&mut Value, &mut Item),
-) -> Result<(Vec<Conversation>, String), ReadError> {
+    each: &mut dyn FnMut(Conversation),
+) -> Result<String, ReadError> {
     let lists = find_lists(doc, opts.messages_path.as_deref())?;
     if lists.is_empty() {
         return Err(ReadError::whole(format!(
@@ -122,7 +126,6 @@ pub(super) fn read_lists(
         )));
     }
     let container = describe_container(doc, &lists);
-    let mut conversations = Vec::with_capacity(lists.len());
     let mut fn_calls = 0;
     for list in lists {
         let mut conv = match list {
@@ -134,9 +137,9 @@ pub(super) fn read_lists(
             ListRef::AllLines => lines_conversation(doc, parse)?,
         };
         pair_legacy_function_calls(&mut conv, &mut fn_calls);
-        conversations.push(conv);
+        each(conv);
     }
-    Ok((conversations, container))
+    Ok(container)
 }
 
 fn describe_container(doc: &Doc, lists: &[ListRef]) -> String {
@@ -441,12 +444,10 @@ pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
             item.parts.push(Part::new(PartKind::Thinking, text));
         }
     }
-    for call in value
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let calls = value.get("tool_calls").and_then(Value::as_array);
+    // At its size: the calls outlive the decoded text, as long as the file is compacted.
+    item.calls.reserve_exact(calls.map_or(0, Vec::len));
+    for call in calls.into_iter().flatten() {
         push_call(call.get("id"), call.get("function").unwrap_or(call), item);
     }
     if let Some(call) = value.get("function_call").filter(|c| c.is_object()) {

@@ -53,7 +53,8 @@ impl Adapter for ShareGpt {
         &self,
         doc: &Doc,
         _opts: &ReadOptions,
-    ) -> Result<(Vec<Conversation>, String), ReadError> {
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
         let found = find_conversations(doc);
         if found.is_empty() {
             return Err(ReadError::whole(format!(
@@ -61,12 +62,10 @@ impl Adapter for ShareGpt {
                 doc.describe()
             )));
         }
-        let conversations = found
-            .into_iter()
-            .enumerate()
-            .map(|(c, f)| read_conversation(doc, c, f))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((conversations, describe_container(doc).to_string()))
+        for (c, f) in found.into_iter().enumerate() {
+            each(read_conversation(doc, c, f)?);
+        }
+        Ok(describe_container(doc).to_string())
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -88,11 +87,8 @@ impl Adapter for ShareGpt {
         }
     }
 
-    fn check(&self, t: &Transcript) -> Vec<Finding> {
-        t.conversations
-            .iter()
-            .flat_map(|conv| check_turns(t, conv))
-            .collect()
+    fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
+        check_turns(source, conv)
     }
 
     fn strict_alternation(&self) -> bool {
@@ -282,7 +278,7 @@ fn preamble_of(owner: &RawValue) -> Vec<Part> {
 
 /// LLaMA-Factory's rules (see the module doc). Alternation stops at the first bad turn, as
 /// LLaMA-Factory does, so one misplaced turn gives one finding.
-fn check_turns(t: &Transcript, conv: &Conversation) -> Vec<Finding> {
+fn check_turns(source: &str, conv: &Conversation) -> Vec<Finding> {
     let mut findings = Vec::new();
     let skip = usize::from(conv.items.first().is_some_and(|i| i.role == Role::System));
     let turns = &conv.items[skip..];
@@ -296,7 +292,7 @@ fn check_turns(t: &Transcript, conv: &Conversation) -> Vec<Finding> {
             (item.role == Role::Assistant, "gpt or function_call")
         };
         if !ok {
-            let from = from_of(&t.source[item.span.clone()]);
+            let from = from_of(&source[item.span.clone()]);
             findings.push(Finding::new(
                 item.line,
                 format!("turn {} is '{from}' where {expected} must come: turns must alternate human/observation and gpt/function_call", k + skip + 1),

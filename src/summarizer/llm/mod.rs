@@ -123,6 +123,10 @@ impl Summarizer for LlmSummarizer {
         false
     }
 
+    fn local(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> &str {
         self.settings.provider.name()
     }
