@@ -14,11 +14,12 @@ use regex_automata::{Anchored, Input};
 use std::cell::RefCell;
 
 /// Must match `FORMAT` in build.rs.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// No token.
 const NONE: u32 = u32::MAX;
-/// Bits of a pair slot that hold the merged token (must match build.rs).
+/// Bits of a token id in pair slots and token records (must match build.rs).
 const TOKEN_BITS: u32 = 18;
+const TOKEN_MASK: u32 = (1 << TOKEN_BITS) - 1;
 /// A trie slot: the base in the low bits, then the label, the used bit, and token + 1
 /// (must match build.rs).
 const BASE_BITS: u32 = 19;
@@ -26,9 +27,8 @@ const USED: u64 = 1 << 8;
 
 /// A BPE table read in place from bytes laid out by build.rs.
 pub(super) struct Table {
-    token_len: &'static [u8],
-    next_prefix: &'static [u8],
-    split: &'static [u8],
+    /// Per token, a u64: length, next prefix + 1, and split (see build.rs `token_record`).
+    tokens: &'static [u8],
     pairs: &'static [u8],
     pair_mask: usize,
     trie: &'static [u8],
@@ -47,10 +47,7 @@ impl Table {
             return None;
         }
         let [tokens, pair_slots, trie_slots] = [1, 2, 3].map(|i| u32_at(&header[8..], i) as usize);
-        let (token_len, rest) = bytes[24..].split_at_checked(tokens)?;
-        let rest = rest.get(tokens.next_multiple_of(4) - tokens..)?;
-        let (next_prefix, rest) = rest.split_at_checked(4 * tokens)?;
-        let (split, rest) = rest.split_at_checked(8 * tokens)?;
+        let (records, rest) = bytes[24..].split_at_checked(8 * tokens)?;
         let (pairs, rest) = rest.split_at_checked(4 * pair_slots)?;
         let (trie, rest) = rest.split_at_checked(6 * trie_slots + 2)?;
         (rest.is_empty()
@@ -58,26 +55,32 @@ impl Table {
             && pair_slots.is_power_of_two()
             && trie_slots >= 256)
             .then_some(Table {
-                token_len,
-                next_prefix,
-                split,
+                tokens: records,
                 pairs,
                 pair_mask: pair_slots - 1,
                 trie,
             })
     }
 
+    fn record(&self, token: u32) -> u64 {
+        let i = 8 * token as usize;
+        u64::from_le_bytes(self.tokens[i..i + 8].try_into().expect("8 bytes"))
+    }
+
     fn token_len(&self, token: u32) -> usize {
-        usize::from(self.token_len[token as usize])
+        (self.record(token) & 0xFF) as usize
     }
 
     fn next_prefix(&self, token: u32) -> Option<u32> {
-        Some(u32_at(self.next_prefix, token as usize)).filter(|&t| t != NONE)
+        let prefix = (self.record(token) >> 8) as u32 & TOKEN_MASK;
+        prefix.checked_sub(1)
     }
 
     fn split(&self, token: u32) -> (u32, u32) {
-        let i = 2 * token as usize;
-        (u32_at(self.split, i), u32_at(self.split, i + 1))
+        let record = self.record(token);
+        let a = (record >> (8 + TOKEN_BITS)) as u32 & TOKEN_MASK;
+        let b = (record >> (8 + 2 * TOKEN_BITS)) as u32 & TOKEN_MASK;
+        (a, b)
     }
 
     /// The token merged from `a b`, if BPE has that merge. A slot holds the merged token
@@ -91,8 +94,8 @@ impl Table {
             if slot == NONE {
                 return None;
             }
-            if slot & !((1 << TOKEN_BITS) - 1) == tag {
-                let merged = slot & ((1 << TOKEN_BITS) - 1);
+            if slot & !TOKEN_MASK == tag {
+                let merged = slot & TOKEN_MASK;
                 if self.split(merged) == (a, b) {
                     return Some(merged);
                 }
