@@ -20,6 +20,7 @@ pub mod plan;
 pub mod preserve;
 pub mod progress;
 pub mod report;
+pub mod resident;
 pub mod retention;
 pub mod sessions;
 pub mod strategy;

@@ -25,14 +25,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
 
-/// From this input size on, the token tables' pages are given back after each phase that
-/// counts much (a large conversation's first count, planning, verifying): they would
-/// otherwise weigh in peak memory as much as the input's decoded text.
-const RELEASE_TABLE_BYTES: usize = 8 << 20;
+/// From this input size on, the pages of the program's read-only mappings (the token
+/// tables, the code) are given back after each phase (a large conversation's first count,
+/// each batch planned, planning, verifying): the next phase reads back only what it uses,
+/// and what the last one touched would otherwise weigh in peak memory beside the input.
+const RELEASE_PAGES_BYTES: usize = 8 << 20;
 
-fn release_table_pages(counter: &TokenCounter, bytes: usize) {
-    if bytes >= RELEASE_TABLE_BYTES {
-        counter.release_table_pages();
+fn release_program_pages(bytes: usize) {
+    if bytes >= RELEASE_PAGES_BYTES {
+        crate::resident::release_read_only_pages();
     }
 }
 
@@ -124,7 +125,7 @@ pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
         .into_par_iter()
         .map(|c| plan_conversation(t.format, &t.source, &t.conversations[c], settings))
         .collect::<Result<_>>()?;
-    finish(t, Plans::new(t, planned, settings), settings)
+    finish(t, Plans::new(t, planned), settings)
 }
 
 /// Why [`read_and_plan`] failed, by step.
@@ -179,7 +180,7 @@ pub fn read_and_plan(
     if let Some(e) = s.failed {
         return Err(PlanFailure::Compact(e));
     }
-    let plans = Plans::new(&t, s.planned, settings);
+    let plans = Plans::new(&t, s.planned);
     Ok((t, plans))
 }
 
@@ -237,6 +238,7 @@ impl Streaming<'_, '_> {
             conv.release_parts();
             done.push(conv);
         }
+        release_program_pages(source.len());
     }
 }
 
@@ -250,8 +252,8 @@ pub struct Plans {
 }
 
 impl Plans {
-    fn new(t: &Transcript, planned: Vec<Planned>, settings: &Settings) -> Plans {
-        release_table_pages(settings.counter, t.source.len());
+    fn new(t: &Transcript, planned: Vec<Planned>) -> Plans {
+        release_program_pages(t.source.len());
         let changed = planned.iter().any(|p| matches!(p.fate, Fate::Edited(_)));
         // `check` reads no decoded content: it runs on a released transcript too.
         Plans {
@@ -323,7 +325,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
                     });
                 },
             )?;
-            release_table_pages(counter, t.source.len());
+            release_program_pages(t.source.len());
             (Cow::Owned(output), spans)
         }
     };
@@ -410,7 +412,7 @@ fn plan_conversation(
     settings: &Settings,
 ) -> Result<Planned> {
     let mut subject = Subject::of(format, source, conv, settings.counter);
-    release_table_pages(settings.counter, conv.span.len());
+    release_program_pages(conv.span.len());
     let tokens = subject.keep_all().tokens(&subject);
     // Only a fit on recorded usage steers compaction; a default estimate is only reported.
     let calibration = calibrate::conversation(
@@ -442,7 +444,7 @@ fn plan_conversation(
     }
     // What follows copies a conversation's text (facts, retention) but counts nothing: a large
     // conversation's table pages go first.
-    release_table_pages(settings.counter, conv.span.len());
+    release_program_pages(conv.span.len());
     let keep_all = subject.keep_all();
     let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
         Fate::Edited(EditCheck {

@@ -53,7 +53,6 @@ use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer as TiktokenModel, get_tokenizer};
 
-mod resident;
 mod table;
 
 /// Context window assumed when the model is unknown.
@@ -291,13 +290,6 @@ impl TokenCounter {
         })
     }
 
-    /// Lets the system drop the pages of the embedded tables this process has read, for a
-    /// large input whose counting is mostly done: they count in peak memory, and reading back
-    /// the few a later count needs costs little next to such an input.
-    pub fn release_table_pages(&self) {
-        engine::release_pages();
-    }
-
     /// Number of tokens in `text`. Special tokens such as `<|endoftext|>` count as ordinary
     /// text. Never panics, whatever the size or content of `text`.
     pub fn count(&self, text: &str) -> usize {
@@ -406,10 +398,6 @@ mod engine {
             Encoding::P50kBase | Encoding::R50kBase => tiktoken(encoding).map(|_| ()),
             Encoding::Estimate => Ok(()),
         }
-    }
-
-    pub(super) fn release_pages() {
-        bpe::release_pages();
     }
 
     pub(super) fn count(encoding: Encoding, text: &str) -> usize {
@@ -548,15 +536,6 @@ mod engine {
                     Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
                 Ok(Shared { table, splitter })
             })
-        }
-
-        /// Lets the system drop the resident pages of the tables built so far.
-        pub(in super::super) fn release_pages() {
-            for (cell, bytes) in [(&O200K, O200K_TABLE), (&CL100K, CL100K_TABLE)] {
-                if cell.get().is_some() {
-                    super::super::resident::release(bytes);
-                }
-            }
         }
 
         /// Builds the shared table and pre-tokenizer, reporting errors.
@@ -831,7 +810,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_stay_the_same_after_the_table_pages_are_given_back() {
+    fn counts_stay_the_same_after_the_program_pages_are_given_back() {
         let text = random_text(
             7,
             200_000,
@@ -840,7 +819,7 @@ mod tests {
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let counter = TokenCounter::without_cache(encoding).unwrap();
             let before = counter.count(&text);
-            counter.release_table_pages();
+            crate::resident::release_read_only_pages();
             assert_eq!(counter.count(&text), before, "{encoding}");
         }
     }
