@@ -31,6 +31,9 @@ use std::borrow::Cow;
 /// and what the last one touched would otherwise weigh in peak memory beside the input.
 const RELEASE_PAGES_BYTES: usize = 8 << 20;
 
+/// How much of a large source is planned between two releases while it is read.
+const RELEASE_STEP_BYTES: usize = 4 << 20;
+
 fn release_program_pages(bytes: usize) {
     if bytes >= RELEASE_PAGES_BYTES {
         crate::resident::release_read_only_pages();
@@ -166,6 +169,7 @@ pub fn read_and_plan(
         planned: Vec::new(),
         findings: Vec::new(),
         failed: None,
+        released_at: 0,
     };
     let mut t =
         crate::transcript::read_with(source, &settings.read, &mut |format, src, conv, done| {
@@ -196,6 +200,8 @@ struct Streaming<'s, 'a> {
     findings: Vec<Finding>,
     /// The first compaction that failed: nothing more is planned.
     failed: Option<anyhow::Error>,
+    /// Where in the source the program's pages were last given back.
+    released_at: usize,
 }
 
 impl Streaming<'_, '_> {
@@ -234,11 +240,17 @@ impl Streaming<'_, '_> {
                 Err(e) => self.failed = Some(e),
             }
         }
+        let read_to = self.batch.last().map_or(0, |c| c.span.end);
         for mut conv in self.batch.drain(..) {
             conv.release_parts();
             done.push(conv);
         }
-        release_program_pages(source.len());
+        // Every few MB, not every batch: reading /proc/self/smaps and faulting pages back
+        // cost ~1 ms, 9% of the time on 600 tau-bench conversations when done per batch.
+        if read_to >= self.released_at + RELEASE_STEP_BYTES {
+            self.released_at = read_to;
+            release_program_pages(source.len());
+        }
     }
 }
 
