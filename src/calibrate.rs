@@ -64,7 +64,12 @@ pub fn calls(conv: &Conversation) -> Vec<Call> {
             summary = Some(i);
         }
         let stale = summary.is_some_and(|s| s >= start);
-        if let Some(usage) = item.usage.filter(|u| u.prompt_tokens() > 0 && !stale) {
+        if let Some(usage) = item
+            .usage
+            .as_deref()
+            .copied()
+            .filter(|u| u.prompt_tokens() > 0 && !stale)
+        {
             let end = if item.role == Role::Assistant {
                 i
             } else {
@@ -420,7 +425,7 @@ mod tests {
             {"role":"user","content":"more"},
             {"role":"assistant","content":"sure","usage":{"input_tokens":140,"output_tokens":4}}]"#;
         let conv = conv(text, Format::OpenAi);
-        let usage = conv.items[1].usage.unwrap();
+        let usage = conv.items[1].usage.as_deref().copied().unwrap();
         assert_eq!(
             (usage.input_tokens, usage.cache_read_input_tokens),
             (20, 100)

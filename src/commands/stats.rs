@@ -339,7 +339,7 @@ fn provider_usage(t: &Transcript) -> Option<ProviderUsage> {
         .conversations
         .iter()
         .flat_map(|c| &c.items)
-        .filter_map(|i| i.usage.as_ref())
+        .filter_map(|i| i.usage.as_deref())
         .collect();
     let last = usages.last()?;
     let mut sum = ProviderUsage {

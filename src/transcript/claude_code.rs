@@ -327,7 +327,7 @@ fn parse_record(value: &Value, item: &mut Item) {
     }
     item.message_id = message.get("id").and_then(Value::as_str).map(String::from);
     item.meta = value.get("isMeta") == Some(&Value::Bool(true));
-    item.usage = message.get("usage").map(usage_of);
+    item.usage = message.get("usage").map(usage_of).map(Box::new);
     let marked = value.get(CTXC_FLAG) == Some(&Value::Bool(true))
         || item
             .parts
@@ -437,7 +437,8 @@ fn usage_of(usage: &Value) -> Usage {
 fn merge_usage(items: &mut [Item]) {
     let mut first: HashMap<String, usize> = HashMap::new();
     for i in 0..items.len() {
-        let (Some(id), Some(usage)) = (&items[i].message_id, items[i].usage) else {
+        let (Some(id), Some(usage)) = (&items[i].message_id, items[i].usage.as_deref().copied())
+        else {
             continue;
         };
         match first.get(id) {
@@ -447,7 +448,7 @@ fn merge_usage(items: &mut [Item]) {
             Some(&f) => {
                 items[i].usage = None;
                 let kept = items[f].usage.get_or_insert_default();
-                *kept = larger(*kept, usage);
+                **kept = larger(**kept, usage);
             }
         }
     }
@@ -1288,7 +1289,7 @@ mod tests {
         let usages: Vec<Option<u64>> = conv
             .items
             .iter()
-            .map(|i| i.usage.map(|u| u.output_tokens))
+            .map(|i| i.usage.as_ref().map(|u| u.output_tokens))
             .collect();
         assert_eq!(usages, [None, Some(12), None, None, None, None, Some(2)]);
         let kinds: Vec<Kind> = conv.items.iter().map(|i| i.kind).collect();

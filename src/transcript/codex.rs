@@ -96,7 +96,7 @@ impl Adapter for Codex {
                 }
                 "session_meta" => item.anchor = true,
                 "event_msg" => {
-                    item.usage = usage_of(payload);
+                    item.usage = usage_of(payload).map(Box::new);
                     if str_at(payload, "type") == "user_message" {
                         // `codex resume` lists a session under its first user message event:
                         // anchoring it keeps the title through any compaction.
@@ -594,7 +594,7 @@ mod tests {
         assert_eq!(conv.items[7].parts[1].text, "{\"cmd\":\"ls\"}");
         assert_eq!(conv.items[8].results, ["call_1"]);
         assert_eq!(conv.items[10].text(), "patched");
-        let usage = conv.items[12].usage.unwrap();
+        let usage = conv.items[12].usage.as_deref().copied().unwrap();
         assert_eq!(usage.input_tokens, 750);
         assert_eq!(usage.cache_read_input_tokens, 250);
         assert!(

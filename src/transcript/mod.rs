@@ -272,7 +272,7 @@ pub struct Item {
     /// Bytes of this item that are stored but never sent (e.g. `toolUseResult` copies).
     pub stored_only_bytes: usize,
     /// Usage the provider reported for this message, if any.
-    pub usage: Option<Usage>,
+    pub usage: Option<Box<Usage>>,
     /// Whether the item is a summary written by ctxc.
     pub ctxc_summary: bool,
     /// Whether a tool result is flagged as an error by the format (`is_error`).

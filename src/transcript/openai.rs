@@ -473,7 +473,7 @@ pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
     item.ctxc_summary = item.kind == Kind::Summary;
     item.in_context = item.role != Role::None;
     if item.role == Role::Assistant {
-        item.usage = value.get("usage").and_then(usage_of);
+        item.usage = value.get("usage").and_then(usage_of).map(Box::new);
     }
 }
 
