@@ -199,15 +199,15 @@ fn pair_hash(a: u32, b: u32) -> u64 {
 /// hash. `src/tokens/table.rs` reads slots the same way.
 const TOKEN_BITS: u32 = 18;
 
-/// Open addressing with linear probing, a power-of-two size at most 80% full (o200k: 76%).
+/// Open addressing with linear probing, a power-of-two size at most 40% full (o200k: 2 MB).
 /// A slot is one u32: the merged token, tagged with hash bits the slot index does not use
 /// (the run-time side confirms a tag match with the token's split, so the pair itself need
-/// not be stored: 4 bytes a slot instead of 12); empty slots are `NONE`. Probes walk adjacent
-/// slots of a cache line and the tags skip other pairs without reading their split, so the
-/// fuller table (1 MB for o200k where 40% full took 2 MB) counts as fast.
+/// not be stored: 4 bytes a slot instead of 12); empty slots are `NONE`. 76% full (1 MB)
+/// made the 50 MiB rows of the process bench 10-12% slower (longer probes), and Robin Hood
+/// hashing at 76% did no better.
 fn pair_table(pairs: &HashMap<(u32, u32), u32>, tokens: usize) -> Vec<u32> {
     assert!(tokens <= 1 << TOKEN_BITS, "token ids fit in a pair slot");
-    let size = (pairs.len() * 5 / 4).next_power_of_two();
+    let size = (pairs.len() * 5 / 2).next_power_of_two();
     let mut slots = vec![NONE; size];
     let mut sorted: Vec<_> = pairs.iter().collect();
     sorted.sort();

@@ -3,7 +3,7 @@
 //!
 //! Every page of the binary that a run touched stays in its resident set and counts in its
 //! peak: the token tables (counting a few MB of varied text reads nearly all of o200k's
-//! 5.3 MB), and the code and constants of every phase (~5 MB). Later phases need little of
+//! 6.3 MB), and the code and constants of every phase (~5 MB). Later phases need little of
 //! either. These pages are clean copies of files (the binary, its libraries), so dropping
 //! them loses nothing: the next read faults the page back in from the page cache.
 //!
