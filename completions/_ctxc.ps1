@@ -64,7 +64,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
             [CompletionResult]::new('--messages-path', '--messages-path', [CompletionResultType]::ParameterName, 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated')
-            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Fire when context tokens reach this share of the window [default: 0.8]')
             [CompletionResult]::new('--trigger-remaining', '--trigger-remaining', [CompletionResultType]::ParameterName, 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO')
@@ -263,7 +263,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
         }
         'ctxc;sessions' {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated')
-            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
@@ -286,7 +286,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
             [CompletionResult]::new('--messages-path', '--messages-path', [CompletionResultType]::ParameterName, 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated')
-            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else 200000)')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Fire when context tokens reach this share of the window [default: 0.8]')
             [CompletionResult]::new('--trigger-remaining', '--trigger-remaining', [CompletionResultType]::ParameterName, 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO')

@@ -59,7 +59,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --format 'Read every input as this format instead of detecting it'
             cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
             cand --model 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated'
-            cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
+            cand --context-window 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)'
             cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
             cand --trigger-ratio 'Fire when context tokens reach this share of the window [default: 0.8]'
             cand --trigger-remaining 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO'
@@ -241,7 +241,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         }
         &'ctxc;sessions'= {
             cand --model 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated'
-            cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
+            cand --context-window 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)'
             cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
             cand -j 'Worker threads (default: one per core)'
             cand --jobs 'Worker threads (default: one per core)'
@@ -263,7 +263,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --format 'Read every input as this format instead of detecting it'
             cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
             cand --model 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated'
-            cand --context-window 'Context window in tokens (default: the model''s, else 200000)'
+            cand --context-window 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)'
             cand --encoding 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate'
             cand --trigger-ratio 'Fire when context tokens reach this share of the window [default: 0.8]'
             cand --trigger-remaining 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO'

@@ -51,7 +51,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
@@ -157,7 +157,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcom
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s a -l all -d 'List the sessions of every project, not only this directory\'s'
@@ -171,7 +171,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name p
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r

@@ -139,7 +139,8 @@ pub struct TokenArgs {
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// Context window in tokens (default: the model's, else 200000).
+    /// Context window in tokens (default: the model's, else the one the transcript records or
+    /// its model's, else 200000).
     #[arg(long, value_name = "TOKENS")]
     pub context_window: Option<usize>,
 

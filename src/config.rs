@@ -33,6 +33,10 @@ pub struct TokenSettings {
     /// Whether repeated text is counted once (always, outside measurements).
     #[serde(skip, default = "yes")]
     pub cache: bool,
+    /// Whether `context_window` was given (a window or a model, by flag or config file);
+    /// otherwise a transcript that records its window uses that (DESIGN: token trigger).
+    #[serde(skip)]
+    pub window_given: bool,
 }
 
 impl TokenSettings {
@@ -89,6 +93,7 @@ fn token_settings(layer: &Layer) -> Result<TokenSettings> {
         context_window,
         exact,
         cache: true,
+        window_given: layer.context_window.is_some() || model.is_some(),
     })
 }
 
@@ -127,6 +132,7 @@ fn triggers_of(layer: &Layer, tokens: &TokenSettings, force: bool) -> Result<Tri
         marker: layer.summary_marker.unwrap_or(true),
         force,
         raw_tokens: false,
+        window_given: tokens.window_given,
     })
 }
 

@@ -354,10 +354,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
             }
             ConversationResult {
                 location: t.conversations[c].location.clone(),
-                why_not: p
-                    .triggers
-                    .is_empty()
-                    .then(|| trigger::why_not(&settings.triggers, &p.before)),
+                why_not: p.why_not,
                 target_tokens: p.goal.map(|g| g.target_tokens),
                 calibration: p.calibration,
                 before: p.before,
@@ -382,6 +379,8 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
 struct Planned {
     goal: Option<Goal>,
     compaction: Option<Compaction>,
+    /// Why no trigger fired, when none did.
+    why_not: Option<String>,
     before: Measures,
     triggers: Vec<Trigger>,
     calibration: Option<Calibration>,
@@ -436,11 +435,13 @@ fn plan_conversation(
     )
     .filter(|c| !c.is_estimate());
     let measures = Measures::of(conv, tokens).with_provider(calibration.map(|c| c.predict(tokens)));
-    let fired = trigger::fired(&settings.triggers, &measures);
+    // The window the transcript records, unless one was given.
+    let triggers = settings.triggers.for_conversation(conv);
+    let fired = trigger::fired(&triggers, &measures);
     let mut planned = None;
     if !fired.is_empty() {
-        let steering = calibration.filter(|_| !settings.triggers.raw_tokens);
-        let goal = goal(settings, &measures, &fired, steering);
+        let steering = calibration.filter(|_| !triggers.raw_tokens);
+        let goal = goal(settings, &triggers, &measures, &fired, steering);
         let compaction = engine::compact(
             &subject,
             settings.summarizer,
@@ -481,6 +482,9 @@ fn plan_conversation(
     Ok(Planned {
         goal,
         compaction,
+        why_not: fired
+            .is_empty()
+            .then(|| trigger::why_not(&triggers, &measures)),
         before: measures,
         triggers: fired,
         calibration,
@@ -492,11 +496,11 @@ fn plan_conversation(
 /// `--target-tokens` are provider tokens, turned into the count the strategies work in.
 fn goal(
     settings: &Settings,
+    triggers: &TriggerSettings,
     m: &Measures,
     fired: &[Trigger],
     calibration: Option<Calibration>,
 ) -> Goal {
-    let triggers = &settings.triggers;
     let threshold = triggers
         .token_threshold()
         .unwrap_or((0.8 * triggers.context_window as f64) as usize);

@@ -27,6 +27,10 @@ pub struct TriggerSettings {
     /// Compare ctxc's own count with the threshold even when the transcript records provider
     /// usage (`--raw-tokens`); by default the provider's calibrated figure is compared.
     pub raw_tokens: bool,
+    /// Whether `context_window` was given; if not, a conversation that records its window (or
+    /// names a known model) is measured against that instead ([`Self::for_conversation`]).
+    #[serde(skip)]
+    pub window_given: bool,
 }
 
 impl Default for TriggerSettings {
@@ -39,11 +43,31 @@ impl Default for TriggerSettings {
             marker: true,
             force: false,
             raw_tokens: false,
+            window_given: false,
         }
     }
 }
 
 impl TriggerSettings {
+    /// The settings for `conv`: unless a window was given, the window the transcript records
+    /// (Codex `model_context_window`), else the known window of the model it names (Claude
+    /// Code `message.model`), else the configured default.
+    pub fn for_conversation(&self, conv: &crate::transcript::Conversation) -> TriggerSettings {
+        let recorded = conv.context_window.or_else(|| {
+            conv.model
+                .as_deref()
+                .and_then(crate::tokens::model_info)
+                .map(|m| m.context_window)
+        });
+        match recorded.filter(|&w| w > 0 && !self.window_given) {
+            Some(context_window) => TriggerSettings {
+                context_window,
+                ..self.clone()
+            },
+            None => self.clone(),
+        }
+    }
+
     /// The token count at which the token trigger fires, if it is on.
     pub fn token_threshold(&self) -> Option<usize> {
         (self.trigger_ratio > 0.0)
@@ -208,6 +232,52 @@ pub fn why_not(settings: &TriggerSettings, m: &Measures) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::{ReadOptions, read};
+
+    fn conversation(jsonl: &str) -> crate::transcript::Conversation {
+        let t = read(jsonl.to_string(), &ReadOptions::default()).unwrap();
+        t.conversations.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_transcript_that_records_its_window_is_measured_against_it_unless_one_is_given() {
+        let codex = conversation(concat!(
+            r#"{"type":"session_meta","payload":{"id":"s","cwd":"/w","instructions":""}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#,
+            "\n",
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10},"model_context_window":1000}}}"#,
+            "\n",
+        ));
+        let claude = conversation(concat!(
+            r#"{"type":"user","uuid":"u","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"a","parentUuid":"u","message":{"role":"assistant","model":"claude-2.0","content":[{"type":"text","text":"hello"}]}}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"b","parentUuid":"a","message":{"role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}"#,
+            "\n",
+        ));
+        assert_eq!(
+            claude.model.as_deref(),
+            Some("claude-2.0"),
+            "not <synthetic>"
+        );
+        let default = TriggerSettings::default();
+        assert_eq!(default.for_conversation(&codex).context_window, 1000);
+        assert_eq!(default.for_conversation(&claude).context_window, 100_000);
+        let given = TriggerSettings {
+            context_window: 50_000,
+            window_given: true,
+            ..Default::default()
+        };
+        assert_eq!(given.for_conversation(&codex).context_window, 50_000);
+        assert_eq!(given.for_conversation(&claude).context_window, 50_000);
+        let plain = conversation(r#"{"role":"user","content":"hi"}"#);
+        assert_eq!(
+            default.for_conversation(&plain).context_window,
+            crate::tokens::DEFAULT_CONTEXT_WINDOW
+        );
+    }
 
     #[test]
     fn each_trigger_fires_at_its_threshold_and_zero_switches_it_off() {

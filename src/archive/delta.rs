@@ -285,6 +285,8 @@ mod tests {
                 newline: "\n",
                 trailing_newline: true,
             },
+            model: None,
+            context_window: None,
         };
         (src, conv)
     }

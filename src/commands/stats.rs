@@ -265,8 +265,14 @@ pub fn measure(
     // Bytes outside the message lists (trajectory copies, metadata) never reach the model.
     let listed: usize = t.conversations.iter().map(|c| c.span.len()).sum();
     figures.stored_only_bytes = t.source.len().saturating_sub(listed);
+    // The window of the largest conversation: the one the transcript records, unless given.
+    let mut window = triggers.context_window;
     for (conv, tokens) in t.conversations.iter().zip(&counts.conversations) {
         let total = tokens.total();
+        let triggers = triggers.for_conversation(conv);
+        if total >= figures.max_conversation_tokens {
+            window = triggers.context_window;
+        }
         let calibration =
             calibrate::conversation(counter, conv, &tokens.items, tokens.preamble, prior);
         // Triggers compare a fit on usage, never the default estimate (as `compact` does).
@@ -283,11 +289,11 @@ pub fn measure(
         figures.max_conversation_tokens = figures.max_conversation_tokens.max(total);
         figures.stored_only_bytes += stored_only_bytes(conv);
         figures.breakdown.add(counter, conv, tokens);
-        for fired in trigger::fired(triggers, &measures) {
+        for fired in trigger::fired(&triggers, &measures) {
             *figures.triggers.entry(fired.name().into()).or_default() += 1;
         }
     }
-    calibrated.finish(&mut figures, triggers.context_window);
+    calibrated.finish(&mut figures, window);
     figures
 }
 

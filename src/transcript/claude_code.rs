@@ -73,7 +73,7 @@ impl Adapter for ClaudeCode {
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
         let (records, container) = records(doc);
-        let items = read_items(doc, &records)?;
+        let (items, model) = read_items(doc, &records)?;
         let (span, location, layout, description) = match container {
             Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
             Container::Array { list, location } => {
@@ -97,6 +97,8 @@ impl Adapter for ClaudeCode {
             items,
             preamble: Vec::new(),
             layout,
+            model,
+            context_window: None,
         };
         each(conversation);
         Ok(description)
@@ -253,9 +255,12 @@ fn classify(raw: &RawValue) -> Option<bool> {
 
 // ----- Reading -----
 
-fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
+/// The records' items, and the model that answered last (`message.model` of the last
+/// assistant record; `<synthetic>` marks messages Claude Code wrote itself).
+fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String>), ReadError> {
     let mut items = Vec::with_capacity(records.len());
     let mut boundary = None;
+    let mut model = None;
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
         let value: Value = crate::json::lenient::value(record.raw.get())
@@ -266,6 +271,12 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
         }
         let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
         parse_record(&value, &mut item);
+        if item.role == Role::Assistant {
+            let named = value.pointer("/message/model").and_then(Value::as_str);
+            if let Some(name) = named.filter(|m| !m.is_empty() && !m.starts_with('<')) {
+                model = Some(name.to_owned());
+            }
+        }
         item.anchor = is_boundary;
         item.boundary = is_boundary;
         item.stored_only_bytes = member(record.raw, "toolUseResult").map_or(0, |v| v.get().len());
@@ -289,7 +300,7 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<Vec<Item>, ReadError> {
         item.stale_history = chain.is_linked() && !item.anchor;
     }
     drop_external_results(&mut items, &chains);
-    Ok(items)
+    Ok((items, model))
 }
 
 /// Where the model's context restarts: a `compact_boundary` record, or a runtime compact

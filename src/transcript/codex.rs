@@ -75,6 +75,7 @@ impl Adapter for Codex {
         let mut boundary = None;
         let mut titled = false;
         let mut user_events = Vec::new();
+        let mut window = None;
         for (raw, span) in records {
             let line = doc.line_of(span.start);
             let value: Value = crate::json::lenient::value(raw.get())
@@ -97,6 +98,7 @@ impl Adapter for Codex {
                 "session_meta" => item.anchor = true,
                 "event_msg" => {
                     item.usage = usage_of(payload).map(Box::new);
+                    window = context_window_of(payload).or(window);
                     if str_at(payload, "type") == "user_message" {
                         // `codex resume` lists a session under its first user message event:
                         // anchoring it keeps the title through any compaction.
@@ -119,6 +121,8 @@ impl Adapter for Codex {
             items,
             preamble,
             layout,
+            model: None,
+            context_window: window,
         };
         each(conv);
         Ok(container.to_string())
@@ -419,6 +423,15 @@ fn usage_of(p: &Value) -> Option<Usage> {
     })
 }
 
+/// The context window a `token_count` event records (`info.model_context_window`).
+fn context_window_of(p: &Value) -> Option<usize> {
+    if str_at(p, "type") != "token_count" {
+        return None;
+    }
+    let window = p.pointer("/info/model_context_window")?.as_u64()?;
+    usize::try_from(window).ok().filter(|&w| w > 0)
+}
+
 fn timestamp_of(record: &str) -> Option<Value> {
     let raw = member(parse_raw(record).ok()?, "timestamp")?;
     serde_json::from_str(raw.get()).ok()
@@ -566,6 +579,11 @@ mod tests {
     fn reads_kinds_calls_results_and_usage() {
         let t = read_str(&fixture("session.jsonl"));
         assert_eq!(t.container, "jsonl");
+        assert_eq!(
+            t.conversations[0].context_window,
+            Some(272_000),
+            "token_count's window"
+        );
         use Kind::*;
         assert_eq!(
             kinds(&t),

@@ -359,6 +359,10 @@ pub struct Conversation {
     pub preamble: Vec<Part>,
     /// How the list is written.
     pub layout: ListLayout,
+    /// The model the transcript says answered last (Claude Code `message.model`).
+    pub model: Option<String>,
+    /// The context window the client recorded (Codex `token_count` `model_context_window`).
+    pub context_window: Option<usize>,
 }
 
 impl Conversation {

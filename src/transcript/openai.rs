@@ -322,6 +322,8 @@ fn array_conversation(
         items,
         preamble: owner.map(preamble_of).unwrap_or_default(),
         layout: ListLayout::Array(ArrayLayout::of(list.get(), &relative)),
+        model: None,
+        context_window: None,
     })
 }
 
@@ -351,6 +353,8 @@ fn lines_conversation(
             newline,
             trailing_newline: *trailing_newline,
         },
+        model: None,
+        context_window: None,
     })
 }
 

@@ -165,6 +165,8 @@ fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, 
         items,
         preamble: preamble_of(found.owner),
         layout: ListLayout::Array(ArrayLayout::of(found.list.get(), &relative)),
+        model: None,
+        context_window: None,
     })
 }
 

@@ -2,7 +2,7 @@
 //! counts it when the transcript records usage, and the token trigger compares that figure —
 //! checked on prefixes of a real Claude Code session from the corpus, as a live session is.
 
-use crate::{ctxc, shared, stdout_of};
+use crate::{ctxc, fixture, shared, stdout_of};
 use serde_json::Value;
 use std::process::Output;
 
@@ -105,4 +105,30 @@ fn a_session_claude_reported_above_80_percent_triggers_without_force() {
     let raw = compact(&["--raw-tokens"]);
     assert_eq!(raw["triggers"], serde_json::json!([]), "{raw}");
     assert_eq!(raw["status"], "unchanged");
+}
+
+#[test]
+fn a_codex_rollout_is_measured_against_the_window_it_records_unless_one_is_given() {
+    // The fixture records `model_context_window` 272,000 in its token_count events.
+    let recorded = std::fs::read_to_string(fixture("codex/session.jsonl")).unwrap();
+    assert!(recorded.contains("\"model_context_window\":272000"));
+    let small = recorded.replace(
+        "\"model_context_window\":272000",
+        "\"model_context_window\":1000",
+    );
+    let compact = |input: &str, extra: &[&str]| {
+        let mut args = vec!["compact", "--dry-run", "--json", "--format", "codex"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = run(&args, input);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        report["files"][0].clone()
+    };
+    // Its last call reported 1,080 tokens: over 80% of a 1,000-token window.
+    let file = compact(&small, &[]);
+    assert_eq!(file["triggers"], serde_json::json!(["tokens"]), "{file}");
+    assert_eq!(compact(&recorded, &[])["triggers"], serde_json::json!([]));
+    let given = compact(&small, &["--context-window", "200000"]);
+    assert_eq!(given["triggers"], serde_json::json!([]), "{given}");
 }
