@@ -75,6 +75,8 @@ pub struct Settings<'a> {
 pub struct ConversationResult {
     /// Where it is in the file (`/3/traj`; empty for the whole file).
     pub location: String,
+    /// The context window it was measured against (given, or the one the transcript records).
+    pub context_window: usize,
     /// Its measures before compaction.
     pub before: Measures,
     /// Triggers that fired.
@@ -354,6 +356,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
             }
             ConversationResult {
                 location: t.conversations[c].location.clone(),
+                context_window: p.window,
                 why_not: p.why_not,
                 target_tokens: p.goal.map(|g| g.target_tokens),
                 calibration: p.calibration,
@@ -381,6 +384,8 @@ struct Planned {
     compaction: Option<Compaction>,
     /// Why no trigger fired, when none did.
     why_not: Option<String>,
+    /// The context window the triggers measured against.
+    window: usize,
     before: Measures,
     triggers: Vec<Trigger>,
     calibration: Option<Calibration>,
@@ -485,6 +490,7 @@ fn plan_conversation(
         why_not: fired
             .is_empty()
             .then(|| trigger::why_not(&triggers, &measures)),
+        window: triggers.context_window,
         before: measures,
         triggers: fired,
         calibration,

@@ -479,7 +479,12 @@ impl Conduct<'_> {
 
     /// `-v`: one line per file with seed 004's monitoring fields; `-vv`: one per step.
     fn log(&self, r: &FileReport) {
-        let window = self.config.tokens.context_window.max(1);
+        // The window the file was measured against; the run's when it failed before that.
+        let window = match r.context_window {
+            0 => self.config.tokens.context_window,
+            w => w,
+        }
+        .max(1);
         let usage = 100.0 * r.context_tokens_before as f64 / window as f64;
         let triggers = if r.triggers.is_empty() {
             "none".into()

@@ -108,6 +108,9 @@ pub struct FileReport {
     pub task_types: Vec<String>,
     /// Conversations in the file.
     pub conversations: usize,
+    /// The context window its largest conversation was measured against (for `-v`).
+    #[serde(skip)]
+    pub context_window: usize,
     /// Conversations that were compacted.
     pub conversations_compacted: usize,
     /// File size before.
@@ -195,6 +198,11 @@ impl FileReport {
         let mut targets = None::<usize>;
         let mut unreached = 0;
         let mut undershot = 0;
+        r.context_window = outcome
+            .conversations
+            .iter()
+            .max_by_key(|c| c.before.tokens)
+            .map_or(0, |c| c.context_window);
         for conv in &outcome.conversations {
             let at = if many && !conv.location.is_empty() {
                 format!("{}: ", conv.location)

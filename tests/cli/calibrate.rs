@@ -131,4 +131,10 @@ fn a_codex_rollout_is_measured_against_the_window_it_records_unless_one_is_given
     assert_eq!(compact(&recorded, &[])["triggers"], serde_json::json!([]));
     let given = compact(&small, &["--context-window", "200000"]);
     assert_eq!(given["triggers"], serde_json::json!([]), "{given}");
+    let verbose = run(
+        &["compact", "--dry-run", "-v", "--format", "codex", "-"],
+        &small,
+    );
+    let log = String::from_utf8_lossy(&verbose.stderr);
+    assert!(log.contains("trigger=tokens usage=15% of 1000 "), "{log}");
 }
