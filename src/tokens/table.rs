@@ -62,6 +62,7 @@ impl Table {
             })
     }
 
+    /// The token's record: length, next prefix + 1 and split (build.rs `token_record`).
     fn record(&self, token: u32) -> u64 {
         let i = 8 * token as usize;
         u64::from_le_bytes(self.tokens[i..i + 8].try_into().expect("8 bytes"))
