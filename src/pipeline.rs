@@ -130,7 +130,7 @@ pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
         .into_par_iter()
         .map(|c| plan_conversation(t.format, &t.source, &t.conversations[c], settings))
         .collect::<Result<_>>()?;
-    finish(t, Plans::new(t, planned), settings)
+    finish(t, Plans::new(t, planned, None), settings)
 }
 
 /// Why [`read_and_plan`] failed, by step.
@@ -186,7 +186,9 @@ pub fn read_and_plan(
     if let Some(e) = s.failed {
         return Err(PlanFailure::Compact(e));
     }
-    let plans = Plans::new(&t, s.planned);
+    // Refused findings were all taken as the file was read: there were none.
+    let known = s.refuse_findings.then(Vec::new);
+    let plans = Plans::new(&t, s.planned, known);
     Ok((t, plans))
 }
 
@@ -266,12 +268,13 @@ pub struct Plans {
 }
 
 impl Plans {
-    fn new(t: &Transcript, planned: Vec<Planned>) -> Plans {
+    /// `known`: the input's findings when they were already taken (`check` is not run twice).
+    fn new(t: &Transcript, planned: Vec<Planned>, known: Option<Vec<Finding>>) -> Plans {
         release_program_pages(t.source.len());
         let changed = planned.iter().any(|p| matches!(p.fate, Fate::Edited(_)));
         // `check` reads no decoded content: it runs on a released transcript too.
         Plans {
-            findings: changed.then(|| crate::transcript::check(t)),
+            findings: changed.then(|| known.unwrap_or_else(|| crate::transcript::check(t))),
             planned,
         }
     }

@@ -53,18 +53,18 @@ impl TriggerSettings {
     /// (Codex `model_context_window`), else the known window of the model it names (Claude
     /// Code `message.model`), else the configured default.
     pub fn for_conversation(&self, conv: &crate::transcript::Conversation) -> TriggerSettings {
+        if self.window_given {
+            return self.clone();
+        }
         let recorded = conv.context_window.or_else(|| {
             conv.model
                 .as_deref()
                 .and_then(crate::tokens::model_info)
                 .map(|m| m.context_window)
         });
-        match recorded.filter(|&w| w > 0 && !self.window_given) {
-            Some(context_window) => TriggerSettings {
-                context_window,
-                ..self.clone()
-            },
-            None => self.clone(),
+        TriggerSettings {
+            context_window: recorded.filter(|&w| w > 0).unwrap_or(self.context_window),
+            ..self.clone()
         }
     }
 
