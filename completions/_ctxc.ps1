@@ -122,9 +122,11 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
         'ctxc;restore' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
-            [CompletionResult]::new('--steps', '--steps', [CompletionResultType]::ParameterName, 'Undo only the last N compactions of a chain [default: all]')
+            [CompletionResult]::new('--steps', '--steps', [CompletionResultType]::ParameterName, 'Undo only the last N compactions, across generations [default: all]')
+            [CompletionResult]::new('--generation', '--generation', [CompletionResultType]::ParameterName, 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--original', '--original', [CompletionResultType]::ParameterName, 'Restore the first original, before any compaction (the default)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Restore even if the compacted file no longer matches the archive')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')

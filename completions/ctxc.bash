@@ -756,7 +756,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__restore)
-            opts="-o -q -v -j -h -V --output --steps --force --force-overwrite --quiet --verbose --jobs --help --version"
+            opts="-o -q -v -j -h -V --output --steps --generation --original --force --force-overwrite --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -771,6 +771,10 @@ _ctxc() {
                     return 0
                     ;;
                 --steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -116,9 +116,11 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;restore'= {
             cand -o 'Write the restored transcript here [default: the original''s path, when it is free]'
             cand --output 'Write the restored transcript here [default: the original''s path, when it is free]'
-            cand --steps 'Undo only the last N compactions of a chain [default: all]'
+            cand --steps 'Undo only the last N compactions, across generations [default: all]'
+            cand --generation 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them'
             cand -j 'Worker threads (default: one per core)'
             cand --jobs 'Worker threads (default: one per core)'
+            cand --original 'Restore the first original, before any compaction (the default)'
             cand --force 'Restore even if the compacted file no longer matches the archive'
             cand --force-overwrite 'Replace an existing output file'
             cand -q 'Print nothing but data and errors'

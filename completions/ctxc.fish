@@ -99,8 +99,10 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s v -l verbose -d 'L
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here [default: the original\'s path, when it is free]' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions of a chain [default: all]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l original -d 'Restore the first original, before any compaction (the default)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force -d 'Restore even if the compacted file no longer matches the archive'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force-overwrite -d 'Replace an existing output file'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s q -l quiet -d 'Print nothing but data and errors'

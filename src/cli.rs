@@ -472,9 +472,19 @@ pub struct RestoreArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Undo only the last N compactions of a chain [default: all].
-    #[arg(long, value_name = "N")]
+    /// Undo only the last N compactions, across generations [default: all].
+    #[arg(long, value_name = "N", conflicts_with_all = ["generation", "original"])]
     pub steps: Option<usize>,
+
+    /// Restore the file as generation N began: before its first compaction. A file changed
+    /// since its last compaction (a resumed client appended to it) starts a new generation
+    /// when compacted again; `ctxc archive show` lists them.
+    #[arg(long, value_name = "N", conflicts_with = "original")]
+    pub generation: Option<u32>,
+
+    /// Restore the first original, before any compaction (the default).
+    #[arg(long)]
+    pub original: bool,
 
     /// Restore even if the compacted file no longer matches the archive.
     #[arg(long)]

@@ -12,6 +12,7 @@ pub mod count;
 pub mod discover;
 pub mod engine;
 pub mod facts;
+pub mod failpoint;
 pub mod inplace;
 pub mod json;
 pub mod output;

@@ -4,7 +4,8 @@
 //! `ctxc compact --archive` writes `NAME.ctxc-archive.json` for every output it writes —
 //! also when nothing changed, so that a chain of compactions never has a gap. The archive
 //! holds one record per compaction, oldest first; compacting an archived output appends to
-//! its archive's records (see [`write_for`]). A record, shortened:
+//! its archive's records (see [`begin`]), in generations that are never dropped
+//! ([`chain`]). A record, shortened:
 //!
 //! ```json
 //! {
@@ -34,6 +35,7 @@
 //! in the record's input. Hashes are xxh3-128: they detect a changed file, and a
 //! cryptographic hash would add nothing while the archive itself is not signed.
 
+mod chain;
 mod delta;
 mod model;
 mod paths;
@@ -41,6 +43,7 @@ mod record;
 mod time;
 mod undo;
 
+pub use chain::{first_of_generation, holds_output, settle};
 pub use model::{
     Action, Archive, ConversationRecord, Edit, FileRef, KIND, Piece, Record, SCHEMA_VERSION,
     SUFFIX, StepRecord, hash,
@@ -74,20 +77,34 @@ pub struct ArchiveJob<'a> {
     pub settings: serde_json::Value,
 }
 
-/// Writes the archive of a compaction; returns its path.
+/// An archive written with its newest record pending: [`Pending::commit`] it once the output
+/// is in place, [`Pending::roll_back`] when the output could not be written.
+pub struct Pending {
+    path: PathBuf,
+    archive: Archive,
+    /// The archive file as it was, if there was one.
+    before: Option<Vec<u8>>,
+    /// The file whose permissions the archive takes.
+    like: PathBuf,
+}
+
+/// Writes the archive of a compaction, its new record pending.
 ///
-/// When the input is itself the output of an archived compaction — an archive beside it
-/// (`STEM.ctxc-archive.json`) or where this run's `--archive-dir` would hold it, whose last
-/// record's output hash is the input's hash — the new archive holds that archive's records
-/// followed by this one. An existing archive at the target path is replaced only when it is
-/// this output's (a re-run, or the chain being extended in place).
-pub fn write_for(job: &ArchiveJob) -> Result<PathBuf> {
+/// When the input is a file an archive already follows — the archive beside it
+/// (`STEM.ctxc-archive.json`), where this run's `--archive-dir` would hold it, or this output's
+/// own archive — the new record joins that archive's records: in the same generation when the
+/// input is still its last output, else in the next one (see [`chain`]). An archive is only
+/// started over when it is this output's and records a compaction of this very input (a
+/// re-run): nothing it kept is lost then.
+pub fn begin(job: &ArchiveJob) -> Result<Pending> {
     let path = archive_path(job.output, job.archive_dir, job.input, job.input_root);
     let mut new = record(job.original, job.outcome, job.settings.clone());
     ensure_restorable(&mut new, job);
     new.input.path = job.input.map(absolute_string);
     new.output.path = Some(absolute_string(job.output));
-    let mut records = earlier_records(job, &new.input.hash)?;
+    new.output_copy = Some(job.outcome.output.to_string());
+    new.pending = true;
+    let mut records = earlier_records(job, &path, &mut new)?;
     check_target(&path, &new.output)?;
     records.push(new);
     for r in &mut records {
@@ -98,15 +115,61 @@ pub fn write_for(job: &ArchiveJob) -> Result<PathBuf> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
+    let before = match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
     // The archive holds the input's content: it gets the input's permissions.
     let like = job.input.filter(|p| p.is_file()).unwrap_or(job.output);
-    crate::discover::write_atomic(
-        &path,
-        Archive::new(records).to_json().as_bytes(),
-        Some(like),
-    )
-    .with_context(|| format!("writing the archive {}", path.display()))?;
-    Ok(path)
+    let pending = Pending {
+        path,
+        archive: Archive::new(records),
+        before,
+        like: like.to_path_buf(),
+    };
+    pending.write()?;
+    crate::failpoint::hit("archive-pending");
+    Ok(pending)
+}
+
+impl Pending {
+    /// The archive's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Marks the new record committed; earlier records give up their output copies, which the
+    /// new record's restore data now rebuilds.
+    pub fn commit(mut self) -> Result<PathBuf> {
+        crate::failpoint::hit("output-in-place");
+        let n = self.archive.records.len();
+        for r in &mut self.archive.records[..n - 1] {
+            r.output_copy = None;
+        }
+        self.archive.records[n - 1].pending = false;
+        self.write()?;
+        crate::failpoint::hit("archive-committed");
+        Ok(self.path)
+    }
+
+    /// Puts the archive back as it was: the output never reached its place.
+    pub fn roll_back(self) -> Result<()> {
+        match &self.before {
+            Some(bytes) => crate::discover::write_atomic(&self.path, bytes, Some(&self.like)),
+            None => std::fs::remove_file(&self.path).map_err(Into::into),
+        }
+        .with_context(|| format!("putting back the archive {}", self.path.display()))
+    }
+
+    fn write(&self) -> Result<()> {
+        crate::discover::write_atomic(
+            &self.path,
+            self.archive.to_json().as_bytes(),
+            Some(&self.like),
+        )
+        .with_context(|| format!("writing the archive {}", self.path.display()))
+    }
 }
 
 /// Checks that the record's pieces rebuild the input; if they ever did not (a bug), keeps
@@ -123,28 +186,61 @@ fn absolute_string(path: &Path) -> String {
     paths::absolute(path).to_string_lossy().into_owned()
 }
 
-/// The records of the compactions that produced the input, if it came from one.
-fn earlier_records(job: &ArchiveJob, input_hash: &str) -> Result<Vec<Record>> {
+/// The records `new` joins, with its generation (and link back) set: those of an archive that
+/// follows the input, or of this output's own archive at `target`.
+fn earlier_records(job: &ArchiveJob, target: &Path, new: &mut Record) -> Result<Vec<Record>> {
     let Some(input) = job.input else {
         return Ok(Vec::new());
     };
-    for candidate in paths::earlier_candidates(input, job.archive_dir, job.input_root) {
+    let mut places = paths::earlier_candidates(input, job.archive_dir, job.input_root);
+    if !places.iter().any(|p| p == target) {
+        places.push(target.to_path_buf());
+    }
+    for candidate in places {
         if !candidate.is_file() {
             continue;
         }
-        let earlier = Archive::read(&candidate).with_context(|| {
+        let mut earlier = Archive::read(&candidate).with_context(|| {
             format!(
                 "{} may hold the earlier compactions of {} (move it away to start a new archive)",
                 candidate.display(),
                 input.display()
             )
         })?;
-        let last = earlier.records.last().expect("archives hold records");
-        if last.output.hash == input_hash {
+        chain::settle(&mut earlier.records, &candidate);
+        let Some(last) = earlier.records.last() else {
+            continue;
+        };
+        if last.output.hash == new.input.hash {
+            new.generation = last.generation;
             return Ok(earlier.records);
         }
+        let is_target = candidate == target;
+        let follows = if is_target { job.output } else { input };
+        if !names(&candidate, &last.output, follows) {
+            continue;
+        }
+        let rerun =
+            is_target && last.generation == 1 && earlier.records[0].input.hash == new.input.hash;
+        if rerun {
+            continue;
+        }
+        new.generation = last.generation + 1;
+        new.previous_output =
+            chain::last_output(&earlier.records, job.original.source.as_bytes(), &candidate)
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .map(|previous| chain::link(&job.original.source, &previous));
+        return Ok(earlier.records);
     }
     Ok(Vec::new())
+}
+
+/// Whether the file a record names (looked up from the archive at `archive`) is `file`.
+fn names(archive: &Path, named: &FileRef, file: &Path) -> bool {
+    let file = paths::absolute(file);
+    paths::candidates(archive, named)
+        .iter()
+        .any(|(p, _)| paths::absolute(p) == file)
 }
 
 /// Refuses to replace an archive that belongs to another output (two outputs with one stem,

@@ -1,13 +1,19 @@
 //! The archive file's data, as serde types: what `ctxc compact --archive` writes and what
 //! `ctxc restore` and `ctxc archive show` read. Field names are camelCase; every record keeps
 //! its own ctxc version, so an archive that grew over several ctxc releases still reads.
+//!
+//! Schema 2 added generations (see [`super::chain`]): `generation`, `previousOutput`,
+//! `outputCopy` and `pending`. A schema 1 archive reads as one generation, all committed.
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The schema version this ctxc writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest schema this ctxc still reads.
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// The `kind` member that marks a JSON file as a ctxc archive.
 pub const KIND: &str = "ctxc-archive";
@@ -23,7 +29,9 @@ pub struct Archive {
     pub schema_version: u32,
     /// Always [`KIND`].
     pub kind: String,
-    /// The compactions, oldest first: record `k`'s output is record `k + 1`'s input.
+    /// The compactions, oldest first: within a generation record `k`'s output is record
+    /// `k + 1`'s input; the first record of a later generation links back with
+    /// [`Record::previous_output`].
     pub records: Vec<Record>,
 }
 
@@ -52,6 +60,29 @@ pub struct Record {
     /// The input, rebuilt from the output: `[start, end]` copies those bytes of the output, a
     /// string is original text the compaction removed or changed.
     pub restore: Vec<Piece>,
+    /// Which generation of the file this compaction belongs to, from 1. A file that changed
+    /// since the archive's last compaction (a resumed client appended to it) starts the next
+    /// generation; the earlier ones are kept.
+    #[serde(default = "first_generation")]
+    pub generation: u32,
+    /// On the first record of a later generation: the previous record's output, rebuilt from
+    /// this record's input (pieces as in `restore`). `None` there when it could not be kept
+    /// (a schema 1 archive, no copy, and a file that was rewritten rather than appended to):
+    /// the earlier generations are then kept for reading but cannot be restored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_output: Option<Vec<Piece>>,
+    /// On the latest record: its output, whole, so that the next generation can be linked
+    /// whatever happens to the file, and `restore` works when the file changed or is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_copy: Option<String>,
+    /// Written before its output is put in place, cleared once it is: a pending record whose
+    /// output never reached the file (a crash, a refused replace) is not a compaction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+fn first_generation() -> u32 {
+    1
 }
 
 /// A file a record names.
@@ -189,10 +220,17 @@ impl Archive {
         }
     }
 
-    /// Parses an archive's text; `path` names it in errors.
+    /// Parses an archive's text; `path` names it in errors (with the line and column of a
+    /// syntax error).
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
-        let probe: serde_json::Value = serde_json::from_str(text)
-            .with_context(|| format!("{} is not valid JSON", path.display()))?;
+        let probe: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not valid JSON: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
         if probe.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
             bail!(
                 "{} is not a ctxc archive (no \"kind\": \"{KIND}\")",
@@ -200,15 +238,17 @@ impl Archive {
             );
         }
         let version = probe.get("schemaVersion").and_then(|v| v.as_u64());
-        if version != Some(u64::from(SCHEMA_VERSION)) {
+        let known = u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION);
+        if !version.is_some_and(|v| known.contains(&v)) {
             bail!(
-                "{} has archive schema {}; this ctxc reads schema {SCHEMA_VERSION}",
+                "{} has archive schema {}; this ctxc reads schemas {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}",
                 path.display(),
                 version.map_or("(none)".into(), |v| v.to_string())
             );
         }
-        let archive: Archive = serde_json::from_value(probe)
+        let mut archive: Archive = serde_json::from_value(probe)
             .with_context(|| format!("{} is a damaged ctxc archive", path.display()))?;
+        archive.schema_version = SCHEMA_VERSION;
         if archive.records.is_empty() {
             bail!("{} holds no compaction records", path.display());
         }
@@ -267,9 +307,18 @@ mod tests {
             err.contains("a.ctxc-archive.json is not a ctxc archive"),
             "{err}"
         );
-        let newer = r#"{"schemaVersion": 2, "kind": "ctxc-archive", "records": []}"#;
+        let newer = r#"{"schemaVersion": 3, "kind": "ctxc-archive", "records": []}"#;
         let err = parse(newer).unwrap_err().to_string();
-        assert!(err.contains("schema 2; this ctxc reads schema 1"), "{err}");
+        assert!(
+            err.contains("schema 3; this ctxc reads schemas 1 to 2"),
+            "{err}"
+        );
+        let broken = "{\"kind\": \"ctxc-archive\",\n \"records\": [}";
+        let err = parse(broken).unwrap_err().to_string();
+        assert!(
+            err.starts_with("a.ctxc-archive.json:2:14: not valid JSON"),
+            "{err}"
+        );
         let empty = r#"{"schemaVersion": 1, "kind": "ctxc-archive", "records": []}"#;
         assert!(
             parse(empty)

@@ -41,6 +41,10 @@ pub fn record(original: &Transcript, outcome: &Outcome, settings: serde_json::Va
         settings,
         conversations,
         restore: delta::pieces(original, outcome),
+        generation: 1,
+        previous_output: None,
+        output_copy: None,
+        pending: false,
     }
 }
 

@@ -7,7 +7,7 @@
 //! data, summaries in full.
 
 use crate::ExitStatus;
-use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Record, StepRecord};
+use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Piece, Record, StepRecord};
 use crate::cli::ArchiveCommand;
 use crate::report::thousands;
 use anyhow::Result;
@@ -58,6 +58,10 @@ struct View<'a> {
 #[serde(rename_all = "camelCase")]
 struct RecordView<'a> {
     compaction: usize,
+    generation: u32,
+    /// Written before its output was put in place and never confirmed (a stopped run).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pending: bool,
     ctxc_version: &'a str,
     time: &'a str,
     format: &'a str,
@@ -81,6 +85,8 @@ impl<'a> View<'a> {
                 .enumerate()
                 .map(|(k, r)| RecordView {
                     compaction: k + 1,
+                    generation: r.generation,
+                    pending: r.pending,
                     ctxc_version: &r.ctxc_version,
                     time: &r.time,
                     format: &r.format,
@@ -105,18 +111,62 @@ fn render(path: &Path, archive: &Archive) -> String {
         if n == 1 { "" } else { "s" },
         name(&archive.records[0].input)
     );
+    let generations = archive.records[n - 1].generation;
     for (k, record) in archive.records.iter().enumerate() {
         out.push('\n');
+        if k > 0 && record.generation != archive.records[k - 1].generation {
+            let _ = writeln!(
+                out,
+                "generation {} of {generations}: {}",
+                record.generation,
+                how_it_began(record, &archive.records[k - 1])
+            );
+        }
         render_record(&mut out, k + 1, n, record);
     }
     out
 }
 
+/// How the file changed between `before`'s output and `record`'s input, which began a new
+/// generation.
+fn how_it_began(record: &Record, before: &Record) -> String {
+    let compaction = "the file changed after the compaction before";
+    match record.previous_output.as_deref() {
+        Some([Piece::Copy([0, end])]) if *end as u64 == before.output.bytes => format!(
+            "{compaction} ({} bytes appended)",
+            thousands(record.input.bytes - before.output.bytes)
+        ),
+        Some(pieces) => {
+            let kept: usize = pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Text(t) => t.len(),
+                    Piece::Copy(_) => 0,
+                })
+                .sum();
+            format!(
+                "{compaction} (rewritten; the archive keeps the {} bytes that differ)",
+                thousands(kept as u64)
+            )
+        }
+        None => format!(
+            "{compaction} (rewritten, and not kept: the generations before cannot be restored)"
+        ),
+    }
+}
+
 fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
     let _ = writeln!(
         out,
-        "compaction {k} of {n}: {}, ctxc {}, {}",
-        r.time, r.ctxc_version, r.format
+        "compaction {k} of {n}: {}, ctxc {}, {}{}",
+        r.time,
+        r.ctxc_version,
+        r.format,
+        if r.pending {
+            " (pending: its output never reached the file unless the file holds it)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         out,

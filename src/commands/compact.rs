@@ -441,9 +441,11 @@ impl Conduct<'_> {
                     std::fs::create_dir_all(parent)
                         .with_context(|| format!("creating {}", parent.display()))?;
                 }
-                // The archive first: when it cannot be written, neither is the output.
-                if self.args.archive {
-                    archive::write_for(&ArchiveJob {
+                // The archive first, its new record pending: when it cannot be written,
+                // neither is the output; it is committed once the output is in place, and put
+                // back when the output could not be.
+                let pending = if self.args.archive {
+                    Some(archive::begin(&ArchiveJob {
                         input: like,
                         output: path,
                         archive_dir: self.args.archive_dir.as_deref(),
@@ -451,11 +453,35 @@ impl Conduct<'_> {
                         original: t,
                         outcome,
                         settings: super::config::effective_json(self.config),
-                    })?;
-                }
-                match claim {
-                    Some(claim) => claim.replace(outcome.output.as_bytes())?,
-                    None => discover::write_atomic(path, outcome.output.as_bytes(), like)?,
+                    })?)
+                } else {
+                    None
+                };
+                let written = match claim {
+                    Some(claim) => claim.replace(outcome.output.as_bytes()),
+                    None => discover::write_atomic(path, outcome.output.as_bytes(), like),
+                };
+                match (written, pending) {
+                    (Ok(()), Some(pending)) => {
+                        let archive = pending.path().to_path_buf();
+                        // The output is in place: a pending record that cannot be marked
+                        // committed is read as committed (it matches the file), so this only
+                        // warns.
+                        if let Err(e) = pending.commit() {
+                            self.progress.warn(&format!(
+                                "{}: {e:#} (its last record stays pending, which is read right)",
+                                archive.display()
+                            ));
+                        }
+                    }
+                    (Ok(()), None) => {}
+                    (Err(e), Some(pending)) => {
+                        if let Err(back) = pending.roll_back() {
+                            self.progress.warn(&format!("{back:#}"));
+                        }
+                        return Err(e);
+                    }
+                    (Err(e), None) => return Err(e),
                 }
                 Ok(Some(path.display().to_string()))
             }

@@ -7,6 +7,12 @@
 //! way as the compacted file was found, and only when nothing is there. Every step of the
 //! walk back is checked against its recorded hash before anything is written.
 //!
+//! An archive of several generations (the file changed after a compaction and was compacted
+//! again) restores the first original by default, `--generation N` the file as generation N
+//! began, `--steps N` the file before the last N compactions. When the compacted file has
+//! changed or is gone, the archive's own copy of the last output is the starting point; a
+//! last compaction still marked pending counts only when the file holds its output.
+//!
 //! Exit status: 0 restored, 1 refused or failed (the message says why), 2 usage.
 
 use crate::ExitStatus;
@@ -50,12 +56,16 @@ pub(crate) fn archive_of(arg: &Path) -> Result<PathBuf> {
     Ok(archive::archive_path(&path, None, None, None))
 }
 
-/// The compacted file the restore starts from.
+/// The bytes the restore starts from: the last compaction's output.
 struct Compacted {
-    path: PathBuf,
+    /// The file they were read from (`None`: the archive's own copy).
+    path: Option<PathBuf>,
     bytes: Vec<u8>,
     base: Base,
+    /// Whether they are the recorded output.
     matches: bool,
+    /// Why they are not simply the compacted file, for the closing message.
+    note: Option<String>,
 }
 
 fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
@@ -65,83 +75,184 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         output: args.output.clone(),
         ..*args
     };
-    let archive = Archive::read(&args.archive).map_err(Stop::Failed)?;
+    let mut archive = Archive::read(&args.archive).map_err(Stop::Failed)?;
+    let dropped = archive::settle(&mut archive.records, &args.archive);
+    if dropped {
+        warn(&format!(
+            "{}: its last compaction never reached its file (the run was stopped or refused): \
+             left out",
+            args.archive.display()
+        ));
+    }
     let records = &archive.records;
-    let n = records.len();
-    let steps = args.steps.unwrap_or(n);
-    if steps == 0 || steps > n {
-        return Err(Stop::Usage(anyhow!(
-            "--steps {steps}: {} holds {n} compaction{}, so 1 to {n}",
-            args.archive.display(),
-            plural(n)
+    if records.is_empty() {
+        return Err(Stop::Failed(anyhow!(
+            "{} records no compaction that reached its file: there is nothing to restore",
+            args.archive.display()
         )));
     }
-    let last = records.last().expect("archives hold records");
-    let compacted = find_compacted(&args.archive, last).map_err(Stop::Failed)?;
+    let n = records.len();
+    let target = target_record(args, records)?;
+    let steps = n - target;
+    let last = records.last().expect("not empty");
+    let compacted = find_compacted(&args.archive, last, args.force).map_err(Stop::Failed)?;
     if !compacted.matches && !args.force {
         return Err(Stop::Failed(changed_error(&compacted, last, &args.archive)));
     }
     let undone = archive::undo(records, &compacted.bytes, steps, args.force)
         .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e}", args.archive.display())))?;
-    let target = &records[n - steps];
-    let dest = destination(args, target, compacted.base)?;
-    write(&dest, &undone.bytes, &compacted.path).map_err(Stop::Failed)?;
+    let dest = destination(args, &records[target], compacted.base)?;
+    let like = compacted.path.as_deref().unwrap_or(&args.archive);
+    write(&dest, &undone.bytes, like).map_err(Stop::Failed)?;
     if !compacted.matches {
         warn(&format!(
             "{} did not match the archive: restored from it anyway (--force)",
-            compacted.path.display()
+            compacted
+                .path
+                .as_deref()
+                .unwrap_or(Path::new("?"))
+                .display()
         ));
     }
     for mismatch in &undone.mismatches {
         warn(mismatch);
     }
     if !quiet {
-        let what = if steps == n {
-            "the original".to_string()
-        } else {
-            format!(
-                "the file before the last {steps} compaction{}",
-                plural(steps)
-            )
-        };
+        let from = compacted.path.as_ref().map_or_else(
+            || "the archive's copy of the compacted file".to_string(),
+            |p| p.display().to_string(),
+        );
         let checked = if undone.mismatches.is_empty() {
             "hash verified"
         } else {
             "NOT verified: it differs from what was compacted"
         };
         eprintln!(
-            "ctxc: restored {what} from {} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
-            compacted.path.display(),
+            "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
+            what(records, target),
             dest.map_or("standard output".into(), |p| p.display().to_string()),
             crate::report::thousands(undone.bytes.len() as u64),
             plural(n),
         );
+        if let Some(note) = &compacted.note {
+            eprintln!("ctxc: {note}");
+        }
+        let generations = last.generation;
+        if target == 0 && generations > 1 {
+            let which = match generations {
+                2 => "--generation 2 restores it".to_string(),
+                g => format!("--generation 2 to {g} restore it"),
+            };
+            eprintln!(
+                "ctxc: the file changed after it was compacted and was compacted again: \
+                 {which} as it was before that"
+            );
+        }
     }
     Ok(())
 }
 
-/// The compacted file: the first candidate that exists and matches the archive, else the
-/// first that exists.
-fn find_compacted(archive_path: &Path, last: &Record) -> Result<Compacted> {
+/// The record whose input is restored: from `--steps`, `--generation`, else the first.
+fn target_record(args: &RestoreArgs, records: &[Record]) -> Result<usize, Stop> {
+    let n = records.len();
+    if let Some(steps) = args.steps {
+        if steps == 0 || steps > n {
+            return Err(Stop::Usage(anyhow!(
+                "--steps {steps}: {} holds {n} compaction{}, so 1 to {n}",
+                args.archive.display(),
+                plural(n)
+            )));
+        }
+        return Ok(n - steps);
+    }
+    let Some(g) = args.generation else {
+        return Ok(0);
+    };
+    let generations = records[n - 1].generation;
+    archive::first_of_generation(records, g).ok_or_else(|| {
+        Stop::Usage(anyhow!(
+            "--generation {g}: {} holds {generations} generation{}, so 1 to {generations}",
+            args.archive.display(),
+            plural(generations as usize)
+        ))
+    })
+}
+
+/// What a restore to the input of `records[target]` gives back, in words.
+fn what(records: &[Record], target: usize) -> String {
+    let generations = records[records.len() - 1].generation;
+    let g = records[target].generation;
+    let first_of_its_generation = archive::first_of_generation(records, g) == Some(target);
+    match (target, first_of_its_generation) {
+        (0, _) if generations == 1 => "the original".into(),
+        (0, _) => format!("the original (generation 1 of {generations})"),
+        (_, true) => format!("generation {g} of {generations}, as it was before its compaction"),
+        (_, false) => {
+            let undone = records.len() - target;
+            format!(
+                "the file before the last {undone} compaction{}",
+                plural(undone)
+            )
+        }
+    }
+}
+
+/// The last compaction's output: the first file the archive names that holds it (or starts
+/// with it: appended to since), else the archive's own copy, else the first file that exists
+/// (restored from only with `--force`, which also prefers that file, as it is now, to the
+/// copy).
+fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Compacted> {
     let candidates = archive::candidates(archive_path, &last.output);
     let mut first: Option<Compacted> = None;
     for (path, base) in &candidates {
         if !path.is_file() {
             continue;
         }
-        let bytes = std::fs::read(path)
+        let mut bytes = std::fs::read(path)
             .with_context(|| format!("reading the compacted file {}", path.display()))?;
-        let matches = archive::hash(&bytes) == last.output.hash;
+        let holds = archive::holds_output(&bytes, last);
+        let note = (holds && bytes.len() as u64 > last.output.bytes).then(|| {
+            format!(
+                "{} has {} bytes more than it was compacted to (appended since): they are not \
+                 part of this restore, and are still there",
+                path.display(),
+                crate::report::thousands(bytes.len() as u64 - last.output.bytes)
+            )
+        });
+        if holds {
+            bytes.truncate(last.output.bytes as usize);
+        }
         let found = Compacted {
-            path: path.clone(),
+            path: Some(path.clone()),
             bytes,
             base: *base,
-            matches,
+            matches: holds,
+            note,
         };
-        if matches {
+        if holds {
             return Ok(found);
         }
         first.get_or_insert(found);
+    }
+    if let Some(copy) = last
+        .output_copy
+        .as_ref()
+        .filter(|_| !(force && first.is_some()))
+    {
+        let seen = first.as_ref().and_then(|f| f.path.as_ref());
+        return Ok(Compacted {
+            path: None,
+            bytes: copy.clone().into_bytes(),
+            base: Base::Archive,
+            matches: archive::hash(copy.as_bytes()) == last.output.hash,
+            note: Some(match seen {
+                Some(p) => format!(
+                    "{} changed since it was compacted: restored from the archive's copy",
+                    p.display()
+                ),
+                None => "the compacted file is gone: restored from the archive's copy".into(),
+            }),
+        });
     }
     first.ok_or_else(|| {
         let looked: Vec<String> = candidates
@@ -166,7 +277,11 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
          {} bytes, {}; found {} bytes, {}). Restoring from it would not give back the \
          original; --force restores anyway, applying the archive to the file as it is now, \
          and says whether the result still matches the original",
-        compacted.path.display(),
+        compacted
+            .path
+            .as_deref()
+            .unwrap_or(Path::new("the archive's copy"))
+            .display(),
         archive_path.display(),
         crate::report::thousands(last.output.bytes),
         last.output.hash,

@@ -76,7 +76,7 @@ fn compact_then_restore_gives_the_original_bytes() {
     let archive = d.join("tool_heavy.compact.ctxc-archive.json");
     assert_ne!(read(d.join("tool_heavy.compact.jsonl")), original);
     let json = archive_json(&archive);
-    assert_eq!(json["schemaVersion"], 1);
+    assert_eq!(json["schemaVersion"], 2);
     assert_eq!(json["records"].as_array().unwrap().len(), 1);
 
     // The original is still there: restore will not overwrite it.
@@ -154,6 +154,23 @@ fn a_changed_compacted_file_is_refused_unless_forced() {
     std::fs::write(&output, &bytes).unwrap();
 
     let archive = "tool_heavy.compact.ctxc-archive.json";
+    // The archive keeps a copy of its last output: the original is still exact.
+    let from_copy = expect(d, &["restore", archive, "-o", "r.jsonl"], 0);
+    assert!(
+        stderr_of(&from_copy).contains("restored from the archive's copy"),
+        "{}",
+        stderr_of(&from_copy)
+    );
+    assert_eq!(read(d.join("r.jsonl")), original);
+    std::fs::remove_file(d.join("r.jsonl")).unwrap();
+    // An archive without that copy (schema 1) can only apply itself to the file as it is.
+    let mut json = archive_json(d.join(archive));
+    json["schemaVersion"] = 1.into();
+    json["records"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("outputCopy");
+    std::fs::write(d.join(archive), json.to_string()).unwrap();
     let refused = expect(d, &["restore", archive, "-o", "r.jsonl"], 1);
     let msg = stderr_of(&refused);
     assert!(
@@ -410,4 +427,253 @@ fn an_archive_of_another_output_is_not_replaced() {
     let json = archive_json(d.join("x.compact.ctxc-archive.json"));
     let kept = json["records"][0]["output"]["relativeToArchive"].as_str();
     assert_eq!(kept, Some("x.compact.jsonl"), "the first archive stays");
+}
+
+/// Appends one user record chained to the session's last record, as a resumed Claude Code
+/// does.
+fn append_turn(path: &Path, text: &str) {
+    let content = String::from_utf8(read(path)).unwrap();
+    let last = content
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|r| r["uuid"].is_string())
+        .expect("a record with a uuid");
+    let record = serde_json::json!({
+        "parentUuid": last["uuid"], "isSidechain": false, "userType": "external",
+        "cwd": last["cwd"], "sessionId": last["sessionId"], "version": last["version"],
+        "type": "user", "message": {"role": "user", "content": text},
+        "uuid": format!("00000000-0000-4000-8000-{:012}", text.len()),
+        "timestamp": "2026-02-12T00:00:00.000Z"
+    });
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut file, format!("{record}\n").as_bytes()).unwrap();
+}
+
+/// The README's headline flow, round after round: compact in place with an archive, the
+/// client appends, compact again. Every generation stays restorable.
+const IN_PLACE: [&str; 6] = [
+    "compact",
+    "-q",
+    "--in-place",
+    "--archive",
+    "--drop-stored",
+    "--force",
+];
+
+fn writable_copy(d: &Path, rel: &str, name: &str) -> PathBuf {
+    let to = d.join(name);
+    std::fs::write(&to, read(shared(rel))).unwrap();
+    to
+}
+
+#[test]
+fn in_place_rounds_keep_every_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = writable_copy(d, SESSION, "s.jsonl");
+    let mut generations = vec![read(&s)];
+    expect(d, &[&IN_PLACE[..], &["s.jsonl"]].concat(), 0);
+    for round in 1..=3 {
+        append_turn(&s, &format!("round {round}: carry on"));
+        generations.push(read(&s));
+        let ratio = ["--target-ratio", "0.6", "s.jsonl"];
+        expect(d, &[&IN_PLACE[..], &ratio].concat(), 0);
+    }
+    let archive = "s.ctxc-archive.json";
+    let json = archive_json(d.join(archive));
+    let records = json["records"].as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    let numbers: Vec<u64> = records
+        .iter()
+        .map(|r| r["generation"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [1, 2, 3, 4]);
+    assert!(
+        records[..3].iter().all(|r| r.get("outputCopy").is_none()),
+        "only the latest record keeps a copy of its output"
+    );
+    let restored = expect(d, &["restore", archive, "-o", "r.jsonl"], 0);
+    assert_eq!(read(d.join("r.jsonl")), generations[0], "the true original");
+    let msg = stderr_of(&restored);
+    assert!(msg.contains("generation 1 of 4"), "{msg}");
+    assert!(msg.contains("--generation 2 to 4"), "{msg}");
+    for (g, bytes) in generations.iter().enumerate() {
+        let name = format!("g{}.jsonl", g + 1);
+        let n = (g + 1).to_string();
+        expect(
+            d,
+            &["restore", "-q", archive, "--generation", &n, "-o", &name],
+            0,
+        );
+        assert_eq!(&read(d.join(&name)), bytes, "generation {n}");
+    }
+    expect(
+        d,
+        &["restore", "-q", archive, "--original", "-o", "o.jsonl"],
+        0,
+    );
+    assert_eq!(read(d.join("o.jsonl")), generations[0]);
+    let usage = expect(d, &["restore", archive, "--generation", "5", "-o", "x"], 2);
+    assert!(stderr_of(&usage).contains("holds 4 generations"));
+    let shown = stdout_of(&expect(d, &["archive", "show", archive], 0));
+    assert!(
+        shown.contains("generation 2 of 4: the file changed after the compaction before"),
+        "{shown}"
+    );
+    assert!(shown.contains("bytes appended"), "{shown}");
+}
+
+#[test]
+fn a_rewritten_file_starts_a_generation_that_keeps_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = writable_copy(d, SESSION, "s.jsonl");
+    let original = read(&s);
+    expect(d, &[&IN_PLACE[..], &["s.jsonl"]].concat(), 0);
+    // Not an append: the first line is rewritten.
+    let compacted = String::from_utf8(read(&s)).unwrap();
+    let (first, rest) = compacted.split_once('\n').unwrap();
+    let edited = format!("{}\n{rest}", first.replace("\"type\"", "\"type\" "));
+    std::fs::write(&s, &edited).unwrap();
+    expect(
+        d,
+        &[&IN_PLACE[..], &["--target-ratio", "0.5", "s.jsonl"]].concat(),
+        0,
+    );
+    expect(
+        d,
+        &["restore", "-q", "s.ctxc-archive.json", "-o", "r.jsonl"],
+        0,
+    );
+    assert_eq!(read(d.join("r.jsonl")), original);
+    let g2 = [
+        "restore",
+        "-q",
+        "s.ctxc-archive.json",
+        "--generation",
+        "2",
+        "-o",
+        "g2.jsonl",
+    ];
+    expect(d, &g2, 0);
+    assert_eq!(read(d.join("g2.jsonl")), edited.as_bytes());
+    let shown = stdout_of(&expect(d, &["archive", "show", "s.ctxc-archive.json"], 0));
+    assert!(shown.contains("rewritten; the archive keeps"), "{shown}");
+}
+
+#[test]
+fn the_archive_restores_when_the_compacted_file_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = writable_copy(d, SESSION, "s.jsonl");
+    let original = read(&s);
+    expect(d, &[&IN_PLACE[..], &["s.jsonl"]].concat(), 0);
+    std::fs::remove_file(&s).unwrap();
+    let out = expect(d, &["restore", "s.ctxc-archive.json"], 0);
+    assert!(stderr_of(&out).contains("the compacted file is gone"));
+    assert_eq!(read(&s), original);
+}
+
+/// Where `CTXC_FAILPOINT` stops a debug build, as abruptly as `kill -9`: after the archive's
+/// pending record is written, after the output is in place, after the record is committed.
+const CRASH_POINTS: [&str; 3] = ["archive-pending", "output-in-place", "archive-committed"];
+
+#[test]
+fn a_kill_at_any_point_of_a_round_loses_nothing() {
+    for point in CRASH_POINTS {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let s = writable_copy(d, SESSION, "s.jsonl");
+        let original = read(&s);
+        expect(d, &[&IN_PLACE[..], &["s.jsonl"]].concat(), 0);
+        append_turn(&s, "after the first compaction");
+        let before_crash = read(&s);
+        let round = [&IN_PLACE[..], &["--target-ratio", "0.5", "s.jsonl"]].concat();
+        let killed = ctxc()
+            .current_dir(d)
+            .env("CTXC_FAILPOINT", point)
+            .args(&round)
+            .output()
+            .unwrap();
+        assert_eq!(killed.status.code(), None, "{point}: killed by a signal");
+        let archive = "s.ctxc-archive.json";
+        expect(d, &["restore", "-q", archive, "-o", "r.jsonl"], 0);
+        assert_eq!(read(d.join("r.jsonl")), original, "{point}: the original");
+        std::fs::remove_file(d.join("r.jsonl")).unwrap();
+        // The file is the one before the round or the one after it, and the next round
+        // picks up from either.
+        let now = read(&s);
+        if point == "archive-pending" {
+            assert_eq!(
+                now, before_crash,
+                "{point}: the output never reached the file"
+            );
+        } else {
+            assert_ne!(now, before_crash, "{point}: the output is in place");
+        }
+        append_turn(&s, "after the crash");
+        let last = read(&s);
+        expect(d, &round, 0);
+        expect(d, &["restore", "-q", archive, "-o", "r.jsonl"], 0);
+        assert_eq!(
+            read(d.join("r.jsonl")),
+            original,
+            "{point}: after one more round"
+        );
+        let json = archive_json(d.join(archive));
+        let records = json["records"].as_array().unwrap();
+        assert!(
+            records.iter().all(|r| r.get("pending").is_none()),
+            "{point}"
+        );
+        let g = records.last().unwrap()["generation"]
+            .as_u64()
+            .unwrap()
+            .to_string();
+        expect(
+            d,
+            &[
+                "restore",
+                "-q",
+                archive,
+                "--generation",
+                &g,
+                "-o",
+                "g.jsonl",
+            ],
+            0,
+        );
+        assert_eq!(
+            read(d.join("g.jsonl")),
+            last,
+            "{point}: the latest generation"
+        );
+    }
+}
+
+#[test]
+fn an_output_that_cannot_be_written_leaves_the_archive_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_into(d, "", SESSION);
+    // A directory where the output goes: the archive is written first, then put back.
+    std::fs::create_dir(d.join("tool_heavy.compact.jsonl")).unwrap();
+    let args = [
+        "compact",
+        "-q",
+        "--force",
+        "--archive",
+        "--force-overwrite",
+        "tool_heavy.jsonl",
+    ];
+    expect(d, &args, 1);
+    assert!(!d.join("tool_heavy.compact.ctxc-archive.json").exists());
+    std::fs::remove_dir(d.join("tool_heavy.compact.jsonl")).unwrap();
+    expect(d, &args, 0);
+    let before = read(d.join("tool_heavy.compact.ctxc-archive.json"));
+    std::fs::remove_file(d.join("tool_heavy.compact.jsonl")).unwrap();
+    std::fs::create_dir(d.join("tool_heavy.compact.jsonl")).unwrap();
+    expect(d, &args, 1);
+    assert_eq!(read(d.join("tool_heavy.compact.ctxc-archive.json")), before);
 }
