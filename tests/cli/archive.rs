@@ -677,3 +677,39 @@ fn an_output_that_cannot_be_written_leaves_the_archive_as_it_was() {
     expect(d, &args, 1);
     assert_eq!(read(d.join("tool_heavy.compact.ctxc-archive.json")), before);
 }
+
+#[test]
+fn a_real_kill_at_random_moments_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = writable_copy(d, SESSION, "s.jsonl");
+    let original = read(&s);
+    expect(d, &[&IN_PLACE[..], &["s.jsonl"]].concat(), 0);
+    let archive = "s.ctxc-archive.json";
+    // Delays spread over a round's run time, so kills land before, during and after writes.
+    for (k, delay_ms) in [0u64, 5, 10, 20, 30, 45, 60, 80, 110, 150]
+        .into_iter()
+        .enumerate()
+    {
+        append_turn(&s, &format!("turn {k}"));
+        let ratio = if k % 2 == 0 { "0.7" } else { "0.9" };
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxc"))
+            .current_dir(d)
+            .env("XDG_CONFIG_HOME", d.join("no-config"))
+            .args([&IN_PLACE[..], &["--target-ratio", ratio, "s.jsonl"]].concat())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        child.wait().unwrap();
+        let out = run(d, &["restore", "-q", archive, "-o", "r.jsonl"]);
+        assert_eq!(out.status.code(), Some(0), "kill {k}: {}", stderr_of(&out));
+        assert_eq!(
+            read(d.join("r.jsonl")),
+            original,
+            "kill {k} after {delay_ms} ms"
+        );
+        std::fs::remove_file(d.join("r.jsonl")).unwrap();
+    }
+}
