@@ -1,6 +1,7 @@
 //! The command line, as clap derive definitions. Doc comments here are the `--help` text, the
 //! man page and the shell completions; nothing below `run` sees clap types.
 
+use crate::shard::ShardSpec;
 use crate::transcript::Format;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -311,9 +312,17 @@ pub struct CompactArgs {
     #[arg(long)]
     pub fail_fast: bool,
 
-    /// Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<Shard>,
+    /// Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes
+    /// K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs
+    /// (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`.
+    #[arg(long, value_name = "K/N|auto[/N]", value_parser = crate::shard::parse)]
+    pub shard: Option<ShardSpec>,
+
+    /// Record each finished file in this manifest (JSON lines), and skip the files it records
+    /// as finished with these settings: a re-run after a crash, kill or preemption redoes only
+    /// what was not finished, and ends as an uninterrupted run would.
+    #[arg(long, value_name = "MANIFEST")]
+    pub resume_from: Option<PathBuf>,
 
     /// Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so
     /// `ctxc restore` can rebuild the original.
@@ -425,39 +434,12 @@ pub struct ConfigArgs {
     pub no_config: bool,
 }
 
-/// A share of the inputs: the K-th of N.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// 1-based index.
-    pub index: u32,
-    /// How many shards.
-    pub count: u32,
-}
-
 /// A backup suffix: an empty one would name the input itself.
 fn parse_suffix(s: &str) -> Result<String, String> {
     if s.is_empty() || s.contains('/') {
         return Err("the suffix must be non-empty and hold no '/' (e.g. --backup=.bak)".into());
     }
     Ok(s.to_string())
-}
-
-fn parse_shard(s: &str) -> Result<Shard, String> {
-    let (k, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("'{s}' is not K/N (e.g. 1/4)"))?;
-    let index: u32 = k
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{k}' is not a number"))?;
-    let count: u32 = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{n}' is not a number"))?;
-    if count == 0 || index == 0 || index > count {
-        return Err(format!("shard {index}/{count}: K must be between 1 and N"));
-    }
-    Ok(Shard { index, count })
 }
 
 /// Arguments of `ctxc restore`.

@@ -1,13 +1,26 @@
 //! Crash points for the tests that prove a kill at any moment loses nothing: with
-//! `CTXC_FAILPOINT=NAME` a debug build aborts at the point of that name, as abruptly as a
-//! `kill -9` (no destructor runs, no temporary file is cleaned). Release builds have none.
+//! `CTXC_FAILPOINT=NAME` (or `NAME:N`, the N-th time it is reached) a debug build aborts at the
+//! point of that name, as abruptly as a `kill -9` (no destructor runs, no temporary file is
+//! cleaned). Release builds have none.
 
 /// Aborts the process when `CTXC_FAILPOINT` names this point (debug builds only).
 pub fn hit(name: &str) {
     #[cfg(debug_assertions)]
-    if std::env::var_os("CTXC_FAILPOINT").is_some_and(|v| v == name) {
-        eprintln!("ctxc: failpoint {name}: aborting");
-        std::process::abort();
+    {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static REACHED: AtomicUsize = AtomicUsize::new(0);
+        let Some(wanted) = std::env::var_os("CTXC_FAILPOINT") else {
+            return;
+        };
+        let wanted = wanted.to_string_lossy();
+        let (point, nth) = match wanted.split_once(':') {
+            Some((point, n)) => (point, n.parse().unwrap_or(1)),
+            None => (&*wanted, 1),
+        };
+        if point == name && REACHED.fetch_add(1, Ordering::SeqCst) + 1 == nth {
+            eprintln!("ctxc: failpoint {name}: aborting");
+            std::process::abort();
+        }
     }
     #[cfg(not(debug_assertions))]
     let _ = name;

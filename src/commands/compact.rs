@@ -5,13 +5,15 @@
 use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, table, totals};
 use crate::ExitStatus;
 use crate::archive::{self, ArchiveJob};
-use crate::cli::{CompactArgs, Shard};
+use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
 use crate::discover::{self, Input};
 use crate::inplace;
+use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{self, Outcome, PlanFailure, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
+use crate::shard::{self, Shard};
 use crate::summarizer::Summarizer;
 use crate::summarizer::extractive::Extractive;
 use crate::transcript::{self, Transcript};
@@ -44,6 +46,8 @@ struct Job {
 /// What the run does with outputs, beyond the pipeline.
 struct Conduct<'a> {
     args: &'a CompactArgs,
+    /// `--resume-from`.
+    manifest: Option<&'a Manifest>,
     config: &'a CompactConfig,
     progress: &'a Progress,
     stop: AtomicBool,
@@ -86,9 +90,20 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         summarizer: summarizer.as_ref(),
         counter: &counter,
     };
+    let manifest = open_manifest(args, &config, &jobs)?;
     let progress = Progress::with_bytes(jobs.len(), bytes_total, quiet, verbose);
+    if let Some(m) = manifest.as_ref().filter(|m| m.recorded() > 0) {
+        progress.log(
+            1,
+            &format!(
+                "--resume-from: {} file(s) recorded by an earlier run with these settings",
+                m.recorded()
+            ),
+        );
+    }
     let conduct = Conduct {
         args,
+        manifest: manifest.as_ref(),
         config: &config,
         progress: &progress,
         stop: AtomicBool::new(false),
@@ -148,6 +163,37 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     })
 }
 
+/// The `--resume-from` manifest, for a run that writes files (or a dry run).
+fn open_manifest(
+    args: &CompactArgs,
+    config: &CompactConfig,
+    jobs: &[Job],
+) -> Result<Option<Manifest>> {
+    let Some(path) = &args.resume_from else {
+        return Ok(None);
+    };
+    if jobs.iter().any(|j| j.dest == Destination::Stdout) {
+        bail!("--resume-from records files written, and this run writes to standard output");
+    }
+    // What decides the output besides the settings `config show` lists.
+    let flags = format!(
+        "{:?}",
+        (
+            args.drop_stored,
+            args.archive,
+            &args.archive_dir,
+            args.allow_findings,
+            args.input.format,
+            &args.input.messages_path,
+            args.outputs.in_place,
+            &args.outputs.backup,
+            args.dry_run,
+        )
+    );
+    let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
+    Manifest::open(path, digest).map(Some)
+}
+
 /// The summarizer the settings ask for. A remote one is announced on stderr before any
 /// request: which endpoint may receive how much of which files. A dry run never sends
 /// anything: it says what would be sent and plans with the offline summarizer.
@@ -194,6 +240,10 @@ fn summarizer(
 /// destinations.
 fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
     let given = &args.input.inputs;
+    let shard = args
+        .shard
+        .map(|spec| shard::resolve(spec, |name| std::env::var(name).ok()))
+        .transpose()?;
     let inputs: Vec<Input> = inputs
         .into_iter()
         .filter(|i| match i {
@@ -201,7 +251,7 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             Input::File(p) => given.contains(p) || !discover::is_ctxc_output(p),
             Input::Stdin => true,
         })
-        .filter(|i| args.shard.is_none_or(|s| in_shard(i, s)))
+        .filter(|i| shard.is_none_or(|s| in_shard(i, s)))
         .collect();
     let outputs = &args.outputs;
     if let Some(output) = &outputs.output {
@@ -333,7 +383,25 @@ impl Conduct<'_> {
 
     fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport, Failed> {
         let path = job.input.display();
-        check_destination(job, &self.args.outputs).map_err(Failed::at("write", 0))?;
+        let identity = match &job.input {
+            Input::File(p) => Identity::of(p),
+            Input::Stdin => None,
+        };
+        let dest = match &job.dest {
+            Destination::File(p) => Some(p.as_path()),
+            _ => None,
+        };
+        if let Some(m) = self.manifest {
+            if let Some(report) = m.finished(&path, identity.as_ref(), dest) {
+                self.progress.log(
+                    1,
+                    &format!("{path}: finished by an earlier run (--resume-from): skipped"),
+                );
+                return Ok(report);
+            }
+        }
+        let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
+        check_destination(job, &self.args.outputs, replaceable).map_err(Failed::at("write", 0))?;
         let (claim, text) = self.load(job)?;
         let done = self
             .bytes_done
@@ -360,7 +428,7 @@ impl Conduct<'_> {
                 PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
             })?;
         let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
-        let mut report = FileReport::of(path, &t, &outcome);
+        let mut report = FileReport::of(path.clone(), &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;
             report
@@ -368,13 +436,21 @@ impl Conduct<'_> {
                 .push("not written: declined at the prompt".into());
             return Ok(report);
         }
+        if let Some(m) = self.manifest {
+            let mut done = report.clone();
+            self.finish(&mut done, dest.map(|p| p.display().to_string()));
+            m.record(
+                &path,
+                identity.as_ref(),
+                dest,
+                outcome.output.as_bytes(),
+                &done,
+            )
+            .map_err(Failed::at("write", 0))?;
+        }
         match self.write(job, &t, &outcome, claim.as_ref()) {
             Ok(output) => {
-                report.output = output;
-                // Compacted or not, the user came to get the session going again.
-                if self.args.outputs.in_place && !self.args.dry_run {
-                    report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
-                }
+                self.finish(&mut report, output);
                 Ok(report)
             }
             Err(error) => Err(Failed {
@@ -383,6 +459,15 @@ impl Conduct<'_> {
                 error,
                 report: Some(Box::new(report)),
             }),
+        }
+    }
+
+    /// A written file's report: where the output went, and how to resume the session.
+    fn finish(&self, report: &mut FileReport, output: Option<String>) {
+        report.output = output;
+        // Compacted or not, the user came to get the session going again.
+        if self.args.outputs.in_place && !self.args.dry_run {
+            report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
         }
     }
 
@@ -563,8 +648,12 @@ fn error_text(e: &anyhow::Error) -> String {
 }
 
 /// Refuses to overwrite an input (but with `--in-place`), or an existing output without
-/// `--force-overwrite`.
-fn check_destination(job: &Job, outputs: &crate::cli::OutputPathArgs) -> Result<()> {
+/// `--force-overwrite` (or that an earlier attempt of this run wrote: `replaceable`).
+fn check_destination(
+    job: &Job,
+    outputs: &crate::cli::OutputPathArgs,
+    replaceable: bool,
+) -> Result<()> {
     let Destination::File(out) = &job.dest else {
         return Ok(());
     };
@@ -581,7 +670,7 @@ fn check_destination(job: &Job, outputs: &crate::cli::OutputPathArgs) -> Result<
             }
         }
     }
-    if out.exists() && !outputs.force_overwrite {
+    if out.exists() && !outputs.force_overwrite && !replaceable {
         bail!(
             "the output {} exists (--force-overwrite replaces it)",
             out.display()

@@ -12,12 +12,15 @@ use std::path::Path;
 /// Runs `ctxc report ...`.
 pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
     let ReportCommand::Merge { reports, output } = command;
-    let merged = merge(
-        reports
-            .iter()
-            .map(|p| read(p))
-            .collect::<Result<Vec<_>>>()?,
-    )?;
+    let parts = reports
+        .iter()
+        .map(|p| read(p))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(twice) = counted_twice(&parts, reports) {
+        eprintln!("ctxc: {twice}");
+        return Ok(ExitStatus::Failure);
+    }
+    let merged = merge(parts)?;
     let text = report::render(output.format(), &merged, &table(&merged))?;
     crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
@@ -32,6 +35,25 @@ fn read(path: &Path) -> Result<CompactReport> {
             path.display()
         )
     })
+}
+
+/// A file that two reports both count (a shard run twice, or overlapping runs), named with
+/// both reports: merging would count it twice.
+fn counted_twice(parts: &[CompactReport], paths: &[std::path::PathBuf]) -> Option<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (k, part) in parts.iter().enumerate() {
+        for file in &part.files {
+            if let Some(first) = seen.insert(&file.path, k) {
+                return Some(format!(
+                    "{} is counted twice: in {} and in {} (merge one report per shard)",
+                    file.path,
+                    paths[first].display(),
+                    paths[k].display()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// One report out of several; they must share a schema and a tokenizer to add up.

@@ -364,7 +364,7 @@ fn flags_beat_environment_beat_the_settings_file() {
 }
 
 /// Copies of corpus files to shard.
-fn corpus_workspace() -> tempfile::TempDir {
+pub(crate) fn corpus_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for rel in [
         "swe-agent/ctf__crypto__katy.traj",

@@ -1,0 +1,240 @@
+//! `compact --resume-from MANIFEST`: a run that a crash, `kill -9` or a preempted node stopped
+//! is run again and redoes only what it had not finished.
+//!
+//! The manifest is JSON lines, one entry per file, appended (and flushed to disk) just before
+//! the file's output is written: the input's identity (path, size, modification time), a digest
+//! of the settings, where the output goes, the hash of the output and the file's report. On a
+//! re-run with the same settings, a file is finished when its destination holds exactly that
+//! output (and, but in place, the input is the same size and age): it is skipped and its report
+//! taken from the manifest, so the run's report and outputs end as an uninterrupted run's. Any
+//! other file is redone; a destination the manifest names may be replaced, since this run's
+//! earlier attempt wrote it. A torn last line (a kill while appending) is ignored.
+
+use crate::commands::compact_report::FileReport;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One file the run was about to write.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    input: String,
+    size: u64,
+    /// Modification time of the input, nanoseconds since the epoch.
+    modified_ns: i128,
+    /// [`settings_digest`] of the run.
+    settings: String,
+    /// The destination (`None`: a dry run).
+    output: Option<String>,
+    /// xxh3-128 of the output bytes.
+    output_hash: String,
+    report: FileReport,
+}
+
+/// An open manifest: what earlier runs recorded, and the file new entries go to.
+pub struct Manifest {
+    path: PathBuf,
+    settings: String,
+    earlier: HashMap<String, Entry>,
+    file: Mutex<File>,
+}
+
+/// How the input looks on disk now.
+pub struct Identity {
+    size: u64,
+    modified_ns: i128,
+}
+
+impl Identity {
+    /// The identity of the file at `path`, if it can be read.
+    pub fn of(path: &Path) -> Option<Identity> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Identity {
+            size: meta.len(),
+            modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        })
+    }
+}
+
+/// A digest of the settings that decide a file's output: the same settings give the same
+/// bytes, other settings redo every file.
+pub fn settings_digest(settings: &serde_json::Value, extra: &str) -> String {
+    let text = format!("{} {settings} {extra}", env!("CARGO_PKG_VERSION"));
+    crate::archive::hash(text.as_bytes())
+}
+
+impl Manifest {
+    /// Opens (or creates) the manifest at `path` for a run with these settings.
+    pub fn open(path: &Path, settings: String) -> Result<Manifest> {
+        let earlier = match std::fs::read_to_string(path) {
+            Ok(text) => parse(&text, path, &settings)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
+            Err(e) => {
+                return Err(e).with_context(|| format!("reading the manifest {}", path.display()));
+            }
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening the manifest {}", path.display()))?;
+        // A torn line of a killed run: the next entry starts on a line of its own.
+        let len = file.metadata()?.len();
+        if len > 0 && !std::fs::read(path)?.ends_with(b"\n") {
+            file.write_all(b"\n")?;
+        }
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            settings,
+            earlier,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// How many files earlier runs recorded with these settings.
+    pub fn recorded(&self) -> usize {
+        self.earlier.len()
+    }
+
+    /// The report of `input` when an earlier run finished it: its destination holds the output
+    /// recorded, and the input is as it was (unless it is the destination: in place).
+    pub fn finished(
+        &self,
+        input: &str,
+        now: Option<&Identity>,
+        output: Option<&Path>,
+    ) -> Option<FileReport> {
+        let entry = self.earlier.get(input)?;
+        if entry.output.as_deref() != output.map(|p| p.to_string_lossy()).as_deref() {
+            return None;
+        }
+        let in_place = output.is_some_and(|o| o.to_string_lossy() == input);
+        let same_input =
+            now.is_some_and(|n| n.size == entry.size && n.modified_ns == entry.modified_ns);
+        if !in_place && !same_input {
+            return None;
+        }
+        let done = match output {
+            Some(path) => std::fs::read(path)
+                .is_ok_and(|bytes| crate::archive::hash(&bytes) == entry.output_hash),
+            None => true,
+        };
+        done.then(|| entry.report.clone())
+    }
+
+    /// Whether an earlier attempt of this run was about to write `output` (so it may be
+    /// replaced).
+    pub fn names_output(&self, output: &Path) -> bool {
+        let output = output.to_string_lossy();
+        self.earlier
+            .values()
+            .any(|e| e.output.as_deref() == Some(&output))
+    }
+
+    /// Records that `input` is about to be written to `output`, flushed to disk first.
+    pub fn record(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        bytes: &[u8],
+        report: &FileReport,
+    ) -> Result<()> {
+        let entry = Entry {
+            input: input.to_string(),
+            size: identity.map_or(0, |i| i.size),
+            modified_ns: identity.map_or(0, |i| i.modified_ns),
+            settings: self.settings.clone(),
+            output: output.map(|p| p.to_string_lossy().into_owned()),
+            output_hash: crate::archive::hash(bytes),
+            report: report.clone(),
+        };
+        let mut line = serde_json::to_string(&entry)?;
+        line.push('\n');
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        (&*file)
+            .write_all(line.as_bytes())
+            .and_then(|()| file.sync_data())
+            .with_context(|| format!("writing the manifest {}", self.path.display()))?;
+        crate::failpoint::hit("manifest-entry");
+        Ok(())
+    }
+}
+
+/// The entries of `text` with these settings, the last one per input; a torn last line is
+/// skipped, any other bad line is an error naming it.
+fn parse(text: &str, path: &Path, settings: &str) -> Result<HashMap<String, Entry>> {
+    let mut entries = HashMap::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (k, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Entry>(line) {
+            Ok(entry) if entry.settings == settings => {
+                entries.insert(entry.input.clone(), entry);
+            }
+            Ok(_) => {}
+            Err(_) if k + 1 == lines.len() && !text.ends_with('\n') => {}
+            Err(e) => anyhow::bail!(
+                "{}:{}: not a manifest entry of ctxc compact --resume-from: {e}",
+                path.display(),
+                k + 1
+            ),
+        }
+    }
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_skipped_and_other_bad_lines_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        let m = Manifest::open(&path, "s1".into()).unwrap();
+        let input = dir.path().join("a.json");
+        std::fs::write(&input, "[]").unwrap();
+        let out = dir.path().join("a.out.json");
+        std::fs::write(&out, "[1]").unwrap();
+        let id = Identity::of(&input);
+        let name = input.to_string_lossy().into_owned();
+        m.record(
+            &name,
+            id.as_ref(),
+            Some(&out),
+            b"[1]",
+            &FileReport::default(),
+        )
+        .unwrap();
+        drop(m);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"input\": \"torn");
+        std::fs::write(&path, &text).unwrap();
+        let m = Manifest::open(&path, "s1".into()).unwrap();
+        assert_eq!(m.recorded(), 1);
+        assert!(m.finished(&name, id.as_ref(), Some(&out)).is_some());
+        assert!(m.names_output(&out));
+        // Other settings, or an output that changed: not finished.
+        let other = Manifest::open(&path, "s2".into()).unwrap();
+        assert!(other.finished(&name, id.as_ref(), Some(&out)).is_none());
+        std::fs::write(&out, "[2]").unwrap();
+        assert!(m.finished(&name, id.as_ref(), Some(&out)).is_none());
+        // The torn line now ends in a newline and is followed by a good one: a bad line in
+        // the middle is an error with its line number.
+        std::fs::write(&path, "{\"input\": \"torn\n{}\n").unwrap();
+        let err = Manifest::open(&path, "s1".into())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("m.jsonl:1:"), "{err}");
+    }
+}
