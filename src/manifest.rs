@@ -84,10 +84,13 @@ impl Manifest {
             .append(true)
             .open(path)
             .with_context(|| format!("opening the manifest {}", path.display()))?;
-        // A torn line of a killed run: the next entry starts on a line of its own.
-        let len = file.metadata()?.len();
-        if len > 0 && !std::fs::read(path)?.ends_with(b"\n") {
-            file.write_all(b"\n")?;
+        // A torn line of a killed run holds nothing finished: cut it, so the next entry starts
+        // on a line of its own.
+        let bytes = std::fs::read(path)?;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            file.set_len(keep as u64)
+                .with_context(|| format!("cutting a torn line of {}", path.display()))?;
         }
         Ok(Manifest {
             path: path.to_path_buf(),
@@ -228,8 +231,8 @@ mod tests {
         assert!(other.finished(&name, id.as_ref(), Some(&out)).is_none());
         std::fs::write(&out, "[2]").unwrap();
         assert!(m.finished(&name, id.as_ref(), Some(&out)).is_none());
-        // The torn line now ends in a newline and is followed by a good one: a bad line in
-        // the middle is an error with its line number.
+        // The torn line was cut; a bad line in the middle is an error with its line number.
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("}\n"));
         std::fs::write(&path, "{\"input\": \"torn\n{}\n").unwrap();
         let err = Manifest::open(&path, "s1".into())
             .err()
