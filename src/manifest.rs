@@ -79,7 +79,7 @@ impl Manifest {
                 return Err(e).with_context(|| format!("reading the manifest {}", path.display()));
             }
         };
-        let mut file = std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
