@@ -93,7 +93,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --drop-stored 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
             cand --no-redact 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'
             cand --allow-insecure-http 'Allow plain http:// to a host that is not this machine'
-            cand --in-place 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile; a symlink''s target is replaced, owner and mode kept'
+            cand --in-place 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink''s target is replaced, owner and mode kept'
             cand --force-overwrite 'Replace an existing output file'
             cand --dry-run 'Do everything but write: report what would happen, create or change no file'
             cand --allow-findings 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'

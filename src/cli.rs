@@ -350,8 +350,8 @@ pub struct OutputPathArgs {
     pub out_dir: Option<PathBuf>,
 
     /// Replace each input with its compacted version (atomically). The file is locked while
-    /// ctxc works on it, and left alone if it changes meanwhile; a symlink's target is
-    /// replaced, owner and mode kept.
+    /// ctxc works on it, and left alone if it changes meanwhile or another process holds it
+    /// open for writing (a live session); a symlink's target is replaced, owner and mode kept.
     #[arg(long)]
     pub in_place: bool,
 

@@ -10,7 +10,14 @@
 //!   modification time and content hash): a live session appended to meanwhile is left alone;
 //!   if a write slips in between that check and the rename, the file as it then was (with the
 //!   appended records) is put back;
+//! - a file another process holds open for writing is refused, naming it (pid and command):
+//!   an agent that keeps its descriptor open would go on writing to the replaced inode, and
+//!   lose it all. On Linux a lease, held from the last check through the rename, also catches
+//!   a writer that opens the file meanwhile: the original is then swapped back under its name
+//!   before that writer's `open` goes on ([`writers`]);
 //! - the replacement keeps the original's owner, group and mode.
+
+mod writers;
 
 use crate::tempfiles;
 use anyhow::{Context, Result, bail};
@@ -68,6 +75,10 @@ pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
         hash,
     };
     claim.unchanged(bytes.len() as u64)?;
+    // Refused now rather than after the work and the backup; replace() looks again.
+    if let Some(holders) = writers::probe(&claim.file) {
+        return Err(writers::held(&claim.target, &holders));
+    }
     Ok((claim, bytes))
 }
 
@@ -96,11 +107,23 @@ impl Claim {
         Ok(path)
     }
 
-    /// Replaces the target with `bytes`, if it still holds exactly what was read.
+    /// Replaces the target with `bytes`, if it still holds exactly what was read and no other
+    /// process holds it open for writing.
     pub fn replace(&self, bytes: &[u8]) -> Result<()> {
         let tmp = self.written(bytes)?;
         let read_len = self.read.len();
+        // Before the last check: under a lease no write can come after it unseen.
+        let exclusion = writers::exclude(&self.file);
+        // A file that changed says so first (a writer holding it is then no news).
         self.unchanged(read_len)?;
+        match exclusion {
+            writers::Exclusion::Held(holders) => {
+                return Err(writers::held(&self.target, &holders));
+            }
+            #[cfg(target_os = "linux")]
+            writers::Exclusion::Lease(lease) => return self.swap_in(tmp, lease),
+            writers::Exclusion::Unseen => {}
+        }
         tmp.persist(&self.target)?;
         // A write that landed between the check and the rename went to the old inode, which
         // the lock's handle still holds: put that file back rather than lose it.
@@ -117,6 +140,37 @@ impl Claim {
             );
         }
         Ok(())
+    }
+
+    /// Puts `tmp` in the target's place, the lease held: the names are exchanged, so the
+    /// original stays linked (under the temporary name, removed with `tmp`) until the lease
+    /// shows that no one opened it for writing meanwhile; if someone did, the names are
+    /// exchanged back before that writer's `open`, which waits for the lease, goes on.
+    #[cfg(target_os = "linux")]
+    fn swap_in(&self, tmp: tempfiles::TempFile, lease: writers::Lease) -> Result<()> {
+        if writers::exchange(tmp.path(), &self.target).is_err() {
+            // A filesystem without the exchange: a last look at the lease, then a plain rename.
+            if lease.broken() {
+                return Err(writers::opened_meanwhile(&self.target));
+            }
+            return tmp.persist(&self.target);
+        }
+        if !lease.broken() {
+            return Ok(());
+        }
+        if let Err(e) = writers::exchange(tmp.path(), &self.target) {
+            // Never let the temporary file's removal take the original with it.
+            let kept = tmp.keep();
+            return Err(anyhow::Error::new(e).context(format!(
+                "{} was opened for writing while ctxc replaced it, and the original could not be put back: it is kept as {} (move it over {})",
+                self.target.display(),
+                kept.display(),
+                self.target.display()
+            )));
+        }
+        drop(tmp);
+        drop(lease);
+        Err(writers::opened_meanwhile(&self.target))
     }
 
     /// Fails unless the target is still the inode, size, modification time and content that
@@ -235,6 +289,44 @@ mod tests {
         assert!(err.to_string().contains("holds the file's lock"), "{err}");
         drop(first);
         assert!(claim(&path).is_ok());
+    }
+
+    /// A writer that opens the file between the last check and the rename: its `open` waits
+    /// for the lease, the original is swapped back under its name, and what it writes is kept.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_writer_opening_during_the_rename_writes_to_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "one\n").unwrap();
+        let (claim, _) = claim(&path).unwrap();
+        let tmp = claim.written(b"compacted\n").unwrap();
+        let writers::Exclusion::Lease(lease) = writers::exclude(&claim.file) else {
+            panic!("no lease");
+        };
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(b"two\n").unwrap();
+            })
+        };
+        let started = std::time::Instant::now();
+        while !lease.broken() && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let err = claim.swap_in(tmp, lease).unwrap_err();
+        assert!(
+            err.to_string().contains("opened for writing while"),
+            "{err}"
+        );
+        writer.join().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file left");
     }
 
     #[test]

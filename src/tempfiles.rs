@@ -42,6 +42,31 @@ pub fn create_in(dir: &Path) -> Result<TempFile> {
 }
 
 impl TempFile {
+    /// Its name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Keeps the file, under a name no clean-up removes (`.ctxc-XXXXXX.kept`, or the temporary
+    /// name if it cannot be renamed); returns that name.
+    pub fn keep(mut self) -> PathBuf {
+        let file = self.file.take().expect("present until persisted");
+        forget(&self.path);
+        let path = match file.keep() {
+            Ok((_, path)) => path,
+            Err(e) => {
+                // Dropped, the error would delete the file it holds.
+                std::mem::forget(e);
+                return self.path.clone();
+            }
+        };
+        let kept = path.with_extension("kept");
+        match std::fs::rename(&path, &kept) {
+            Ok(()) => kept,
+            Err(_) => path,
+        }
+    }
+
     /// The open file.
     pub fn as_file(&self) -> &std::fs::File {
         self.file
@@ -154,5 +179,12 @@ mod tests {
             std::fs::read_to_string(dir.path().join("c")).unwrap(),
             "old"
         );
+        let mut d = create_in(dir.path()).unwrap();
+        d.write_all(b"d").unwrap();
+        let d_path = d.path.clone();
+        let kept = d.keep();
+        assert!(!recorded(&d_path) && !d_path.exists());
+        assert_eq!(kept, d_path.with_extension("kept"));
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "d");
     }
 }

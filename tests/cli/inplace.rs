@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 const TRAJ: &str = "examples/swe-agent.traj";
 /// A real 2.9 MB Claude Code session: long enough to read and compact that runs overlap.
 const BIG: &str = "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+/// One of its subagents' sessions (126 KB), which `--force` compacts.
+const SMALL: &str =
+    "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl";
 
 fn copy(from: &Path, dir: &Path, name: &str) -> PathBuf {
     let to = dir.join(name);
@@ -115,6 +118,80 @@ fn a_file_locked_by_another_run_is_refused() {
     );
     assert_eq!(std::fs::read(&input).unwrap(), original);
     assert!(!dir.path().join("t.traj.bak").exists());
+}
+
+/// Kills a child process still running when a test ends, passed or failed.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn sleeper(stdin: Stdio, stdout: Stdio) -> Reaped {
+    Reaped(
+        Command::new("sleep")
+            .arg("30")
+            .stdin(stdin)
+            .stdout(stdout)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// A writer that keeps its descriptor open (Codex's rollout recorder does) would go on writing
+/// to the replaced inode and lose it all: the file is refused, naming the writers, and what
+/// they write reaches the file. Once they are gone it is compacted; a reader never blocks it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_held_open_for_writing_is_refused_naming_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&shared(SMALL), dir.path(), "rollout.jsonl");
+    let original = std::fs::read_to_string(&input).unwrap();
+    let record = original.lines().last().unwrap().to_string();
+    let mut writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    let child = sleeper(Stdio::null(), Stdio::from(writer.try_clone().unwrap()));
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap();
+    for holder in [
+        format!("sleep (pid {})", child.0.id()),
+        format!("{} (pid {})", me.trim_end(), std::process::id()),
+    ] {
+        assert!(stderr.contains(&holder), "{holder} not named: {stderr}");
+    }
+    assert!(
+        stderr.contains("rollout.jsonl is open for writing by ")
+            && stderr.contains("left as it is, nothing lost"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("rollout.jsonl.bak").exists());
+    for _ in 0..5 {
+        writeln!(writer, "{record}").unwrap();
+    }
+    let written = format!("{original}{}", format!("{record}\n").repeat(5));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), written);
+    drop((child, writer));
+    let reader = std::fs::File::open(&input).unwrap();
+    let _child = sleeper(
+        Stdio::from(std::fs::File::open(&input).unwrap()),
+        Stdio::null(),
+    );
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_ne!(std::fs::read_to_string(&input).unwrap(), written);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("rollout.jsonl.bak")).unwrap(),
+        written
+    );
+    drop(reader);
+    assert!(leftovers(dir.path()).is_empty());
 }
 
 /// Two runs started 0.1–0.3 s apart: whichever way they interleave, the backup holds the
