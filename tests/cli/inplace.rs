@@ -91,6 +91,43 @@ fn a_second_run_never_overwrites_the_backup() {
     );
 }
 
+/// A run killed with SIGKILL leaves its temporary file: the next run that writes into that
+/// directory, in place or not, removes it; never one a live run holds locked.
+#[test]
+fn temporary_files_of_dead_runs_are_removed_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&shared(SMALL), dir.path(), "s.jsonl");
+    let left_long_ago = |dir: &Path, name: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, "partial output").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        path
+    };
+    let dead = left_long_ago(dir.path(), ".ctxc-De4dRn.tmp");
+    let live = left_long_ago(dir.path(), ".ctxc-L1veRn.tmp");
+    let lock = std::fs::File::open(&live).unwrap();
+    fs4::FileExt::try_lock(&lock).unwrap();
+    let out = in_place(&input, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!dead.exists(), "removed by the in-place run");
+    assert!(live.exists(), "its run holds the lock");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let dead = left_long_ago(&out_dir, ".ctxc-Ag41nX.tmp");
+    let out = ctxc()
+        .args(["compact", "-q", "--force", "--out-dir"])
+        .arg(&out_dir)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!dead.exists(), "removed by the output's write");
+    assert_eq!(leftovers(&out_dir), Vec::<String>::new());
+    assert_eq!(leftovers(dir.path()), vec![".ctxc-L1veRn.tmp".to_string()]);
+}
+
 #[test]
 fn an_empty_backup_suffix_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
