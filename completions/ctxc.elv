@@ -78,7 +78,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand -o 'Write the output here instead of beside the input (one input only; `-` for stdout)'
             cand --output 'Write the output here instead of beside the input (one input only; `-` for stdout)'
             cand --out-dir 'Write outputs under this directory, mirroring the inputs'' tree'
-            cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead'
+            cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup'
             cand --shard 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...'
             cand --archive-dir 'Write archives to this directory instead (mirroring the inputs, like --out-dir)'
             cand --config 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]'

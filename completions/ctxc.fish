@@ -69,7 +69,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l llm-concurrency -d
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ...' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory instead (mirroring the inputs, like --out-dir)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F

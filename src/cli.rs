@@ -356,7 +356,8 @@ pub struct OutputPathArgs {
     pub in_place: bool,
 
     /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An
-    /// existing backup is never overwritten: that file is refused instead.
+    /// existing backup is never overwritten: that file is refused instead, unless the backup
+    /// holds exactly the file (left by an interrupted run), which is kept as its backup.
     #[arg(
         long,
         value_name = "SUFFIX",

@@ -6,6 +6,8 @@
 //! - a symlink is followed: the file it points to is replaced, the link stays a link;
 //! - a backup is written from exactly the bytes that were read, and never over an existing
 //!   file — a second run with `--backup` refuses instead of replacing the original's only copy;
+//!   one that holds exactly those bytes already (a run interrupted after writing it) is kept
+//!   as the backup, and a note says so;
 //! - just before the atomic rename the file must still be what was read (same inode, size,
 //!   modification time and content hash): a live session appended to meanwhile is left alone;
 //!   if a write slips in between that check and the rename, the file as it then was (with the
@@ -21,6 +23,7 @@ mod writers;
 
 use crate::tempfiles;
 use anyhow::{Context, Result, bail};
+use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -36,6 +39,8 @@ pub struct Claim {
     read: Metadata,
     /// A hash of the bytes read.
     hash: u64,
+    /// What the report should say about this file (a backup found in place).
+    notes: RefCell<Vec<String>>,
 }
 
 /// Follows `path` to the file it names, locks it and reads it.
@@ -73,6 +78,7 @@ pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
         file,
         read,
         hash,
+        notes: RefCell::default(),
     };
     claim.unchanged(bytes.len() as u64)?;
     // Refused now rather than after the work and the backup; replace() looks again.
@@ -84,14 +90,22 @@ pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
 
 impl Claim {
     /// Writes `original` (the bytes read) to the target's name + `suffix`; refuses when that
-    /// file exists.
+    /// file exists, unless it holds exactly `original` (a run stopped after writing it): that
+    /// one is the backup, and a note says so.
     pub fn backup(&self, suffix: &str, original: &[u8]) -> Result<PathBuf> {
         let mut name = self.target.as_os_str().to_os_string();
         name.push(suffix);
         let path = PathBuf::from(name);
         if path.symlink_metadata().is_ok() {
+            if holds_exactly(&path, original) {
+                self.notes.borrow_mut().push(format!(
+                    "the backup {} was there already, byte for byte this file (left by an interrupted run?): kept as the backup",
+                    path.display()
+                ));
+                return Ok(path);
+            }
             bail!(
-                "the backup {} exists: ctxc never overwrites a backup (move it away or pick another --backup suffix); {} was left as it is",
+                "the backup {} exists: ctxc never overwrites a backup, and this one differs from the file (move it away or pick another --backup suffix); {} was left as it is",
                 path.display(),
                 self.target.display()
             );
@@ -105,6 +119,11 @@ impl Claim {
             )
         })?;
         Ok(path)
+    }
+
+    /// What the report should say about this file.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.borrow().clone()
     }
 
     /// Replaces the target with `bytes`, if it still holds exactly what was read and no other
@@ -233,6 +252,26 @@ impl Claim {
     }
 }
 
+/// Whether `path` is a regular file (not through a symlink) holding exactly `bytes`.
+fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.file_type().is_file() && m.len() == bytes.len() as u64)
+    {
+        return false;
+    }
+    let mut held = Vec::with_capacity(bytes.len());
+    file.read_to_end(&mut held).is_ok() && held == bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +316,33 @@ mod tests {
             "{err}"
         );
         assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
+    }
+
+    /// A run stopped after writing the backup: the next one takes a backup holding exactly
+    /// the file as its own, and says so.
+    #[test]
+    fn a_backup_identical_to_the_file_is_kept_as_the_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "original").unwrap();
+        let (claim, bytes) = claim(&path).unwrap();
+        let backup = claim.backup(".bak", &bytes).unwrap();
+        drop(claim);
+        let (again, bytes) = super::claim(&path).unwrap();
+        assert_eq!(again.backup(".bak", &bytes).unwrap(), backup);
+        assert!(
+            again.notes()[0].contains("was there already"),
+            "{:?}",
+            again.notes()
+        );
+        again.replace(b"compacted").unwrap();
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
+        // Not through a symlink, even to an identical file.
+        std::fs::write(dir.path().join("copy"), "compacted").unwrap();
+        std::fs::remove_file(&backup).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("copy"), &backup).unwrap();
+        let (third, bytes) = super::claim(&path).unwrap();
+        assert!(third.backup(".bak", &bytes).is_err());
     }
 
     #[test]

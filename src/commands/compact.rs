@@ -368,7 +368,11 @@ impl Conduct<'_> {
                 .push("not written: declined at the prompt".into());
             return Ok(report);
         }
-        match self.write(job, &t, &outcome, claim.as_ref()) {
+        let written = self.write(job, &t, &outcome, claim.as_ref());
+        report
+            .notes
+            .extend(claim.iter().flat_map(inplace::Claim::notes));
+        match written {
             Ok(output) => {
                 report.output = output;
                 // Compacted or not, the user came to get the session going again.

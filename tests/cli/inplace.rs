@@ -2,7 +2,7 @@
 //! live appends are refused, owner, mode and symlinks are kept, a signal leaves no temporary
 //! file, and one hostile file never stops a batch. Real processes throughout.
 
-use crate::{ctxc, fixture, shared};
+use crate::{ctxc, fixture, shared, stdout_of};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -89,6 +89,39 @@ fn a_second_run_never_overwrites_the_backup() {
         once,
         "the file is left as it was"
     );
+}
+
+/// A Ctrl-C after the backup was written: the next run takes the backup, which holds exactly
+/// the file, as its own (and says so); one that differs is still refused.
+#[test]
+fn a_backup_identical_to_the_file_is_kept_one_that_differs_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&fixture(TRAJ), dir.path(), "t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let backup = dir.path().join("t.traj.bak");
+    std::fs::write(&backup, &original).unwrap();
+    let out = ctxc()
+        .args(["compact", "--force", "--in-place", "--backup"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let said = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    assert!(said.contains("t.traj.bak was there already"), "{said}");
+    assert_ne!(std::fs::read(&input).unwrap(), original, "compacted");
+    assert_eq!(std::fs::read(&backup).unwrap(), original);
+    let compacted = std::fs::read(&input).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    std::fs::write(&backup, &compacted).unwrap();
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("t.traj.bak exists: ctxc never overwrites a backup"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    assert_eq!(std::fs::read(&backup).unwrap(), compacted);
 }
 
 /// A run killed with SIGKILL leaves its temporary file: the next run that writes into that
