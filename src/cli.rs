@@ -359,13 +359,14 @@ pub struct OutputPathArgs {
     pub out_dir: Option<PathBuf>,
 
     /// Replace each input with its compacted version (atomically). The file is locked while
-    /// ctxc works on it, and left alone if it changes meanwhile; a symlink's target is
-    /// replaced, owner and mode kept.
+    /// ctxc works on it, and left alone if it changes meanwhile or another process holds it
+    /// open for writing (a live session); a symlink's target is replaced, owner and mode kept.
     #[arg(long)]
     pub in_place: bool,
 
     /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An
-    /// existing backup is never overwritten: that file is refused instead.
+    /// existing backup is never overwritten: that file is refused instead, unless the backup
+    /// holds exactly the file (left by an interrupted run), which is kept as its backup.
     #[arg(
         long,
         value_name = "SUFFIX",

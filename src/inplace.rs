@@ -6,14 +6,24 @@
 //! - a symlink is followed: the file it points to is replaced, the link stays a link;
 //! - a backup is written from exactly the bytes that were read, and never over an existing
 //!   file — a second run with `--backup` refuses instead of replacing the original's only copy;
+//!   one that holds exactly those bytes already (a run interrupted after writing it) is kept
+//!   as the backup, and a note says so;
 //! - just before the atomic rename the file must still be what was read (same inode, size,
 //!   modification time and content hash): a live session appended to meanwhile is left alone;
 //!   if a write slips in between that check and the rename, the file as it then was (with the
 //!   appended records) is put back;
+//! - a file another process holds open for writing is refused, naming it (pid and command):
+//!   an agent that keeps its descriptor open would go on writing to the replaced inode, and
+//!   lose it all. On Linux a lease, held from the last check through the rename, also catches
+//!   a writer that opens the file meanwhile: the original is then swapped back under its name
+//!   before that writer's `open` goes on ([`writers`]);
 //! - the replacement keeps the original's owner, group and mode.
+
+mod writers;
 
 use crate::tempfiles;
 use anyhow::{Context, Result, bail};
+use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -29,6 +39,8 @@ pub struct Claim {
     read: Metadata,
     /// A hash of the bytes read.
     hash: u64,
+    /// What the report should say about this file (a backup found in place).
+    notes: RefCell<Vec<String>>,
 }
 
 /// Follows `path` to the file it names, locks it and reads it.
@@ -66,21 +78,34 @@ pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
         file,
         read,
         hash,
+        notes: RefCell::default(),
     };
     claim.unchanged(bytes.len() as u64)?;
+    // Refused now rather than after the work and the backup; replace() looks again.
+    if let Some(holders) = writers::probe(&claim.file) {
+        return Err(writers::held(&claim.target, &holders));
+    }
     Ok((claim, bytes))
 }
 
 impl Claim {
     /// Writes `original` (the bytes read) to the target's name + `suffix`; refuses when that
-    /// file exists.
+    /// file exists, unless it holds exactly `original` (a run stopped after writing it): that
+    /// one is the backup, and a note says so.
     pub fn backup(&self, suffix: &str, original: &[u8]) -> Result<PathBuf> {
         let mut name = self.target.as_os_str().to_os_string();
         name.push(suffix);
         let path = PathBuf::from(name);
         if path.symlink_metadata().is_ok() {
+            if holds_exactly(&path, original) {
+                self.notes.borrow_mut().push(format!(
+                    "the backup {} was there already, byte for byte this file (left by an interrupted run?): kept as the backup",
+                    path.display()
+                ));
+                return Ok(path);
+            }
             bail!(
-                "the backup {} exists: ctxc never overwrites a backup (move it away or pick another --backup suffix); {} was left as it is",
+                "the backup {} exists: ctxc never overwrites a backup, and this one differs from the file (move it away or pick another --backup suffix); {} was left as it is",
                 path.display(),
                 self.target.display()
             );
@@ -96,11 +121,28 @@ impl Claim {
         Ok(path)
     }
 
-    /// Replaces the target with `bytes`, if it still holds exactly what was read.
+    /// What the report should say about this file.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.borrow().clone()
+    }
+
+    /// Replaces the target with `bytes`, if it still holds exactly what was read and no other
+    /// process holds it open for writing.
     pub fn replace(&self, bytes: &[u8]) -> Result<()> {
         let tmp = self.written(bytes)?;
         let read_len = self.read.len();
+        // Before the last check: under a lease no write can come after it unseen.
+        let exclusion = writers::exclude(&self.file);
+        // A file that changed says so first (a writer holding it is then no news).
         self.unchanged(read_len)?;
+        match exclusion {
+            writers::Exclusion::Held(holders) => {
+                return Err(writers::held(&self.target, &holders));
+            }
+            #[cfg(target_os = "linux")]
+            writers::Exclusion::Lease(lease) => return self.swap_in(tmp, lease),
+            writers::Exclusion::Unseen => {}
+        }
         tmp.persist(&self.target)?;
         // A write that landed between the check and the rename went to the old inode, which
         // the lock's handle still holds: put that file back rather than lose it.
@@ -117,6 +159,37 @@ impl Claim {
             );
         }
         Ok(())
+    }
+
+    /// Puts `tmp` in the target's place, the lease held: the names are exchanged, so the
+    /// original stays linked (under the temporary name, removed with `tmp`) until the lease
+    /// shows that no one opened it for writing meanwhile; if someone did, the names are
+    /// exchanged back before that writer's `open`, which waits for the lease, goes on.
+    #[cfg(target_os = "linux")]
+    fn swap_in(&self, tmp: tempfiles::TempFile, lease: writers::Lease) -> Result<()> {
+        if writers::exchange(tmp.path(), &self.target).is_err() {
+            // A filesystem without the exchange: a last look at the lease, then a plain rename.
+            if lease.broken() {
+                return Err(writers::opened_meanwhile(&self.target));
+            }
+            return tmp.persist(&self.target);
+        }
+        if !lease.broken() {
+            return Ok(());
+        }
+        if let Err(e) = writers::exchange(tmp.path(), &self.target) {
+            // Never let the temporary file's removal take the original with it.
+            let kept = tmp.keep();
+            return Err(anyhow::Error::new(e).context(format!(
+                "{} was opened for writing while ctxc replaced it, and the original could not be put back: it is kept as {} (move it over {})",
+                self.target.display(),
+                kept.display(),
+                self.target.display()
+            )));
+        }
+        drop(tmp);
+        drop(lease);
+        Err(writers::opened_meanwhile(&self.target))
     }
 
     /// Fails unless the target is still the inode, size, modification time and content that
@@ -179,6 +252,26 @@ impl Claim {
     }
 }
 
+/// Whether `path` is a regular file (not through a symlink) holding exactly `bytes`.
+fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.file_type().is_file() && m.len() == bytes.len() as u64)
+    {
+        return false;
+    }
+    let mut held = Vec::with_capacity(bytes.len());
+    file.read_to_end(&mut held).is_ok() && held == bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +318,33 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
     }
 
+    /// A run stopped after writing the backup: the next one takes a backup holding exactly
+    /// the file as its own, and says so.
+    #[test]
+    fn a_backup_identical_to_the_file_is_kept_as_the_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "original").unwrap();
+        let (claim, bytes) = claim(&path).unwrap();
+        let backup = claim.backup(".bak", &bytes).unwrap();
+        drop(claim);
+        let (again, bytes) = super::claim(&path).unwrap();
+        assert_eq!(again.backup(".bak", &bytes).unwrap(), backup);
+        assert!(
+            again.notes()[0].contains("was there already"),
+            "{:?}",
+            again.notes()
+        );
+        again.replace(b"compacted").unwrap();
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
+        // Not through a symlink, even to an identical file.
+        std::fs::write(dir.path().join("copy"), "compacted").unwrap();
+        std::fs::remove_file(&backup).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("copy"), &backup).unwrap();
+        let (third, bytes) = super::claim(&path).unwrap();
+        assert!(third.backup(".bak", &bytes).is_err());
+    }
+
     #[test]
     fn a_second_claim_is_refused_while_the_first_holds_the_lock() {
         let dir = tempfile::tempdir().unwrap();
@@ -235,6 +355,44 @@ mod tests {
         assert!(err.to_string().contains("holds the file's lock"), "{err}");
         drop(first);
         assert!(claim(&path).is_ok());
+    }
+
+    /// A writer that opens the file between the last check and the rename: its `open` waits
+    /// for the lease, the original is swapped back under its name, and what it writes is kept.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_writer_opening_during_the_rename_writes_to_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "one\n").unwrap();
+        let (claim, _) = claim(&path).unwrap();
+        let tmp = claim.written(b"compacted\n").unwrap();
+        let writers::Exclusion::Lease(lease) = writers::exclude(&claim.file) else {
+            panic!("no lease");
+        };
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(b"two\n").unwrap();
+            })
+        };
+        let started = std::time::Instant::now();
+        while !lease.broken() && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let err = claim.swap_in(tmp, lease).unwrap_err();
+        assert!(
+            err.to_string().contains("opened for writing while"),
+            "{err}"
+        );
+        writer.join().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file left");
     }
 
     #[test]

@@ -6,11 +6,30 @@
 //! [`create_in`], which records them; [`remove_on_signal`] starts a thread that, on one of those
 //! signals, deletes every recorded file and then dies of the signal as the process would have.
 //! Creation and clean-up share one lock, so no file can be created after the clean-up ran.
+//!
+//! What no handler can clean — a `kill -9`, a crash, a power cut — is left to the next run:
+//! each file is created holding an advisory lock (`flock`) for as long as it is open, so a
+//! `.ctxc-XXXXXX.tmp` that can be locked has no live writer. The first time a run writes into
+//! a directory it removes such files there ([`sweep`]): only ctxc's own names, only regular
+//! files (a symlink is neither followed nor removed), and only ones untouched for a minute, so
+//! a file another run has just created and not yet locked is left to it.
 
 use anyhow::{Context, Result};
 use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, Once};
+use std::time::{Duration, SystemTime};
+
+/// The name of a temporary file: this prefix, `RANDOM` letters and digits, this suffix.
+const PREFIX: &str = ".ctxc-";
+const RANDOM: usize = 6;
+const SUFFIX: &str = ".tmp";
+
+/// How long an unlocked temporary file must have been left untouched before it is taken for a
+/// dead run's: a live run locks its file right after creating it.
+const GRACE: Duration = Duration::from_secs(60);
 
 static LIVE: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
@@ -25,14 +44,19 @@ pub struct TempFile {
     path: PathBuf,
 }
 
-/// Creates a recorded temporary file in `dir`.
+/// Creates a recorded temporary file in `dir`, locked while it is open; the first time in a
+/// directory, removes the files dead runs left there.
 pub fn create_in(dir: &Path) -> Result<TempFile> {
     let mut set = live();
+    sweep_once(dir);
     let file = tempfile::Builder::new()
-        .prefix(".ctxc-")
-        .suffix(".tmp")
+        .prefix(PREFIX)
+        .rand_bytes(RANDOM)
+        .suffix(SUFFIX)
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    // Where locks are not supported the file is still written: only a later clean-up is lost.
+    let _ = fs4::FileExt::try_lock(file.as_file());
     let path = file.path().to_path_buf();
     set.get_or_insert_default().insert(path.clone());
     Ok(TempFile {
@@ -42,6 +66,31 @@ pub fn create_in(dir: &Path) -> Result<TempFile> {
 }
 
 impl TempFile {
+    /// Its name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Keeps the file, under a name no clean-up removes (`.ctxc-XXXXXX.kept`, or the temporary
+    /// name if it cannot be renamed); returns that name.
+    pub fn keep(mut self) -> PathBuf {
+        let file = self.file.take().expect("present until persisted");
+        forget(&self.path);
+        let path = match file.keep() {
+            Ok((_, path)) => path,
+            Err(e) => {
+                // Dropped, the error would delete the file it holds.
+                std::mem::forget(e);
+                return self.path.clone();
+            }
+        };
+        let kept = path.with_extension("kept");
+        match std::fs::rename(&path, &kept) {
+            Ok(()) => kept,
+            Err(_) => path,
+        }
+    }
+
     /// The open file.
     pub fn as_file(&self) -> &std::fs::File {
         self.file
@@ -104,6 +153,71 @@ fn forget(path: &Path) {
     }
 }
 
+/// Removes the temporary files dead runs left in `dir`, the first time this process writes
+/// there (the caller holds the record's lock, so none of this process's own files is unlocked).
+fn sweep_once(dir: &Path) {
+    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if swept.get_or_insert_default().insert(dir.to_path_buf()) {
+        sweep(dir);
+    }
+}
+
+/// Removes every file in `dir` named like ctxc's temporary files that is a regular file, was
+/// left untouched for [`GRACE`] and can be locked (no live run holds it). Returns how many.
+pub fn sweep(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| is_temporary(&e.file_name()))
+        .filter(|e| remove_if_stale(&e.path()).unwrap_or(false))
+        .count()
+}
+
+/// Whether `name` is one ctxc gives its temporary files.
+fn is_temporary(name: &OsStr) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_prefix(PREFIX))
+        .and_then(|n| n.strip_suffix(SUFFIX))
+        .is_some_and(|r| r.len() == RANDOM && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+fn remove_if_stale(path: &Path) -> std::io::Result<bool> {
+    let seen = path.symlink_metadata()?;
+    let stale = |m: &std::fs::Metadata| {
+        m.modified().is_ok_and(|t| {
+            SystemTime::now()
+                .duration_since(t)
+                .is_ok_and(|age| age >= GRACE)
+        })
+    };
+    if !seen.file_type().is_file() || !stale(&seen) {
+        return Ok(false);
+    }
+    // Never through a symlink swapped in since, and never waiting on a FIFO.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let same = |m: &std::fs::Metadata| (m.dev(), m.ino()) == (seen.dev(), seen.ino());
+    let opened = file.metadata()?;
+    if !same(&opened) || !opened.file_type().is_file() {
+        return Ok(false);
+    }
+    if fs4::FileExt::try_lock(&file).is_err() {
+        return Ok(false);
+    }
+    // Locked: its writer is gone. Removed if the name still holds that file, untouched.
+    let now = path.symlink_metadata()?;
+    if !same(&now) || !stale(&now) {
+        return Ok(false);
+    }
+    std::fs::remove_file(path)?;
+    Ok(true)
+}
+
 /// On SIGINT, SIGTERM or SIGHUP: delete every recorded temporary file, then end the process
 /// by that signal (exit status 128 + signal number). Idempotent.
 pub fn remove_on_signal() {
@@ -132,6 +246,59 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// A file in `dir` last modified an hour ago.
+    fn left_long_ago(dir: &Path, name: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, "x").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn only_stale_unlocked_temporary_files_of_ctxc_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dead = left_long_ago(dir.path(), ".ctxc-De4dRn.tmp");
+        let held = left_long_ago(dir.path(), ".ctxc-L1veRn.tmp");
+        let holder = std::fs::File::open(&held).unwrap();
+        fs4::FileExt::try_lock(&holder).unwrap();
+        let fresh = dir.path().join(".ctxc-Fr35h0.tmp");
+        std::fs::write(&fresh, "x").unwrap();
+        let others = [
+            ".ctxc-T00long.tmp",
+            ".ctxc-Ab_Cd1.tmp",
+            "ctxc-Ab1Cd2.tmp",
+            "s.jsonl",
+        ]
+        .map(|n| left_long_ago(dir.path(), n));
+        let link = dir.path().join(".ctxc-L1nk00.tmp");
+        std::os::unix::fs::symlink(left_long_ago(dir.path(), "target"), &link).unwrap();
+        std::fs::create_dir(dir.path().join(".ctxc-D1r000.tmp")).unwrap();
+        assert_eq!(sweep(dir.path()), 1);
+        assert!(!dead.exists());
+        for kept in [&held, &fresh, &link].into_iter().chain(&others) {
+            assert!(kept.symlink_metadata().is_ok(), "{} kept", kept.display());
+        }
+        assert!(dir.path().join("target").exists() && dir.path().join(".ctxc-D1r000.tmp").exists());
+        drop(holder);
+        assert_eq!(sweep(dir.path()), 1, "once its run is gone");
+        assert!(!held.exists());
+    }
+
+    #[test]
+    fn a_file_being_written_is_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = create_in(dir.path()).unwrap();
+        let other = std::fs::File::open(live.path()).unwrap();
+        assert!(fs4::FileExt::try_lock(&other).is_err());
+        live.as_file()
+            .set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        assert_eq!(sweep(dir.path()), 0);
+        assert!(live.path().exists());
+    }
+
     #[test]
     fn files_are_recorded_until_persisted_or_dropped() {
         let dir = tempfile::tempdir().unwrap();
@@ -154,5 +321,12 @@ mod tests {
             std::fs::read_to_string(dir.path().join("c")).unwrap(),
             "old"
         );
+        let mut d = create_in(dir.path()).unwrap();
+        d.write_all(b"d").unwrap();
+        let d_path = d.path.clone();
+        let kept = d.keep();
+        assert!(!recorded(&d_path) && !d_path.exists());
+        assert_eq!(kept, d_path.with_extension("kept"));
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "d");
     }
 }

@@ -448,7 +448,11 @@ impl Conduct<'_> {
             )
             .map_err(Failed::at("write", 0))?;
         }
-        match self.write(job, &t, &outcome, claim.as_ref()) {
+        let written = self.write(job, &t, &outcome, claim.as_ref());
+        report
+            .notes
+            .extend(claim.iter().flat_map(inplace::Claim::notes));
+        match written {
             Ok(output) => {
                 self.finish(&mut report, output);
                 Ok(report)

@@ -2,7 +2,7 @@
 //! live appends are refused, owner, mode and symlinks are kept, a signal leaves no temporary
 //! file, and one hostile file never stops a batch. Real processes throughout.
 
-use crate::{ctxc, fixture, shared};
+use crate::{ctxc, fixture, shared, stdout_of};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 const TRAJ: &str = "examples/swe-agent.traj";
 /// A real 2.9 MB Claude Code session: long enough to read and compact that runs overlap.
 const BIG: &str = "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+/// One of its subagents' sessions (126 KB), which `--force` compacts.
+const SMALL: &str =
+    "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl";
 
 fn copy(from: &Path, dir: &Path, name: &str) -> PathBuf {
     let to = dir.join(name);
@@ -88,6 +91,76 @@ fn a_second_run_never_overwrites_the_backup() {
     );
 }
 
+/// A Ctrl-C after the backup was written: the next run takes the backup, which holds exactly
+/// the file, as its own (and says so); one that differs is still refused.
+#[test]
+fn a_backup_identical_to_the_file_is_kept_one_that_differs_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&fixture(TRAJ), dir.path(), "t.traj");
+    let original = std::fs::read(&input).unwrap();
+    let backup = dir.path().join("t.traj.bak");
+    std::fs::write(&backup, &original).unwrap();
+    let out = ctxc()
+        .args(["compact", "--force", "--in-place", "--backup"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let said = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    assert!(said.contains("t.traj.bak was there already"), "{said}");
+    assert_ne!(std::fs::read(&input).unwrap(), original, "compacted");
+    assert_eq!(std::fs::read(&backup).unwrap(), original);
+    let compacted = std::fs::read(&input).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    std::fs::write(&backup, &compacted).unwrap();
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("t.traj.bak exists: ctxc never overwrites a backup"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    assert_eq!(std::fs::read(&backup).unwrap(), compacted);
+}
+
+/// A run killed with SIGKILL leaves its temporary file: the next run that writes into that
+/// directory, in place or not, removes it; never one a live run holds locked.
+#[test]
+fn temporary_files_of_dead_runs_are_removed_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&shared(SMALL), dir.path(), "s.jsonl");
+    let left_long_ago = |dir: &Path, name: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, "partial output").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        path
+    };
+    let dead = left_long_ago(dir.path(), ".ctxc-De4dRn.tmp");
+    let live = left_long_ago(dir.path(), ".ctxc-L1veRn.tmp");
+    let lock = std::fs::File::open(&live).unwrap();
+    fs4::FileExt::try_lock(&lock).unwrap();
+    let out = in_place(&input, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!dead.exists(), "removed by the in-place run");
+    assert!(live.exists(), "its run holds the lock");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let dead = left_long_ago(&out_dir, ".ctxc-Ag41nX.tmp");
+    let out = ctxc()
+        .args(["compact", "-q", "--force", "--out-dir"])
+        .arg(&out_dir)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(!dead.exists(), "removed by the output's write");
+    assert_eq!(leftovers(&out_dir), Vec::<String>::new());
+    assert_eq!(leftovers(dir.path()), vec![".ctxc-L1veRn.tmp".to_string()]);
+}
+
 #[test]
 fn an_empty_backup_suffix_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -115,6 +188,80 @@ fn a_file_locked_by_another_run_is_refused() {
     );
     assert_eq!(std::fs::read(&input).unwrap(), original);
     assert!(!dir.path().join("t.traj.bak").exists());
+}
+
+/// Kills a child process still running when a test ends, passed or failed.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn sleeper(stdin: Stdio, stdout: Stdio) -> Reaped {
+    Reaped(
+        Command::new("sleep")
+            .arg("30")
+            .stdin(stdin)
+            .stdout(stdout)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// A writer that keeps its descriptor open (Codex's rollout recorder does) would go on writing
+/// to the replaced inode and lose it all: the file is refused, naming the writers, and what
+/// they write reaches the file. Once they are gone it is compacted; a reader never blocks it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_held_open_for_writing_is_refused_naming_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = copy(&shared(SMALL), dir.path(), "rollout.jsonl");
+    let original = std::fs::read_to_string(&input).unwrap();
+    let record = original.lines().last().unwrap().to_string();
+    let mut writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    let child = sleeper(Stdio::null(), Stdio::from(writer.try_clone().unwrap()));
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap();
+    for holder in [
+        format!("sleep (pid {})", child.0.id()),
+        format!("{} (pid {})", me.trim_end(), std::process::id()),
+    ] {
+        assert!(stderr.contains(&holder), "{holder} not named: {stderr}");
+    }
+    assert!(
+        stderr.contains("rollout.jsonl is open for writing by ")
+            && stderr.contains("left as it is, nothing lost"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("rollout.jsonl.bak").exists());
+    for _ in 0..5 {
+        writeln!(writer, "{record}").unwrap();
+    }
+    let written = format!("{original}{}", format!("{record}\n").repeat(5));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), written);
+    drop((child, writer));
+    let reader = std::fs::File::open(&input).unwrap();
+    let _child = sleeper(
+        Stdio::from(std::fs::File::open(&input).unwrap()),
+        Stdio::null(),
+    );
+    let out = in_place(&input, &["--backup"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_ne!(std::fs::read_to_string(&input).unwrap(), written);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("rollout.jsonl.bak")).unwrap(),
+        written
+    );
+    drop(reader);
+    assert!(leftovers(dir.path()).is_empty());
 }
 
 /// Two runs started 0.1–0.3 s apart: whichever way they interleave, the backup holds the
