@@ -145,6 +145,23 @@ pub enum PlanFailure {
     Compact(anyhow::Error),
 }
 
+/// An input finding no edit can work around ([`Finding::blocks_edits`]): with findings
+/// allowed, the file is still not compacted, and nothing is written.
+#[derive(Debug, Clone)]
+pub struct Unwritable(pub Finding);
+
+impl std::fmt::Display for Unwritable {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: a compacted copy could not keep it faithfully, so nothing is written",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Unwritable {}
+
 /// Reads `source` and plans its conversations as they are read, a batch at a time, releasing
 /// each one's decoded content ([`Conversation::release_parts`]) once planned: writing,
 /// verifying and reporting need only what the plans keep of it, so a large file's decoded text
@@ -303,6 +320,9 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
     let (output, spans) = match findings {
         None => (Cow::Borrowed(t.source.as_str()), vec![None; planned.len()]),
         Some(findings) => {
+            if let Some(finding) = findings.iter().find(|f| f.blocks_edits) {
+                return Err(Unwritable(finding.clone()).into());
+            }
             // Borrowed from the plans: a copy of every summary and replaced output would
             // count in peak memory.
             let edits: Vec<Option<&[OutItem]>> = planned

@@ -359,7 +359,15 @@ impl Conduct<'_> {
                 }
                 PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
             })?;
-        let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
+        let outcome = pipeline::finish(&t, plans, settings).map_err(|e| {
+            match e.downcast::<pipeline::Unwritable>() {
+                Ok(pipeline::Unwritable(finding)) => Failed::at("check", finding.line)(anyhow::anyhow!(
+                    "{}: compaction cannot work around it, so the input is not compacted, even with --allow-findings",
+                    finding.message
+                )),
+                Err(e) => Failed::at("compact", 0)(e),
+            }
+        })?;
         let mut report = FileReport::of(path, &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;

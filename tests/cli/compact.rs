@@ -616,6 +616,38 @@ fn inputs_with_findings_are_refused_unless_allowed() {
     assert_eq!(allowed.status.code(), Some(0), "{}", stderr_of(&allowed));
 }
 
+/// A Claude Code record that repeats an earlier record's uuid, named by a link: compaction
+/// re-links by uuid, so once the first record is gone the link lands on the repeat (here a
+/// loop). Refused up front as a check finding, and still refused with --allow-findings.
+#[test]
+fn a_repeated_uuid_is_refused_even_with_allow_findings() {
+    let dir = workspace(&[("s.jsonl", "broken/claude-code-repeated-uuid.jsonl")]);
+    let input = dir.path().join("s.jsonl");
+    let finding = "s.jsonl:27: uuid '8565db80-925a-45e5-8912-159a151b6d24' appears again (first at line 5): the chain cannot be followed: ";
+    for (allow, then) in [
+        (None, "the input fails `ctxc check`"),
+        (
+            Some("--allow-findings"),
+            "compaction cannot work around it, so the input is not compacted, even with --allow-findings",
+        ),
+    ] {
+        let out = ctxc()
+            .args(["compact", "--force", "--strategy", "truncate"])
+            .args(allow)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "{allow:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{finding}{then}")),
+            "{allow:?}: {stderr}"
+        );
+        assert!(stdout_of(&out).contains("failed (check)"), "{allow:?}");
+        assert!(!dir.path().join("s.compact.jsonl").exists(), "{allow:?}");
+    }
+}
+
 /// A file that could not be parsed has no figures: its row shows `-`, not zeros.
 #[test]
 fn a_failed_row_says_what_failed() {
