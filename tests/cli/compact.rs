@@ -451,6 +451,57 @@ fn shards_split_the_inputs_and_merged_reports_add_up() {
     assert_eq!(paths(&merged), paths(&whole));
 }
 
+/// A syntax error in a report to merge or in the settings file is reported at its place,
+/// `path:line:column: message`, as `check` and `stats` report a transcript's.
+#[test]
+fn report_and_settings_syntax_errors_say_path_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("r.json"),
+        "{\n  \"schemaVersion\": 1,\n  \"files\": [\n    {\"path\": \"a\" \"x\": 1}\n  ]\n}\n",
+    )
+    .unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["report", "merge", "r.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "ctxc: r.json:4:18: not a JSON report of `ctxc compact --json`: expected `,` or `}`\n"
+    );
+    // The settings file ./ctxc.yaml, found without being named, and named with --config.
+    std::fs::write(
+        dir.path().join("ctxc.yaml"),
+        "trigger_ratio: 0.5\nstrategy: [truncate\nmax_events: 10\n",
+    )
+    .unwrap();
+    let syntax = "ctxc: settings file ctxc.yaml:3:11: did not find expected ',' or ']', while parsing a flow sequence at line 2 column 11\n";
+    for args in [&["config", "show"][..], &["compact", "--dry-run", "-"]] {
+        let out = ctxc().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr_of(&out), syntax, "{args:?}");
+    }
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "max_events: 10\ntigger_ratio: 0.5\n",
+    )
+    .unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["config", "show", "--config", "bad.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .starts_with("ctxc: settings file bad.yaml:2:1: unknown field `tigger_ratio`"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
 /// The report of compacting two fixtures, run from the project root with relative paths.
 fn report_in(format: &[&str]) -> String {
     let out = ctxc()
