@@ -131,7 +131,8 @@ pub struct FileReport {
     /// file records (absent without usage).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_tokens_before: Option<usize>,
-    /// The same after: the calibration applied to the output's exact count.
+    /// The same after: the output's exact count, calibrated as `ctxc stats` of the output
+    /// calibrates it (on the calls the compaction left as they were), else with the input's fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_tokens_after: Option<usize>,
     /// The target (in ctxc's counts), summed over compacted conversations.
