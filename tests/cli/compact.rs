@@ -187,6 +187,19 @@ fn dry_run_changes_nothing_on_disk() {
     assert_eq!(report["dryRun"], true);
     assert_eq!(report["totals"]["compacted"], 2);
     assert!(report["files"][0]["output"].is_null());
+    // The one file a dry run writes is the report asked for (the README says so).
+    let reports = tempfile::tempdir().unwrap();
+    let file = reports.path().join("r.json");
+    let out = ctxc()
+        .args(["compact", "--force", "--dry-run", "-q", "--report"])
+        .arg(&file)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(listing(dir.path()), before);
+    let written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(written["dryRun"], true);
 }
 
 #[test]
