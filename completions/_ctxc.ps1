@@ -101,7 +101,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--allow-insecure-http', '--allow-insecure-http', [CompletionResultType]::ParameterName, 'Allow plain http:// to a host that is not this machine')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink''s target is replaced, owner and mode kept')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Do everything but write: report what would happen, create or change no file')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Do everything but write: report what would happen, create or change no file but the report asked for with --report')
             [CompletionResult]::new('--allow-findings', '--allow-findings', [CompletionResultType]::ParameterName, 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not')
             [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'Ask before writing each file (only at a terminal)')
             [CompletionResult]::new('--fail-fast', '--fail-fast', [CompletionResultType]::ParameterName, 'Stop at the first file that fails (files already written stay written)')

@@ -96,7 +96,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --allow-insecure-http 'Allow plain http:// to a host that is not this machine'
             cand --in-place 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink''s target is replaced, owner and mode kept'
             cand --force-overwrite 'Replace an existing output file'
-            cand --dry-run 'Do everything but write: report what would happen, create or change no file'
+            cand --dry-run 'Do everything but write: report what would happen, create or change no file but the report asked for with --report'
             cand --allow-findings 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
             cand --confirm 'Ask before writing each file (only at a terminal)'
             cand --fail-fast 'Stop at the first file that fails (files already written stay written)'

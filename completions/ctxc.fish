@@ -86,7 +86,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-redact -d 'Send
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-insecure-http -d 'Allow plain http:// to a host that is not this machine'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink\'s target is replaced, owner and mode kept'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force-overwrite -d 'Replace an existing output file'
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen, create or change no file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen, create or change no file but the report asked for with --report'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-findings -d 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l confirm -d 'Ask before writing each file (only at a terminal)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l fail-fast -d 'Stop at the first file that fails (files already written stay written)'

@@ -14,8 +14,9 @@
 
 use crate::count::message_tokens;
 use crate::tokens::{TOKENS_PER_REPLY, TokenCounter};
-use crate::transcript::{Conversation, Format, Kind, Role};
+use crate::transcript::{Conversation, EDIT_MARKER, Format, Kind, Role};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Claude's tokens per o200k token on Claude Code content, used when a file holds no usage.
@@ -48,22 +49,29 @@ pub struct Call {
 /// (Claude Code, OpenAI: the call was sent everything before it) or on an event after the
 /// reply (Codex `token_count`: the call was sent everything up to the last input before it).
 ///
-/// A call whose context holds a ctxc summary is left out: its usage was recorded before ctxc
-/// compacted the file, for the items the summary replaced.
+/// A call whose context holds a ctxc summary, or a message ctxc cut or masked, is left out:
+/// its usage was recorded before ctxc compacted the file, for what ctxc since removed. Fitted,
+/// such a call would pair the old prompt with the new, smaller count, and the output would
+/// seem to keep every provider token it had.
 pub fn calls(conv: &Conversation) -> Vec<Call> {
-    let mut calls = Vec::new();
+    calls_at(conv).into_iter().map(|(_, call)| call).collect()
+}
+
+/// [`calls`], each with the item its usage is recorded on.
+fn calls_at(conv: &Conversation) -> Vec<(usize, Call)> {
+    let mut calls: Vec<(usize, Call)> = Vec::new();
     let mut start = 0;
     let mut input_end = 0;
-    let mut summary = None;
+    let mut ctxc_edit = None;
     for (i, item) in conv.items.iter().enumerate() {
         if item.boundary {
             start = i;
             input_end = i;
         }
-        if item.ctxc_summary {
-            summary = Some(i);
+        if item.ctxc_summary || edited_by_ctxc(item) {
+            ctxc_edit = Some(i);
         }
-        let stale = summary.is_some_and(|s| s >= start);
+        let stale = ctxc_edit.is_some_and(|s| s >= start);
         if let Some(usage) = item
             .usage
             .as_deref()
@@ -81,8 +89,8 @@ pub fn calls(conv: &Conversation) -> Vec<Call> {
                 prompt: usage.prompt_tokens(),
             };
             // Codex repeats a `token_count` event when only its rate limits changed.
-            if calls.last() != Some(&call) {
-                calls.push(call);
+            if calls.last().is_none_or(|(_, last)| *last != call) {
+                calls.push((i, call));
             }
         }
         if item.kind != Kind::NonContext && item.role != Role::Assistant {
@@ -90,6 +98,11 @@ pub fn calls(conv: &Conversation) -> Vec<Call> {
         }
     }
     calls
+}
+
+/// Whether ctxc left a note in the item in place of something it removed.
+fn edited_by_ctxc(item: &crate::transcript::Item) -> bool {
+    item.parts.iter().any(|p| p.text.contains(EDIT_MARKER))
 }
 
 /// Running sums of per-item counts: `sums[i]` = tokens of items `0..i`.
@@ -223,7 +236,8 @@ impl Calibration {
         }
     }
 
-    /// Fits `pairs`, in call order (none: no calibration).
+    /// Fits `pairs`, in call order (none: no calibration, for no pairs or pairs that fit no
+    /// line with a non-negative overhead and a plausible ratio).
     pub fn from_pairs(pairs: &[Pair], prior: Prior) -> Option<Self> {
         let last = pairs.last()?;
         let mut sums = Sums::default();
@@ -236,11 +250,23 @@ impl Calibration {
             }
             sums.add(pair);
         }
-        let ratio = sums.ratio().unwrap_or(prior.ratio);
+        let mut ratio = sums.ratio().unwrap_or(prior.ratio);
+        let mut overhead = last.reported - ratio * last.counted;
+        if overhead < 0.0 {
+            // The provider adds to what ctxc counts, never takes away: a line with a negative
+            // overhead predicts nothing at all for a context small enough (a compacted one).
+            // Through the last call and the origin, if that ratio is plausible; else the usage
+            // does not describe what the file holds (hand-written usage, say) and fits nothing.
+            ratio = last.reported / last.counted;
+            overhead = 0.0;
+            if !RATIO_RANGE.contains(&ratio) {
+                return None;
+            }
+        }
         Some(Calibration {
             source: Source::Usage,
             calls: pairs.len(),
-            overhead: last.reported - ratio * last.counted,
+            overhead,
             ratio,
             fit_error: (!errors.is_empty()).then(|| median(errors)),
         })
@@ -336,21 +362,68 @@ pub fn conversation(
     preamble: usize,
     prior: (Prior, bool),
 ) -> Option<Calibration> {
-    let calls = calls(conv);
-    if calls.is_empty() {
-        return prior.1.then(|| Calibration::default_of(prior.0));
+    Usage::of(counter, conv, items, preamble).fit(prior)
+}
+
+/// The usage a conversation records, paired with ctxc's counts: what its fits are made of.
+#[derive(Debug, Clone, Default)]
+pub struct Usage {
+    /// The item each call's usage is recorded on, in call order.
+    at: Vec<usize>,
+    /// Each call's pair.
+    pairs: Vec<Pair>,
+}
+
+impl Usage {
+    /// The usage of `conv` whose per-item context counts are `items` (history uncounted, as
+    /// [`crate::count`] leaves it) and preamble count `preamble`.
+    pub fn of(
+        counter: &TokenCounter,
+        conv: &Conversation,
+        items: &[usize],
+        preamble: usize,
+    ) -> Usage {
+        let calls = calls_at(conv);
+        if calls.is_empty() {
+            return Usage::default();
+        }
+        let live_start = conv.items.iter().rposition(|i| i.boundary).unwrap_or(0);
+        let has_history = conv
+            .items
+            .iter()
+            .any(|i| !i.in_context && i.kind != Kind::NonContext);
+        let all = if has_history && calls.iter().any(|(_, c)| c.start < live_start) {
+            Cow::Owned(with_history(counter, conv, items))
+        } else {
+            Cow::Borrowed(items)
+        };
+        let sums = running_sums(&all);
+        let (at, pairs) = calls
+            .iter()
+            .map(|(at, call)| {
+                let pair = Pair {
+                    counted: call_tokens(call, &sums, preamble) as f64,
+                    reported: call.prompt as f64,
+                };
+                (*at, pair)
+            })
+            .unzip();
+        Usage { at, pairs }
     }
-    let live_start = conv.items.iter().rposition(|i| i.boundary).unwrap_or(0);
-    let has_history = conv
-        .items
-        .iter()
-        .any(|i| !i.in_context && i.kind != Kind::NonContext);
-    let all = if has_history && calls.iter().any(|c| c.start < live_start) {
-        with_history(counter, conv, items)
-    } else {
-        items.to_vec()
-    };
-    Calibration::from_pairs(&pairs(conv, &all, preamble), prior.0)
+
+    /// The fit over every call; without one, `prior` when it is worth reporting.
+    pub fn fit(&self, prior: (Prior, bool)) -> Option<Calibration> {
+        Calibration::from_pairs(&self.pairs, prior.0)
+            .or_else(|| prior.1.then(|| Calibration::default_of(prior.0)))
+    }
+
+    /// The fit over the calls recorded before item `until`: those a compaction that changes
+    /// nothing before `until` leaves as they were, so the ones [`calls`] still finds in its
+    /// output when the change leaves a ctxc summary or note there. None without such calls.
+    pub fn fit_before(&self, until: usize, prior: Prior) -> Option<Calibration> {
+        let kept = self.at.partition_point(|&at| at < until);
+        Calibration::from_pairs(&self.pairs[..kept], prior)
+    }
 }
 
 #[cfg(test)]
@@ -456,6 +529,72 @@ mod tests {
         let two = Calibration::from_pairs(&pairs[..2], Prior::EXACT).unwrap();
         assert_eq!((two.ratio, two.predict(5_000)), (1.0, 32_500));
         assert_eq!(Calibration::from_pairs(&[], Prior::EXACT), None);
+    }
+
+    #[test]
+    fn a_fit_never_has_a_negative_overhead() {
+        // Usage below ctxc's counts (hand-written, or a file grown since): with the prior's
+        // ratio, the line through the last call reaches 0 at half its count. Through the
+        // origin instead.
+        let pairs: Vec<Pair> = [(1_000.0, 900.0), (3_000.0, 2_000.0)]
+            .iter()
+            .map(|&(counted, reported)| Pair { counted, reported })
+            .collect();
+        let prior = Prior {
+            ratio: DEFAULT_CLAUDE_RATIO,
+            overhead: DEFAULT_CLAUDE_OVERHEAD,
+        };
+        let c = Calibration::from_pairs(&pairs, prior).unwrap();
+        assert_eq!(c.overhead, 0.0, "{c:?}");
+        assert_eq!((c.predict(3_000), c.predict(300)), (2_000, 200));
+        // Usage far below any plausible ratio describes nothing the file holds.
+        let tiny = [Pair {
+            counted: 600.0,
+            reported: 78.0,
+        }];
+        assert_eq!(Calibration::from_pairs(&tiny, prior), None);
+    }
+
+    #[test]
+    fn a_call_sent_what_ctxc_since_cut_is_left_out_and_a_fit_can_stop_before_an_item() {
+        let usage = |input: u64| {
+            format!(
+                r#""usage":{{"input_tokens":{input},"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":7}}"#
+            )
+        };
+        let assistant = |n: usize, input: u64| {
+            format!(
+                r#"{{"type":"assistant","uuid":"a{n}","parentUuid":"u{n}","message":{{"id":"m{n}","role":"assistant","content":[{{"type":"text","text":"a"}}],{}}}}}"#,
+                usage(input)
+            )
+        };
+        let user = |n: usize, text: &str| {
+            format!(
+                r#"{{"type":"user","uuid":"u{n}","parentUuid":null,"message":{{"role":"user","content":"{text}"}}}}"#
+            )
+        };
+        let text = [
+            user(1, "hi"),
+            assistant(1, 100),
+            user(
+                2,
+                "[ctxc: output of Bash masked, 2,345 tokens in 120 lines]",
+            ),
+            assistant(2, 3_000),
+        ]
+        .join("\n");
+        let conv = conv(&text, Format::ClaudeCode);
+        // The second call was sent the masked output in full: its usage describes that.
+        assert_eq!(calls(&conv).len(), 1);
+        let counter = TokenCounter::new(crate::tokens::Encoding::O200kBase).unwrap();
+        let counts = crate::count::count_conversation(&counter, &conv);
+        let usage = Usage::of(&counter, &conv, &counts.items, counts.preamble);
+        assert_eq!(usage.pairs.len(), 1);
+        assert!(usage.fit_before(1, Prior::EXACT).is_none());
+        assert_eq!(
+            usage.fit_before(2, Prior::EXACT),
+            usage.fit((Prior::EXACT, false))
+        );
     }
 
     #[test]

@@ -295,7 +295,8 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub outputs: OutputPathArgs,
 
-    /// Do everything but write: report what would happen, create or change no file.
+    /// Do everything but write: report what would happen, create or change no file but the
+    /// report asked for with --report.
     #[arg(long)]
     pub dry_run: bool,
 

@@ -364,7 +364,7 @@ impl Layer {
         if text.trim().is_empty() {
             return Ok(Layer::default());
         }
-        serde_yaml::from_str(&text).map_err(|e| anyhow!("settings file {}: {e}", path.display()))
+        serde_yaml::from_str(&text).map_err(|e| anyhow!("settings file {}", at_place(path, &e)))
     }
 
     /// Which keys this layer sets.
@@ -386,6 +386,21 @@ impl Layer {
             }
         }
         serde_json::from_value(base).expect("a merged layer deserializes")
+    }
+}
+
+/// `path:line:column: message` for an error in a settings file, the place taken out of the
+/// message (where the parser knows it; a mapping's first key is at 1:1, which the message
+/// leaves out); `path: message` where it does not.
+fn at_place(path: &Path, e: &serde_yaml::Error) -> String {
+    let message = e.to_string();
+    match e.location() {
+        Some(at) => {
+            let (line, column) = (at.line(), at.column());
+            let message = message.replacen(&format!(" at line {line} column {column}"), "", 1);
+            format!("{}:{line}:{column}: {message}", path.display())
+        }
+        None => format!("{}: {message}", path.display()),
     }
 }
 

@@ -86,8 +86,12 @@ pub struct ConversationResult {
     /// The target it was compacted towards (in ctxc's counts).
     pub target_tokens: Option<usize>,
     /// How provider tokens relate to ctxc's counts, fitted on the usage the conversation
-    /// records (none without usage): `before.provider_tokens` and [`Self::provider_tokens_after`].
+    /// records (none without usage): `before.provider_tokens`.
     pub calibration: Option<Calibration>,
+    /// The same for the output, [`Self::provider_tokens_after`]: fitted on the calls whose
+    /// usage the compaction left describing what they were sent (what `ctxc stats` fits on
+    /// the output), else [`Self::calibration`].
+    pub calibration_after: Option<Calibration>,
     /// The compaction, when one ran.
     pub compaction: Option<Compaction>,
     /// Context tokens after (exact, from the output read back).
@@ -101,7 +105,7 @@ pub struct ConversationResult {
 impl ConversationResult {
     /// Context tokens after, as the provider would count them (the fit applied to the output).
     pub fn provider_tokens_after(&self) -> Option<usize> {
-        self.calibration.map(|c| c.predict(self.tokens_after))
+        self.calibration_after.map(|c| c.predict(self.tokens_after))
     }
 }
 
@@ -144,6 +148,23 @@ pub enum PlanFailure {
     /// A conversation could not be compacted.
     Compact(anyhow::Error),
 }
+
+/// An input finding no edit can work around ([`Finding::blocks_edits`]): with findings
+/// allowed, the file is still not compacted, and nothing is written.
+#[derive(Debug, Clone)]
+pub struct Unwritable(pub Finding);
+
+impl std::fmt::Display for Unwritable {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: a compacted copy could not keep it faithfully, so nothing is written",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Unwritable {}
 
 /// Reads `source` and plans its conversations as they are read, a batch at a time, releasing
 /// each one's decoded content ([`Conversation::release_parts`]) once planned: writing,
@@ -303,6 +324,9 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
     let (output, spans) = match findings {
         None => (Cow::Borrowed(t.source.as_str()), vec![None; planned.len()]),
         Some(findings) => {
+            if let Some(finding) = findings.iter().find(|f| f.blocks_edits) {
+                return Err(Unwritable(finding.clone()).into());
+            }
             // Borrowed from the plans: a copy of every summary and replaced output would
             // count in peak memory.
             let edits: Vec<Option<&[OutItem]>> = planned
@@ -363,6 +387,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
                 why_not: p.why_not,
                 target_tokens: p.goal.map(|g| g.target_tokens),
                 calibration: p.calibration,
+                calibration_after: p.calibration_after,
                 before: p.before,
                 triggers: p.triggers,
                 retention: after.retention,
@@ -392,6 +417,7 @@ struct Planned {
     before: Measures,
     triggers: Vec<Trigger>,
     calibration: Option<Calibration>,
+    calibration_after: Option<Calibration>,
     fate: Fate,
 }
 
@@ -434,14 +460,14 @@ fn plan_conversation(
     release_program_pages(conv.span.len());
     let tokens = subject.keep_all().tokens(&subject);
     // Only a fit on recorded usage steers compaction; a default estimate is only reported.
-    let calibration = calibrate::conversation(
+    let usage = calibrate::Usage::of(
         settings.counter,
         subject.conv,
         &subject.tokens,
         subject.preamble_tokens,
-        Prior::for_transcript(format, None),
-    )
-    .filter(|c| !c.is_estimate());
+    );
+    let prior = Prior::for_transcript(format, None);
+    let calibration = usage.fit(prior).filter(|c| !c.is_estimate());
     let measures = Measures::of(conv, tokens).with_provider(calibration.map(|c| c.predict(tokens)));
     // The window the transcript records, unless one was given.
     let triggers = settings.triggers.for_conversation(conv);
@@ -467,6 +493,16 @@ fn plan_conversation(
     // conversation's table pages go first.
     release_program_pages(conv.span.len());
     let keep_all = subject.keep_all();
+    // The output's provider tokens, as `stats` of the output fits them: on the calls the plan
+    // left as they were, when there are any (their usage still describes what they were
+    // sent); else on every call, which is all that describes this conversation.
+    let calibration_after = calibration.map(|all| {
+        compaction
+            .as_ref()
+            .and_then(|k| first_change(&subject, &k.plan))
+            .and_then(|until| usage.fit_before(until, prior.0))
+            .unwrap_or(all)
+    });
     let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
         Fate::Edited(EditCheck {
             tokens_before: keep_all.tokens(&subject),
@@ -497,8 +533,35 @@ fn plan_conversation(
         before: measures,
         triggers: fired,
         calibration,
+        calibration_after,
         fate,
     })
+}
+
+/// The first item whose context `plan` changes (none: it changes nothing the model sees): an
+/// item dropped or summarized while the model saw it, or edited in what it sees. Records the
+/// model never sees may go and stored copies may be stripped: that changes no call's context.
+fn first_change(subject: &Subject, plan: &Plan) -> Option<usize> {
+    let tokens = &subject.tokens;
+    let seen = |range: std::ops::Range<usize>| range.into_iter().find(|&i| tokens[i] > 0);
+    let mut next = 0;
+    for out in &plan.items {
+        let originals = out.originals();
+        // Items skipped since the previous output item were dropped.
+        if let Some(dropped) = seen(next..originals.start) {
+            return Some(dropped);
+        }
+        let changed = match out {
+            OutItem::Keep(_) => false,
+            OutItem::Strip(i) => subject.out_tokens(out) != tokens[*i],
+            _ => true,
+        };
+        if changed {
+            return Some(originals.start);
+        }
+        next = next.max(originals.end);
+    }
+    seen(next..tokens.len())
 }
 
 /// The goal for a conversation whose triggers fired. With a `calibration`, the threshold and

@@ -115,10 +115,10 @@ pub fn verify(
 fn check_findings(original: &[Finding], out: &[Finding]) -> Result<(), Violation> {
     let mut known: HashMap<&str, usize> = HashMap::new();
     for finding in original {
-        *known.entry(finding.message.as_str()).or_default() += 1;
+        *known.entry(finding.problem()).or_default() += 1;
     }
     for finding in out {
-        match known.get_mut(finding.message.as_str()) {
+        match known.get_mut(finding.problem()) {
             Some(n) if *n > 0 => *n -= 1,
             _ => {
                 return Err(Violation(format!(

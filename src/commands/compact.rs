@@ -2,7 +2,9 @@
 //! atomically (and archives) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
-use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, table, totals};
+use super::compact_report::{
+    CompactReport, FileReport, SCHEMA_VERSION, Status, summary_failures, table, totals,
+};
 use crate::ExitStatus;
 use crate::archive::{self, ArchiveJob};
 use crate::cli::CompactArgs;
@@ -135,6 +137,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     for f in files.iter().filter(|f| f.status == Status::Failed) {
         progress.warn(&f.error_message().unwrap_or_default());
+    }
+    // Like a failed file, a summarizer that failed is said even with -q: the run "worked", but
+    // not with the summaries asked for.
+    for failure in summary_failures(&files) {
+        progress.warn(&failure.note());
     }
     let report = CompactReport {
         schema_version: SCHEMA_VERSION,
@@ -427,7 +434,15 @@ impl Conduct<'_> {
                 }
                 PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
             })?;
-        let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
+        let outcome = pipeline::finish(&t, plans, settings).map_err(|e| {
+            match e.downcast::<pipeline::Unwritable>() {
+                Ok(pipeline::Unwritable(finding)) => Failed::at("check", finding.line)(anyhow::anyhow!(
+                    "{}: compaction cannot work around it, so the input is not compacted, even with --allow-findings",
+                    finding.message
+                )),
+                Err(e) => Failed::at("compact", 0)(e),
+            }
+        })?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;

@@ -6,6 +6,8 @@ use crate::pipeline::Outcome;
 use crate::report::{Table, thousands};
 use crate::retention::{Counts, Retention};
 use crate::strategy::StrategyName;
+use crate::summarizer::Fallback;
+use crate::summarizer::llm::OnFailure;
 use serde::{Deserialize, Serialize};
 
 /// Bumped when a field changes meaning or goes away.
@@ -129,7 +131,8 @@ pub struct FileReport {
     /// file records (absent without usage).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_tokens_before: Option<usize>,
-    /// The same after: the calibration applied to the output's exact count.
+    /// The same after: the output's exact count, calibrated as `ctxc stats` of the output
+    /// calibrates it (on the calls the compaction left as they were), else with the input's fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_tokens_after: Option<usize>,
     /// The target (in ctxc's counts), summed over compacted conversations.
@@ -158,6 +161,9 @@ pub struct FileReport {
     /// Summaries a fallback wrote because the summarizer failed, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub summary_fallbacks: Vec<String>,
+    /// The same by cause: what stood in, and in how many conversations.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub summary_failures: Vec<SummaryFailure>,
     /// Share of the original's facts still present (from `retentionCounts` when read back).
     #[serde(skip_deserializing)]
     pub retention: Retention,
@@ -191,7 +197,12 @@ impl FileReport {
             llm_calls: outcome.stats.llm_calls,
             llm_prompt_tokens: outcome.stats.prompt_tokens,
             llm_completion_tokens: outcome.stats.completion_tokens,
-            summary_fallbacks: outcome.stats.fallbacks.clone(),
+            summary_fallbacks: outcome
+                .stats
+                .fallbacks
+                .iter()
+                .map(|f| f.detail.clone())
+                .collect(),
             ..FileReport::default()
         };
         let many = outcome.conversations.len() > 1;
@@ -233,6 +244,7 @@ impl FileReport {
                 r.notes.extend(conv.why_not.iter().cloned());
             }
             let Some(c) = &conv.compaction else { continue };
+            count_failures(&mut r.summary_failures, &c.stats.fallbacks);
             if c.steps.iter().any(|s| s.changed) {
                 r.conversations_compacted += 1;
             }
@@ -399,6 +411,73 @@ pub struct Totals {
     pub retention: Retention,
     /// Mean milliseconds per file.
     pub mean_time_ms: f64,
+}
+
+/// Summaries the configured summarizer could not write, by cause and what stood in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryFailure {
+    /// The failure in a few words (`401 Unauthorized`).
+    pub cause: String,
+    /// What stood in: `extractive` or `truncate`.
+    pub fallback: OnFailure,
+    /// Conversations where it happened (once each, however many of its summaries failed).
+    pub conversations: usize,
+}
+
+impl SummaryFailure {
+    /// The warning and the report's note: one line per cause, over the whole run.
+    pub fn note(&self) -> String {
+        let n = self.conversations;
+        let conversations = if n == 1 {
+            "1 conversation".to_string()
+        } else {
+            format!("{} conversations", thousands(n as u64))
+        };
+        let instead = match self.fallback {
+            OnFailure::Extractive => format!("extractive used for {conversations}"),
+            OnFailure::Truncate => format!("spans dropped without a summary in {conversations}"),
+            OnFailure::Fail => format!("failed in {conversations}"),
+        };
+        format!("summary requests failed ({}): {instead}", self.cause)
+    }
+}
+
+/// Books one conversation's fallbacks into `into`: each cause and fallback once.
+fn count_failures(into: &mut Vec<SummaryFailure>, fallbacks: &[Fallback]) {
+    for (i, f) in fallbacks.iter().enumerate() {
+        let seen = |g: &Fallback| g.cause == f.cause && g.used == f.used;
+        if fallbacks[..i].iter().any(seen) {
+            continue;
+        }
+        add_failure(
+            into,
+            SummaryFailure {
+                cause: f.cause.clone(),
+                fallback: f.used,
+                conversations: 1,
+            },
+        );
+    }
+}
+
+fn add_failure(into: &mut Vec<SummaryFailure>, failure: SummaryFailure) {
+    match into
+        .iter_mut()
+        .find(|g| g.cause == failure.cause && g.fallback == failure.fallback)
+    {
+        Some(g) => g.conversations += failure.conversations,
+        None => into.push(failure),
+    }
+}
+
+/// The summary failures of every file, by cause, in the order they first appear.
+pub fn summary_failures(files: &[FileReport]) -> Vec<SummaryFailure> {
+    let mut all = Vec::new();
+    for failure in files.iter().flat_map(|f| &f.summary_failures) {
+        add_failure(&mut all, failure.clone());
+    }
+    all
 }
 
 /// Totals of `files`.
@@ -571,6 +650,11 @@ pub fn table(report: &CompactReport) -> Table {
             notes.push(format!("{}: {note}", f.path));
         }
     }
+    notes.extend(
+        summary_failures(&report.files)
+            .iter()
+            .map(SummaryFailure::note),
+    );
     notes.push(format!(
         "tokens: {}{}; provider = calibrated on the usage the file records (the token trigger and target use it; --raw-tokens: ctxc's counts); retention p/c/e/u = file paths, commands, error lines, user requests kept",
         report.tokenizer.encoding,
@@ -586,5 +670,52 @@ pub fn table(report: &CompactReport) -> Table {
         rows,
         total: Some(total),
         notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fallback(cause: &str, used: OnFailure) -> Fallback {
+        Fallback {
+            cause: cause.into(),
+            used,
+            detail: format!("openai summary failed after 1 attempt: {cause}"),
+        }
+    }
+
+    #[test]
+    fn summary_failures_count_conversations_once_per_cause_over_the_run() {
+        let unauthorized = fallback("401 Unauthorized", OnFailure::Extractive);
+        let mut a = FileReport::default();
+        // Three failed summaries in one conversation, two of one cause.
+        count_failures(
+            &mut a.summary_failures,
+            &[
+                unauthorized.clone(),
+                fallback("unusable reply", OnFailure::Extractive),
+                unauthorized.clone(),
+            ],
+        );
+        count_failures(&mut a.summary_failures, std::slice::from_ref(&unauthorized));
+        let mut b = FileReport::default();
+        count_failures(&mut b.summary_failures, &[unauthorized]);
+        count_failures(
+            &mut b.summary_failures,
+            &[fallback("401 Unauthorized", OnFailure::Truncate)],
+        );
+        let notes: Vec<String> = summary_failures(&[a, b])
+            .iter()
+            .map(SummaryFailure::note)
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                "summary requests failed (401 Unauthorized): extractive used for 3 conversations",
+                "summary requests failed (unusable reply): extractive used for 1 conversation",
+                "summary requests failed (401 Unauthorized): spans dropped without a summary in 1 conversation",
+            ]
+        );
     }
 }

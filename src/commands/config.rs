@@ -8,7 +8,6 @@ use crate::report::{OutputFormat, Table, render};
 use anyhow::Result;
 use clap::Parser;
 use serde::Serialize;
-use std::io::Write;
 
 /// One setting as shown.
 #[derive(Debug, Serialize)]
@@ -31,10 +30,9 @@ pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
     args.config = config.clone();
     let resolved = CompactConfig::resolve(&args)?;
     let shown = shown(&resolved);
-    let mut out = std::io::stdout().lock();
-    if *json {
+    let text = if *json {
         let data = serde_json::json!({"schemaVersion": 1, "settings": shown, "resolved": resolved});
-        writeln!(out, "{}", serde_json::to_string_pretty(&data)?)?;
+        format!("{}\n", serde_json::to_string_pretty(&data)?)
     } else {
         let table = Table {
             headers: vec!["KEY".into(), "VALUE".into(), "SOURCE".into()],
@@ -46,8 +44,9 @@ pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
             total: None,
             notes: Vec::new(),
         };
-        out.write_all(render(OutputFormat::Table, &(), &table)?.as_bytes())?;
-    }
+        render(OutputFormat::Table, &(), &table)?
+    };
+    crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
 

@@ -29,9 +29,20 @@ pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
 fn read(path: &Path) -> Result<CompactReport> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the report {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a JSON report of `ctxc compact --json`",
+    serde_json::from_str(&text).map_err(|e| {
+        // The place first, `path:line:column:` as every other input error, and out of the
+        // message, which serde_json ends with it. Column 0: nothing read on that line yet.
+        let (line, column) = (e.line(), e.column());
+        let message = e
+            .to_string()
+            .replacen(&format!(" at line {line} column {column}"), "", 1);
+        let place = match (line, column) {
+            (0, _) => String::new(),
+            (line, 0) => format!(":{line}"),
+            (line, column) => format!(":{line}:{column}"),
+        };
+        anyhow::anyhow!(
+            "{}{place}: not a JSON report of `ctxc compact --json`: {message}",
             path.display()
         )
     })

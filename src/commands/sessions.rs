@@ -16,7 +16,6 @@ use crate::transcript::{self, Format, ReadOptions};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::io::Write;
 
 /// The listing.
 #[derive(Debug, Serialize)]
@@ -147,7 +146,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
         OutputFormat::Table
     };
     let text = report::render(format, &report, &table(&report))?;
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::output::write_stdout(text.as_bytes())?;
     Ok(if report.sessions.iter().any(|r| r.error.is_some()) {
         ExitStatus::Failure
     } else {

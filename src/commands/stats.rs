@@ -41,6 +41,9 @@ pub struct FileStats {
     /// Why the file could not be read, if it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The line the error is about, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
     /// Detected (or forced) format.
     pub format: Option<String>,
     /// How the messages are stored.
@@ -169,12 +172,8 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     // Unusable paths among the others, all in path order.
     files.sort_by(|a, b| a.path.cmp(&b.path));
     progress.finish();
-    for file in files.iter().filter(|f| f.error.is_some()) {
-        progress.warn(&format!(
-            "{}: {}",
-            file.path,
-            file.error.as_deref().unwrap_or("")
-        ));
+    for error in files.iter().filter_map(FileStats::error_message) {
+        progress.warn(&error);
     }
     let report = StatsReport {
         schema_version: 1,
@@ -215,34 +214,40 @@ pub fn file_stats(
 ) -> FileStats {
     let path = input.display();
     let loaded = discover::load(input)
-        .map_err(|e| locate(e.line, &e.message))
+        .map_err(|e| (e.line, e.message))
         .and_then(|text| {
             transcript::read(text, opts).map_err(|e| {
                 let first = &e.findings[0];
-                locate(first.line, &first.message)
+                (first.line, first.message.clone())
             })
         });
     match loaded {
         Ok(t) => FileStats {
             path,
             error: None,
+            error_line: None,
             format: Some(t.format.to_string()),
             container: Some(t.container.clone()),
             figures: measure(&t, counter, triggers, model),
         },
-        Err(error) => FileStats {
+        Err((line, error)) => FileStats {
             path,
             error: Some(error),
+            error_line: (line > 0).then_some(line),
             ..Default::default()
         },
     }
 }
 
-fn locate(line: usize, message: &str) -> String {
-    if line == 0 {
-        message.to_string()
-    } else {
-        format!("line {line}: {message}")
+impl FileStats {
+    /// `path:line: error` (or `path: error`) for a file that could not be read, as `check`
+    /// prints findings and `compact` its failures.
+    pub fn error_message(&self) -> Option<String> {
+        let error = self.error.as_deref()?;
+        Some(match self.error_line {
+            Some(line) => format!("{}:{line}: {error}", self.path),
+            None => format!("{}: {error}", self.path),
+        })
     }
 }
 
@@ -522,11 +527,7 @@ fn notes(report: &StatsReport) -> Vec<String> {
         .unwrap_or_else(|| "token trigger off".into());
     let b = &report.totals.figures.breakdown;
     let mut notes = vec![String::new()];
-    for f in &report.files {
-        if let Some(error) = &f.error {
-            notes.push(format!("{}: failed: {error}", f.path));
-        }
-    }
+    notes.extend(report.files.iter().filter_map(FileStats::error_message));
     notes.extend([
         format!(
             "tokens: {model}{} ({exactness}); context window {}; {threshold}",

@@ -108,7 +108,7 @@ pub struct SummaryStats {
     /// Completion tokens the model reported.
     pub completion_tokens: u64,
     /// Fallbacks taken when the summarizer failed, with why.
-    pub fallbacks: Vec<String>,
+    pub fallbacks: Vec<crate::summarizer::Fallback>,
 }
 
 impl SummaryStats {

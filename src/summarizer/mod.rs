@@ -13,6 +13,7 @@ pub mod render;
 use crate::tokens::TokenCounter;
 use crate::transcript::Item;
 use anyhow::Result;
+use llm::OnFailure;
 use std::borrow::Cow;
 
 /// Summarizer input above this many characters is truncated (seed 003).
@@ -55,10 +56,23 @@ pub struct Summary {
     /// Completion tokens the model reported.
     pub completion_tokens: u64,
     /// Set when the configured summarizer failed and a fallback wrote this summary.
-    pub fallback: Option<String>,
+    pub fallback: Option<Fallback>,
     /// The summarizer failed and its fallback is truncation: remove the span without a
     /// summary (`text` is then empty).
     pub drop_span: bool,
+}
+
+/// Why the configured summarizer failed for one summary, and what stood in for it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Fallback {
+    /// The failure in a few words, alike for every request that failed alike (`401
+    /// Unauthorized`): the run's warning counts conversations by it.
+    pub cause: String,
+    /// What stood in: [`OnFailure::Extractive`] or [`OnFailure::Truncate`].
+    pub used: OnFailure,
+    /// The whole account, for the report: provider, attempts, the server's message, what
+    /// was done instead.
+    pub detail: String,
 }
 
 /// Writes summaries.

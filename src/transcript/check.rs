@@ -12,6 +12,15 @@ pub struct Finding {
     pub line: usize,
     /// What is wrong.
     pub message: String,
+    /// Whether compaction cannot work around it: an edited output could not be written
+    /// faithfully, so the file is not compacted even when findings are allowed.
+    #[serde(skip)]
+    pub blocks_edits: bool,
+    /// What makes it the same problem wherever the lines fall, for a message that names
+    /// another line (`None`: the message does): how a compacted output's findings are matched
+    /// with the input's.
+    #[serde(skip)]
+    pub identity: Option<String>,
 }
 
 impl Finding {
@@ -20,6 +29,30 @@ impl Finding {
         Finding {
             line,
             message: message.into(),
+            blocks_edits: false,
+            identity: None,
+        }
+    }
+
+    /// This finding with `identity` (see [`Finding::identity`]).
+    pub fn with_identity(self, identity: impl Into<String>) -> Self {
+        Finding {
+            identity: Some(identity.into()),
+            ..self
+        }
+    }
+
+    /// What the finding is about, wherever the lines fall.
+    pub fn problem(&self) -> &str {
+        self.identity.as_deref().unwrap_or(&self.message)
+    }
+
+    /// A finding at `line` that no edit of the file can work around (see
+    /// [`Finding::blocks_edits`]).
+    pub fn blocking(line: usize, message: impl Into<String>) -> Self {
+        Finding {
+            blocks_edits: true,
+            ..Finding::new(line, message)
         }
     }
 }

@@ -136,6 +136,7 @@ impl Adapter for ClaudeCode {
         let chains = chains_of(source, conv);
         let mut findings = dangling_links(conv, &chains);
         findings.extend(cycles(conv, &chains));
+        findings.extend(repeated_uuids(conv, &chains));
         findings
     }
 
@@ -633,6 +634,41 @@ fn cycles(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
         for i in path {
             state[i] = 2;
         }
+    }
+    findings
+}
+
+/// Records carrying a uuid an earlier record already carries. A link naming that uuid cannot
+/// be followed: ctxc takes the first record, a reader keeping the last takes another, and
+/// once compaction removes the first, the same link lands on the second (a record that may
+/// be the link's own descendant, closing a loop). One finding per repeat, at its line; a
+/// repeat that a chain link (`parentUuid`, `logicalParentUuid`) names blocks compaction,
+/// whose re-linking goes by uuid. A title's `leafUuid` is no chain link: nothing walks it.
+fn repeated_uuids(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
+    let named: HashSet<&str> = chains
+        .iter()
+        .flat_map(|c| [c.parent_uuid.as_deref(), c.logical_parent_uuid.as_deref()])
+        .flatten()
+        .collect();
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let mut findings = Vec::new();
+    for (item, chain) in conv.items.iter().zip(chains) {
+        let Some(uuid) = chain.uuid.as_deref() else {
+            continue;
+        };
+        let Some(&line) = first.get(uuid) else {
+            first.insert(uuid, item.line);
+            continue;
+        };
+        let message = format!(
+            "uuid '{uuid}' appears again (first at line {line}): the chain cannot be followed"
+        );
+        let finding = if named.contains(uuid) {
+            Finding::blocking(item.line, message)
+        } else {
+            Finding::new(item.line, message)
+        };
+        findings.push(finding.with_identity(format!("uuid '{uuid}' repeated")));
     }
     findings
 }
@@ -1340,6 +1376,36 @@ mod tests {
         ] {
             assert_eq!(findings(&load(fixture(name))), [want], "{name}");
         }
+    }
+
+    #[test]
+    fn a_repeated_uuid_is_a_finding_that_blocks_edits_once_a_link_names_it() {
+        let record = |parent: &str, uuid: &str| {
+            format!(
+                r#"{{"parentUuid":{parent},"type":"user","sessionId":"s","message":{{"role":"user","content":"m"}},"uuid":"{uuid}"}}"#
+            )
+        };
+        let named = [
+            record("null", "u1"),
+            record("\"u1\"", "u2"),
+            record("\"u2\"", "u1"),
+        ]
+        .join("\n");
+        let found = check(&load(named));
+        let want = "3: uuid 'u1' appears again (first at line 1): the chain cannot be followed";
+        assert_eq!(
+            found.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [want]
+        );
+        // u1 is named (by line 2), so the repeat blocks edits; a repeated uuid no link names
+        // does not.
+        assert!(found[0].blocks_edits);
+        // Named only by a title's leafUuid, which nothing walks: no block either.
+        let title = r#"{"type":"summary","summary":"t","leafUuid":"u1"}"#;
+        let unnamed = [record("null", "u1"), record("null", "u1"), title.into()].join("\n");
+        let found = check(&load(unnamed));
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].blocks_edits);
     }
 
     #[test]

@@ -427,6 +427,11 @@ pub struct Transcript {
 /// The first line of every summary message ctxc writes; how ctxc recognises its own summaries.
 pub const SUMMARY_MARKER: &str = "[ctxc summary]";
 
+/// How every note ctxc leaves in place of what it removed from a message begins (`[ctxc:
+/// output of Bash masked, ...]`, `[ctxc: 80 of 100 lines ... cut from this output ...]`,
+/// `[ctxc: image/png removed, ...]`): how ctxc recognises a message it edited.
+pub const EDIT_MARKER: &str = "[ctxc: ";
+
 /// An item of an edited conversation, as a strategy leaves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutItem {

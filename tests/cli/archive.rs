@@ -443,7 +443,7 @@ fn append_turn(path: &Path, text: &str) {
         "parentUuid": last["uuid"], "isSidechain": false, "userType": "external",
         "cwd": last["cwd"], "sessionId": last["sessionId"], "version": last["version"],
         "type": "user", "message": {"role": "user", "content": text},
-        "uuid": format!("00000000-0000-4000-8000-{:012}", text.len()),
+        "uuid": format!("00000000-0000-4000-8000-{:012x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()) >> 16),
         "timestamp": "2026-02-12T00:00:00.000Z"
     });
     let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();

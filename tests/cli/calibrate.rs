@@ -138,3 +138,62 @@ fn a_codex_rollout_is_measured_against_the_window_it_records_unless_one_is_given
     let log = String::from_utf8_lossy(&verbose.stderr);
     assert!(log.contains("trigger=tokens usage=15% of 1000 "), "{log}");
 }
+
+/// A real session whose two early tool outputs are made 300 times longer: its usage (the real
+/// session's) describes far less than the file now holds, as in a synthetic file. Masking or
+/// trimming those outputs leaves the calls before them as they were, and `stats` of the output
+/// fits on those; compact's figure after is that same fit, never the input's line run down
+/// past zero (it said 29,352 → 0 while `stats` of the output said 29,808).
+#[test]
+fn compacts_provider_figure_after_is_what_stats_says_of_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            if i + 1 != 11 && i + 1 != 17 {
+                return line.to_string();
+            }
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            let output = &mut record["message"]["content"][0]["content"];
+            *output = Value::String(format!("{}\n", output.as_str().unwrap()).repeat(300));
+            serde_json::to_string(&record).unwrap()
+        })
+        .collect();
+    let input = dir.path().join("synthetic.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let calibrated = |path: &std::path::Path| -> u64 {
+        let out = ctxc()
+            .arg("stats")
+            .arg("--json")
+            .arg(path)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["files"][0]["calibratedContextTokens"]
+            .as_u64()
+            .expect("calibrated")
+    };
+    for strategy in ["observation-masking", "trim-outputs"] {
+        let output = dir.path().join(format!("{strategy}.jsonl"));
+        let out = ctxc()
+            .args(["compact", "--force", "--json", "--strategy", strategy, "-o"])
+            .arg(&output)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let file = &report["files"][0];
+        assert_eq!(file["status"], "compacted", "{strategy}");
+        let (before, after) = (
+            file["calibratedTokensBefore"].as_u64().unwrap(),
+            file["calibratedTokensAfter"].as_u64().unwrap(),
+        );
+        assert_eq!(before, calibrated(&input), "{strategy}: before");
+        assert_eq!(after, calibrated(&output), "{strategy}: after");
+        assert!(after > 20_000, "{strategy}: {before} → {after}");
+    }
+}

@@ -46,6 +46,10 @@ fn broken_fixtures_give_their_finding_and_exit_1() {
             "openai-truncated.jsonl",
             ":3: invalid JSON: EOF while parsing a string (byte 116)",
         ),
+        (
+            "claude-code-repeated-uuid.jsonl",
+            ":27: uuid '8565db80-925a-45e5-8912-159a151b6d24' appears again (first at line 5): the chain cannot be followed",
+        ),
     ];
     for (file, expected) in cases {
         let path = fixture(&format!("broken/{file}"));

@@ -187,6 +187,19 @@ fn dry_run_changes_nothing_on_disk() {
     assert_eq!(report["dryRun"], true);
     assert_eq!(report["totals"]["compacted"], 2);
     assert!(report["files"][0]["output"].is_null());
+    // The one file a dry run writes is the report asked for (the README says so).
+    let reports = tempfile::tempdir().unwrap();
+    let file = reports.path().join("r.json");
+    let out = ctxc()
+        .args(["compact", "--force", "--dry-run", "-q", "--report"])
+        .arg(&file)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(listing(dir.path()), before);
+    let written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(written["dryRun"], true);
 }
 
 #[test]
@@ -451,6 +464,57 @@ fn shards_split_the_inputs_and_merged_reports_add_up() {
     assert_eq!(paths(&merged), paths(&whole));
 }
 
+/// A syntax error in a report to merge or in the settings file is reported at its place,
+/// `path:line:column: message`, as `check` and `stats` report a transcript's.
+#[test]
+fn report_and_settings_syntax_errors_say_path_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("r.json"),
+        "{\n  \"schemaVersion\": 1,\n  \"files\": [\n    {\"path\": \"a\" \"x\": 1}\n  ]\n}\n",
+    )
+    .unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["report", "merge", "r.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_of(&out),
+        "ctxc: r.json:4:18: not a JSON report of `ctxc compact --json`: expected `,` or `}`\n"
+    );
+    // The settings file ./ctxc.yaml, found without being named, and named with --config.
+    std::fs::write(
+        dir.path().join("ctxc.yaml"),
+        "trigger_ratio: 0.5\nstrategy: [truncate\nmax_events: 10\n",
+    )
+    .unwrap();
+    let syntax = "ctxc: settings file ctxc.yaml:3:11: did not find expected ',' or ']', while parsing a flow sequence at line 2 column 11\n";
+    for args in [&["config", "show"][..], &["compact", "--dry-run", "-"]] {
+        let out = ctxc().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr_of(&out), syntax, "{args:?}");
+    }
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "max_events: 10\ntigger_ratio: 0.5\n",
+    )
+    .unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["config", "show", "--config", "bad.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .starts_with("ctxc: settings file bad.yaml:2:1: unknown field `tigger_ratio`"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
 /// The report of compacting two fixtures, run from the project root with relative paths.
 fn report_in(format: &[&str]) -> String {
     let out = ctxc()
@@ -614,6 +678,38 @@ fn inputs_with_findings_are_refused_unless_allowed() {
         .output()
         .unwrap();
     assert_eq!(allowed.status.code(), Some(0), "{}", stderr_of(&allowed));
+}
+
+/// A Claude Code record that repeats an earlier record's uuid, named by a link: compaction
+/// re-links by uuid, so once the first record is gone the link lands on the repeat (here a
+/// loop). Refused up front as a check finding, and still refused with --allow-findings.
+#[test]
+fn a_repeated_uuid_is_refused_even_with_allow_findings() {
+    let dir = workspace(&[("s.jsonl", "broken/claude-code-repeated-uuid.jsonl")]);
+    let input = dir.path().join("s.jsonl");
+    let finding = "s.jsonl:27: uuid '8565db80-925a-45e5-8912-159a151b6d24' appears again (first at line 5): the chain cannot be followed: ";
+    for (allow, then) in [
+        (None, "the input fails `ctxc check`"),
+        (
+            Some("--allow-findings"),
+            "compaction cannot work around it, so the input is not compacted, even with --allow-findings",
+        ),
+    ] {
+        let out = ctxc()
+            .args(["compact", "--force", "--strategy", "truncate"])
+            .args(allow)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "{allow:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{finding}{then}")),
+            "{allow:?}: {stderr}"
+        );
+        assert!(stdout_of(&out).contains("failed (check)"), "{allow:?}");
+        assert!(!dir.path().join("s.compact.jsonl").exists(), "{allow:?}");
+    }
 }
 
 /// A file that could not be parsed has no figures: its row shows `-`, not zeros.

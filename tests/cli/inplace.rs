@@ -242,10 +242,17 @@ fn a_file_held_open_for_writing_is_refused_naming_the_writer() {
         "{stderr}"
     );
     assert!(!dir.path().join("rollout.jsonl.bak").exists());
-    for _ in 0..5 {
-        writeln!(writer, "{record}").unwrap();
+    // Each appended copy gets a uuid of its own, as each record Claude Code writes has.
+    let uuid = serde_json::from_str::<serde_json::Value>(&record).unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut written = original.clone();
+    for k in 0..5 {
+        let line = record.replace(&uuid, &format!("{uuid}-{k}"));
+        writeln!(writer, "{line}").unwrap();
+        written.push_str(&format!("{line}\n"));
     }
-    let written = format!("{original}{}", format!("{record}\n").repeat(5));
     assert_eq!(std::fs::read_to_string(&input).unwrap(), written);
     drop((child, writer));
     let reader = std::fs::File::open(&input).unwrap();
@@ -306,6 +313,12 @@ fn records_appended_during_a_run_are_never_lost() {
         .last()
         .unwrap()
         .to_string();
+    // Each appended copy gets a uuid of its own, as each record Claude Code writes has.
+    let uuid = serde_json::from_str::<serde_json::Value>(&record).unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let original_lines = record_count(&input);
     let run = spawn_in_place(&input, &[]);
     // The "agent": appends a record every 20 ms, opening the file each time as Claude Code does.
     let mut appended = 0;
@@ -317,7 +330,12 @@ fn records_appended_during_a_run_are_never_lost() {
             .append(true)
             .open(&input)
             .unwrap();
-        writeln!(f, "{record}").unwrap();
+        writeln!(
+            f,
+            "{}",
+            record.replace(&uuid, &format!("{uuid}-{appended}"))
+        )
+        .unwrap();
         appended += 1;
         drop(f);
         std::thread::sleep(Duration::from_millis(20));
@@ -335,13 +353,16 @@ fn records_appended_during_a_run_are_never_lost() {
         "{}",
         stderr_of(&out)
     );
-    let text = std::fs::read_to_string(&input).unwrap();
-    let tail = text.lines().rev().take_while(|l| *l == record).count();
-    assert!(
-        tail > appended,
-        "{tail} copies at the end, {appended} appended"
+    assert_eq!(
+        record_count(&input),
+        original_lines + appended,
+        "{appended} appended"
     );
     assert!(leftovers(dir.path()).is_empty());
+}
+
+fn record_count(path: &Path) -> usize {
+    std::fs::read_to_string(path).unwrap().lines().count()
 }
 
 #[test]

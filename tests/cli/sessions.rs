@@ -474,3 +474,38 @@ fn a_damaged_session_is_named_and_the_others_still_listed() {
         "{error}"
     );
 }
+
+/// A failed write of the listing (or of `config show`) is an output error, exit 1 as for every
+/// other command, not the usage code 2.
+#[test]
+fn a_full_standard_output_exits_1() {
+    let m = Machine::new();
+    for args in [
+        &["sessions"][..],
+        &["sessions", "--json"],
+        &["config", "show"],
+        &["config", "show", "--json"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        // assert_cmd cannot hand the child a file for stdout: the same environment by hand.
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxc"));
+        cmd.env("HOME", &m.home)
+            .env("XDG_CONFIG_HOME", m.home.join("no-user-config"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .current_dir(&m.proj);
+        for (name, _) in std::env::vars().filter(|(n, _)| n.starts_with("CTXC_")) {
+            cmd.env_remove(name);
+        }
+        let out = cmd.args(args).stdout(full).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).trim_end(),
+            "ctxc: writing to standard output: No space left on device (os error 28)",
+            "{args:?}"
+        );
+    }
+}

@@ -280,7 +280,7 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
     );
     assert!(
         errors.contains(
-            &"ctxc: fixtures/broken/openai-truncated.jsonl: line 3: invalid JSON: EOF while parsing a string (byte 116)"
+            &"ctxc: fixtures/broken/openai-truncated.jsonl:3: invalid JSON: EOF while parsing a string (byte 116)"
         ),
         "{stderr}"
     );
@@ -304,6 +304,8 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
             .unwrap_or_else(|| panic!("{path} is not in the report"));
         if path.starts_with("fixtures/broken") || path.starts_with("no/") {
             assert!(file["error"].is_string(), "{path}: {file}");
+            let line = path.starts_with("fixtures/broken").then_some(3);
+            assert_eq!(file["errorLine"].as_u64(), line, "{path}: {file}");
             assert_eq!(file["contextTokens"], 0, "{path}");
         } else {
             assert!(file.get("error").is_none(), "{path}: {file}");

@@ -25,14 +25,17 @@ pub const UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// Corpus files damaged on purpose by their authors (claude-code-log's `edge_cases.jsonl`
-/// has misspelt keys, stray scalar lines and records from other sessions), with the findings
+/// has misspelt keys, stray scalar lines, records from other sessions and repeated uuids that
+/// no link names), with the findings
 /// `check` must report for them, in order.
 const KNOWN_INVALID: &[(&str, &[&str])] = &[(
     "claude-code/claude-code-log/edge_cases.jsonl",
     &[
         "9: tool call 'tool_edge_002' (MultiEdit) is never answered, yet the conversation goes on",
+        "12: uuid 'edge_011' appears again (first at line 11): the chain cannot be followed",
         "17: parentUuid 'assistant_003' names no record in this file",
         "17: tool call 'toolu_todowrite_002' (TodoWrite) is never answered, yet the conversation goes on",
+        "18: uuid 'edge_010' appears again (first at line 10): the chain cannot be followed",
     ],
 )];
 

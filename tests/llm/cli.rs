@@ -180,3 +180,58 @@ fn an_npm_token_is_not_sent() {
         assert!(r.body.contains("[REDACTED:npm-token]"), "{}", r.body);
     }
 }
+
+/// A summarizer that fails is said on stderr (even with -q) and in the table and markdown
+/// reports, one line per cause over the whole run, not one per conversation.
+#[test]
+fn a_failing_summarizer_is_said_once_per_cause_on_stderr_and_in_the_report() {
+    let server = Server::start(|_, _| {
+        Reply::json(
+            401,
+            serde_json::json!({"error": {"message": "Incorrect API key provided"}}),
+        )
+    });
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.json", "b.json"] {
+        std::fs::write(dir.path().join(name), session()).unwrap();
+    }
+    let run = |extra: &[&str]| {
+        let mut cmd = Command::cargo_bin("ctxc").unwrap();
+        cmd.env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env("CTXC_API_KEY", KEY)
+            .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
+            .args(["compact", "--force", "--force-overwrite"])
+            .args(["--strategy", "full-summary"])
+            .args(["--summarizer", "openai", "--summary-model", "tiny"])
+            .args(["--base-url", &server.base_url()])
+            .args(extra)
+            .arg(dir.path().join("a.json"))
+            .arg(dir.path().join("b.json"));
+        cmd.output().unwrap()
+    };
+    let line = "summary requests failed (401 Unauthorized): extractive used for 2 conversations";
+    for extra in [&[][..], &["-q"], &["--markdown"]] {
+        let out = run(extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {stderr}");
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("summary requests failed"))
+            .collect();
+        assert_eq!(said, [format!("ctxc: {line}")], "{extra:?}: {stderr}");
+        if extra == ["-q"] {
+            assert_eq!(stdout, "", "-q prints no table");
+        } else {
+            assert!(
+                stdout.lines().any(|l| l.contains(line)),
+                "{extra:?}: {stdout}"
+            );
+        }
+        assert!(
+            !stderr.contains(KEY) && !stdout.contains(KEY),
+            "the key leaked"
+        );
+    }
+}

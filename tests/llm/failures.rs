@@ -55,7 +55,7 @@ fn no_retry_on_400_and_extractive_fallback() {
     let s = settings(Provider::OpenAi, &server.base_url());
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert_eq!(server.requests().len(), 1);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(
         why.starts_with("openai summary failed after 1 attempt: http://127.0.0.1:"),
         "{why}"
@@ -83,7 +83,7 @@ fn time_out_falls_back_without_retrying() {
         "{took:?}"
     );
     assert_eq!(server.requests().len(), 1);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(
         why.contains("no response from") && why.contains("within 1 s"),
         "{why}"
@@ -119,7 +119,7 @@ fn truncate_returns_an_empty_text() {
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert_eq!(summary.text, "");
     assert!(summary.drop_span);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(why.contains("no such model") && why.ends_with("dropped the span without a summary"));
 }
 
@@ -138,7 +138,7 @@ fn connect_errors_are_retried_and_not_counted_as_calls() {
         "{:?}",
         start.elapsed()
     );
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(
         why.contains("after 3 attempts: cannot connect to http://127.0.0.1:"),
         "{why}"
@@ -153,7 +153,7 @@ fn turn_shaped_replies_are_asked_again_once_then_rejected() {
     let s = settings(Provider::OpenAi, &server.base_url());
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert_eq!(server.requests().len(), 2);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(
         why.contains("unusable reply: the reply looks like a conversation turn"),
         "{why}"
@@ -203,7 +203,7 @@ fn a_retry_after_beyond_the_cap_gives_up_at_once() {
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert!(start.elapsed() < Duration::from_secs(2));
     assert_eq!(server.requests().len(), 1);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(why.contains("asked to retry after 3600 s"), "{why}");
 }
 
@@ -215,6 +215,6 @@ fn redirects_are_not_followed() {
     let s = settings(Provider::OpenAi, &server.base_url());
     let summary = summarize(&summarizer(s), &items(&SESSION)).unwrap();
     assert_eq!(server.requests().len(), 1);
-    let why = summary.fallback.unwrap();
+    let why = summary.fallback.unwrap().detail;
     assert!(why.contains("does not follow redirects"), "{why}");
 }

@@ -71,7 +71,8 @@ fn the_api_key_never_shows_in_errors_or_debug() {
     // The extractive fallback's reason too.
     s.on_failure = OnFailure::Extractive;
     let summary = summarize(&crate::summarizer(s), &items(&SESSION)).unwrap();
-    assert!(!summary.fallback.unwrap().contains("SENTINEL"));
+    let fallback = summary.fallback.unwrap();
+    assert!(!fallback.detail.contains("SENTINEL") && !fallback.cause.contains("SENTINEL"));
 }
 
 #[test]

@@ -56,6 +56,9 @@ impl Drop for Permit<'_> {
 pub struct Failure {
     /// What went wrong, for the report (never holds the API key).
     pub reason: String,
+    /// The same in a few words, alike for every request that failed alike (`401
+    /// Unauthorized`, `no response within 30 s`): what the run's warning groups failures by.
+    pub cause: String,
     /// What to do about it.
     pub next: Next,
     /// Whether the request reached the server (and so may be billed).
@@ -127,6 +130,7 @@ impl Endpoint {
         if status.is_success() {
             return wire::parse(self.provider, &text).map_err(|reason| Failure {
                 reason,
+                cause: "unreadable reply".into(),
                 next: Next::Retry(None),
                 reached: true,
             });
@@ -152,6 +156,7 @@ impl Endpoint {
         if e.is_connect() {
             return Failure {
                 reason: format!("cannot connect to {}: {}", self.url, chain(e)),
+                cause: format!("cannot connect to {}", self.url),
                 next: Next::Retry(None),
                 reached: false,
             };
@@ -164,12 +169,14 @@ impl Endpoint {
                     self.url,
                     seconds(self.timeout)
                 ),
+                cause: format!("no response within {}", seconds(self.timeout)),
                 next: Next::GiveUp,
                 reached: true,
             };
         }
         Failure {
             reason: format!("request to {} failed: {}", self.url, chain(e)),
+            cause: "request failed".into(),
             next: Next::Retry(None),
             reached: true,
         }
@@ -207,6 +214,7 @@ impl Endpoint {
         };
         Failure {
             reason,
+            cause: status.to_string(),
             next,
             reached: true,
         }

@@ -22,7 +22,7 @@ mod wire;
 pub use settings::{LlmSettings, OnFailure, Provider, api_key_from_env, api_key_vars};
 
 use super::extractive::Extractive;
-use super::{Summarizer, Summary, SummaryRequest};
+use super::{Fallback, Summarizer, Summary, SummaryRequest};
 use crate::tokens::TokenCounter;
 use crate::transcript::Kind;
 use anyhow::{Result, anyhow};
@@ -151,7 +151,7 @@ impl Summarizer for LlmSummarizer {
                 fallback: None,
                 drop_span: false,
             }),
-            Err(reason) => self.fall_back(request, &reason, &cost),
+            Err(failure) => self.fall_back(request, &failure, &cost),
         }
     }
 }
@@ -164,7 +164,7 @@ impl LlmSummarizer {
         request: &SummaryRequest,
         budget: usize,
         cost: &mut Cost,
-    ) -> Result<String, String> {
+    ) -> Result<String, Failure> {
         let mut limit = LimitField::MaxTokens;
         let (mut retries, mut bad_replies) = (0u32, 0u32);
         loop {
@@ -192,14 +192,14 @@ impl LlmSummarizer {
                 cost.calls += 1;
             }
             let wait = match failure.next {
-                Next::GiveUp => return Err(failure.reason),
+                Next::GiveUp => return Err(failure),
                 Next::SwitchLimit => {
                     limit = LimitField::MaxCompletionTokens;
                     continue;
                 }
-                Next::Resample if bad_replies >= BAD_REPLY_RETRIES => return Err(failure.reason),
+                Next::Resample if bad_replies >= BAD_REPLY_RETRIES => return Err(failure),
                 Next::Resample | Next::Retry(_) if retries >= self.settings.max_retries => {
-                    return Err(failure.reason);
+                    return Err(failure);
                 }
                 Next::Resample => {
                     bad_replies += 1;
@@ -207,12 +207,15 @@ impl LlmSummarizer {
                 }
                 Next::Retry(None) => retry::backoff(retries),
                 Next::Retry(Some(asked)) if asked > retry::RETRY_AFTER_MAX => {
-                    return Err(format!(
-                        "{}; the server asked to retry after {}, longer than ctxc waits ({})",
-                        failure.reason,
-                        http::seconds(asked),
-                        http::seconds(retry::RETRY_AFTER_MAX)
-                    ));
+                    return Err(Failure {
+                        reason: format!(
+                            "{}; the server asked to retry after {}, longer than ctxc waits ({})",
+                            failure.reason,
+                            http::seconds(asked),
+                            http::seconds(retry::RETRY_AFTER_MAX)
+                        ),
+                        ..failure
+                    });
                 }
                 Next::Retry(Some(asked)) => asked,
             };
@@ -237,9 +240,20 @@ impl LlmSummarizer {
     }
 
     /// What the configured [`OnFailure`] makes of a failed summary.
-    fn fall_back(&self, request: &SummaryRequest, reason: &str, cost: &Cost) -> Result<Summary> {
-        let scrubbed = self.settings.scrub(reason);
-        let reason = crate::summarizer::redact::redact(&scrubbed).text;
+    fn fall_back(
+        &self,
+        request: &SummaryRequest,
+        failure: &Failure,
+        cost: &Cost,
+    ) -> Result<Summary> {
+        // Neither the key nor a secret in the URL goes into the report or the warning.
+        let clean = |text: &str| {
+            let scrubbed = self.settings.scrub(text);
+            crate::summarizer::redact::redact(&scrubbed)
+                .text
+                .into_owned()
+        };
+        let reason = clean(&failure.reason);
         let attempts = match cost.attempts {
             1 => "1 attempt".to_string(),
             n => format!("{n} attempts"),
@@ -258,7 +272,11 @@ impl LlmSummarizer {
             llm_calls: cost.calls,
             prompt_tokens: cost.prompt_tokens,
             completion_tokens: cost.completion_tokens,
-            fallback: Some(format!("{failed}; {then}")),
+            fallback: Some(Fallback {
+                cause: clean(&failure.cause),
+                used: self.settings.on_failure,
+                detail: format!("{failed}; {then}"),
+            }),
             drop_span: self.settings.on_failure == OnFailure::Truncate,
         })
     }
@@ -278,6 +296,7 @@ fn accept(
     };
     checked.map_err(|why| Failure {
         reason: format!("unusable reply: {why}"),
+        cause: "unusable reply".into(),
         next: Next::Resample,
         reached: true,
     })
