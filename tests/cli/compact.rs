@@ -172,6 +172,53 @@ fn in_place_replaces_the_input_and_keeps_a_backup() {
     assert_eq!(names, ["t.traj", "t.traj.bak"], "no temporary file is left");
 }
 
+/// A device and a file over --max-input-bytes are refused without being read, in place or
+/// not, and left as they are; the other input is compacted.
+#[test]
+fn devices_and_files_over_the_limit_are_refused_and_the_others_compacted() {
+    let dir = workspace(&[("small.jsonl", SESSION), ("big.traj", TRAJ)]);
+    let big = dir.path().join("big.traj");
+    let original = std::fs::read(&big).unwrap();
+    let limit = std::fs::metadata(dir.path().join("small.jsonl"))
+        .unwrap()
+        .len();
+    assert!((original.len() as u64) > limit);
+    for mode in ["--in-place", "--dry-run"] {
+        let out = ctxc()
+            .args(["compact", "--force", "--json", mode, "--max-input-bytes"])
+            .arg(limit.to_string())
+            .arg("/dev/zero")
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stderr_of(&out));
+        let report = json_of(&out);
+        let file = |name: &str| {
+            let files = report["files"].as_array().unwrap();
+            files
+                .iter()
+                .find(|f| f["path"].as_str().unwrap().ends_with(name))
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(file("/dev/zero")["failedStep"], "read");
+        assert_eq!(
+            file("/dev/zero")["error"],
+            "is a character device, not a transcript file"
+        );
+        assert_eq!(
+            file("big.traj")["error"],
+            format!(
+                "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
+                original.len()
+            )
+        );
+        assert_eq!(file("small.jsonl")["status"], "compacted", "{mode}");
+    }
+    assert_eq!(std::fs::read(&big).unwrap(), original);
+}
+
 #[test]
 fn dry_run_changes_nothing_on_disk() {
     let dir = workspace(&[("t.traj", TRAJ), ("sub/s.jsonl", SESSION)]);
