@@ -97,6 +97,19 @@ pub struct SessionsArgs {
     /// Token counting.
     #[command(flatten)]
     pub tokens: TokenArgs,
+
+    /// How much of a session file is read.
+    #[command(flatten)]
+    pub limit: LimitArgs,
+}
+
+/// How much of one input ctxc reads.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct LimitArgs {
+    /// Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024);
+    /// standard input and named pipes are read up to it.
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    pub max_input_bytes: u64,
 }
 
 /// Where transcripts come from and how to read them.
@@ -118,6 +131,10 @@ pub struct InputArgs {
     /// JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`).
     #[arg(long, value_name = "POINTER")]
     pub messages_path: Option<String>,
+
+    /// How much of an input is read.
+    #[command(flatten)]
+    pub limit: LimitArgs,
 }
 
 /// Arguments of `ctxc check`.
@@ -444,6 +461,36 @@ fn parse_suffix(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// A size in bytes: a whole number, optionally followed by K, M, G or T (powers of 1024,
+/// any case, `B` or `iB` allowed after them: `512M`, `2GiB`).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let bad = || format!("'{s}' is not a size (e.g. 4294967296, 512M, 2G)");
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let unit = unit.trim_start().to_ascii_uppercase();
+    let unit = unit
+        .strip_suffix("IB")
+        .or_else(|| unit.strip_suffix('B'))
+        .unwrap_or(&unit);
+    let shift = match unit {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(bad()),
+    };
+    let bytes = number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("'{s}' is too large"))?;
+    if bytes == 0 {
+        return Err("the size must be at least 1 byte".into());
+    }
+    Ok(bytes)
+}
+
 /// Arguments of `ctxc restore`.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
@@ -543,5 +590,19 @@ mod tests {
     #[test]
     fn the_definition_is_consistent() {
         super::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_take_binary_suffixes() {
+        use super::parse_size;
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1 KB"), Ok(1024));
+        assert_eq!(parse_size("3T"), Ok(3 << 40));
+        for bad in ["", "G", "1.5G", "-1", "12X", "0", "99999999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// One transcript to process.
@@ -107,29 +108,78 @@ pub struct LoadError {
     pub message: String,
 }
 
-/// Reads an input's bytes and checks they are UTF-8 (JSON must be).
-pub fn load(input: &Input) -> Result<String, LoadError> {
-    utf8(load_bytes(input)?)
+/// Reads an input's bytes, at most `limit` of them, and checks they are UTF-8 (JSON must be).
+pub fn load(input: &Input, limit: u64) -> Result<String, LoadError> {
+    utf8(load_bytes(input, limit)?)
 }
 
-/// Reads an input's bytes.
-pub fn load_bytes(input: &Input) -> Result<Vec<u8>, LoadError> {
-    Ok(match input {
-        Input::Stdin => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map(|_| buf)
-                .map_err(|e| io_error(&e))?
+/// Reads an input's bytes; refuses, without reading it, anything but a regular file or a
+/// named pipe (a device such as `/dev/zero` never ends) and a file larger than `limit`.
+/// Standard input and pipes are read up to `limit` and refused past it.
+pub fn load_bytes(input: &Input, limit: u64) -> Result<Vec<u8>, LoadError> {
+    let whole = |message| LoadError { line: 0, message };
+    match input {
+        Input::Stdin => read_capped(std::io::stdin().lock(), 0, limit),
+        Input::File(path) => {
+            let meta = std::fs::metadata(path).map_err(|e| io_error(&e))?;
+            if !meta.file_type().is_fifo() {
+                check_regular(&meta, limit).map_err(whole)?;
+            }
+            let file = std::fs::File::open(path).map_err(|e| io_error(&e))?;
+            read_capped(file, meta.len(), limit)
         }
-        Input::File(path) if path.is_dir() => {
-            return Err(LoadError {
-                line: 0,
-                message: "is a directory, not a transcript file".into(),
-            });
-        }
-        Input::File(path) => std::fs::read(path).map_err(|e| io_error(&e))?,
-    })
+    }
+}
+
+/// Refuses a file (from its metadata) that is not a regular file or is larger than `limit`
+/// bytes, with the message to print after its path.
+pub fn check_regular(meta: &std::fs::Metadata, limit: u64) -> Result<(), String> {
+    let kind = meta.file_type();
+    let what = if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_fifo() {
+        Some("a named pipe")
+    } else {
+        Some("not a regular file")
+    };
+    if let Some(what) = what {
+        return Err(format!("is {what}, not a transcript file"));
+    }
+    if meta.len() > limit {
+        return Err(format!(
+            "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
+            meta.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Reads `reader` to its end, or refuses it once more than `limit` bytes came: a stream says
+/// its size only by ending. `size` (a regular file's length) is the room reserved.
+fn read_capped(reader: impl Read, size: u64, limit: u64) -> Result<Vec<u8>, LoadError> {
+    // Exactly the file's size: read_to_end then probes for the end without doubling the room.
+    let mut bytes = Vec::with_capacity(size.min(limit) as usize);
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(LoadError {
+            line: 0,
+            message: format!(
+                "larger than --max-input-bytes ({limit} bytes): the rest was not read"
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// The text of an input's bytes, which JSON requires to be UTF-8.
@@ -264,11 +314,48 @@ mod tests {
     }
 
     #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        std::fs::write(&path, "[]\n").unwrap();
+        let meta = |p: &Path| std::fs::metadata(p).unwrap();
+        assert_eq!(check_regular(&meta(&path), 3), Ok(()));
+        assert_eq!(
+            check_regular(&meta(&path), 2),
+            Err("larger than --max-input-bytes (2 bytes): 3 bytes, not read".into())
+        );
+        assert_eq!(
+            check_regular(&meta(dir.path()), 100),
+            Err("is a directory, not a transcript file".into())
+        );
+        let zero = Input::File("/dev/zero".into());
+        assert_eq!(
+            load_bytes(&zero, 100).unwrap_err().message,
+            "is a character device, not a transcript file"
+        );
+        assert_eq!(load(&Input::File(path.clone()), 3).unwrap(), "[]\n");
+        assert!(load(&Input::File(path), 2).is_err());
+    }
+
+    #[test]
+    fn streams_are_read_up_to_the_limit() {
+        let read = |text: &[u8], limit| read_capped(text, 0, limit).map_err(|e| e.message);
+        assert_eq!(read(b"12345", 5), Ok(b"12345".to_vec()));
+        assert_eq!(
+            read(b"123456", 5),
+            Err("larger than --max-input-bytes (5 bytes): the rest was not read".into())
+        );
+        // A stream that never ends is refused all the same.
+        let endless = std::io::repeat(b'x');
+        assert!(read_capped(endless, 0, 1 << 20).is_err());
+    }
+
+    #[test]
     fn invalid_utf8_names_its_line_and_byte() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.jsonl");
         std::fs::write(&path, b"{\"a\": 1}\n{\"b\": \"\xff\"}\n").unwrap();
-        let err = load(&Input::File(path)).unwrap_err();
+        let err = load(&Input::File(path), u64::MAX).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("byte 16"), "{}", err.message);
     }

@@ -43,8 +43,9 @@ pub struct Claim {
     notes: RefCell<Vec<String>>,
 }
 
-/// Follows `path` to the file it names, locks it and reads it.
-pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
+/// Follows `path` to the file it names, locks it and reads it (a regular file of at most
+/// `max_bytes`).
+pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
     let target =
         std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.display()))?;
     let mut file = File::open(&target).with_context(|| format!("opening {}", target.display()))?;
@@ -68,6 +69,7 @@ pub fn claim(path: &Path) -> Result<(Claim, Vec<u8>)> {
             target.display()
         );
     }
+    crate::discover::check_regular(&opened, max_bytes).map_err(anyhow::Error::msg)?;
     let mut bytes = Vec::with_capacity(opened.len() as usize);
     file.read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", target.display()))?;
@@ -281,7 +283,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, "one\n").unwrap();
-        let (claim, bytes) = claim(&path).unwrap();
+        let (claim, bytes) = claim(&path, u64::MAX).unwrap();
         assert_eq!(bytes, b"one\n");
         std::fs::OpenOptions::new()
             .append(true)
@@ -302,14 +304,14 @@ mod tests {
         let path = dir.path().join("s.json");
         std::fs::write(&path, "original").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let (claim, bytes) = claim(&path).unwrap();
+        let (claim, bytes) = claim(&path, u64::MAX).unwrap();
         let backup = claim.backup(".bak", &bytes).unwrap();
         claim.replace(b"compacted").unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
         assert_eq!(mode(&path), 0o640);
         assert_eq!(mode(&backup), 0o640);
         drop(claim);
-        let (again, bytes) = super::claim(&path).unwrap();
+        let (again, bytes) = super::claim(&path, u64::MAX).unwrap();
         let err = again.backup(".bak", &bytes).unwrap_err();
         assert!(
             err.to_string().contains("never overwrites a backup"),
@@ -325,10 +327,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.json");
         std::fs::write(&path, "original").unwrap();
-        let (claim, bytes) = claim(&path).unwrap();
+        let (claim, bytes) = claim(&path, u64::MAX).unwrap();
         let backup = claim.backup(".bak", &bytes).unwrap();
         drop(claim);
-        let (again, bytes) = super::claim(&path).unwrap();
+        let (again, bytes) = super::claim(&path, u64::MAX).unwrap();
         assert_eq!(again.backup(".bak", &bytes).unwrap(), backup);
         assert!(
             again.notes()[0].contains("was there already"),
@@ -341,7 +343,7 @@ mod tests {
         std::fs::write(dir.path().join("copy"), "compacted").unwrap();
         std::fs::remove_file(&backup).unwrap();
         std::os::unix::fs::symlink(dir.path().join("copy"), &backup).unwrap();
-        let (third, bytes) = super::claim(&path).unwrap();
+        let (third, bytes) = super::claim(&path, u64::MAX).unwrap();
         assert!(third.backup(".bak", &bytes).is_err());
     }
 
@@ -350,11 +352,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.json");
         std::fs::write(&path, "x").unwrap();
-        let first = claim(&path).unwrap();
-        let err = claim(&path).err().unwrap();
+        let first = claim(&path, u64::MAX).unwrap();
+        let err = claim(&path, u64::MAX).err().unwrap();
         assert!(err.to_string().contains("holds the file's lock"), "{err}");
         drop(first);
-        assert!(claim(&path).is_ok());
+        assert!(claim(&path, u64::MAX).is_ok());
     }
 
     /// A writer that opens the file between the last check and the rename: its `open` waits
@@ -365,7 +367,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, "one\n").unwrap();
-        let (claim, _) = claim(&path).unwrap();
+        let (claim, _) = claim(&path, u64::MAX).unwrap();
         let tmp = claim.written(b"compacted\n").unwrap();
         let writers::Exclusion::Lease(lease) = writers::exclude(&claim.file) else {
             panic!("no lease");
@@ -402,7 +404,7 @@ mod tests {
         let link = dir.path().join("link.json");
         std::fs::write(&real, "before").unwrap();
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        let (claim, _) = claim(&link).unwrap();
+        let (claim, _) = claim(&link, u64::MAX).unwrap();
         claim.replace(b"after").unwrap();
         assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "after");

@@ -56,7 +56,7 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     results.extend(
         inputs
             .par_iter()
-            .map(|input| check_input(input, &opts))
+            .map(|input| check_input(input, &opts, args.input.limit.max_input_bytes))
             .collect::<Vec<_>>(),
     );
 
@@ -112,9 +112,9 @@ fn totals(results: &[FileCheck]) -> Totals {
     }
 }
 
-fn check_input(input: &Input, opts: &ReadOptions) -> FileCheck {
+fn check_input(input: &Input, opts: &ReadOptions, limit: u64) -> FileCheck {
     let path = input.display();
-    let (format, findings) = match discover::load(input) {
+    let (format, findings) = match discover::load(input, limit) {
         Err(e) => (None, vec![Finding::new(e.line, e.message)]),
         Ok(text) => match transcript::read(text, opts) {
             Err(e) => (None, e.findings),

@@ -494,13 +494,14 @@ impl Conduct<'_> {
     /// claim holds until the file is replaced.
     fn load(&self, job: &Job) -> Result<(Option<inplace::Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
+        let limit = self.args.input.limit.max_input_bytes;
         let (claim, bytes) = match &job.input {
             Input::File(path) if in_place => {
-                let (claim, bytes) = inplace::claim(path).map_err(Failed::at("read", 0))?;
+                let (claim, bytes) = inplace::claim(path, limit).map_err(Failed::at("read", 0))?;
                 (Some(claim), bytes)
             }
             input => {
-                let bytes = discover::load_bytes(input)
+                let bytes = discover::load_bytes(input, limit)
                     .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?;
                 (None, bytes)
             }

@@ -115,6 +115,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
                 counter: &counter,
                 window: window_given.then_some(tokens.context_window),
                 default_window: tokens.context_window,
+                max_input_bytes: args.limit.max_input_bytes,
             };
             let row = measure.row(s, short_id(s, &all));
             progress.advance();
@@ -161,13 +162,15 @@ struct Measure<'a> {
     window: Option<usize>,
     /// The window when neither the user nor the session names one.
     default_window: usize,
+    /// The largest session file read.
+    max_input_bytes: u64,
 }
 
 impl Measure<'_> {
     /// Reads and measures one session; a failure is recorded in the row.
     fn row(&self, s: &Session, short_id: String) -> SessionRow {
-        let loaded =
-            discover::load(&Input::File(s.path.clone())).map_err(|e| locate(e.line, &e.message));
+        let loaded = discover::load(&Input::File(s.path.clone()), self.max_input_bytes)
+            .map_err(|e| locate(e.line, &e.message));
         let meta = loaded
             .as_ref()
             .map(|text| sessions::read_meta(s.client, text, s.project_key.as_deref()))

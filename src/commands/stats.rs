@@ -151,6 +151,7 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         messages_path: args.input.messages_path.clone(),
     };
     let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let limit = args.input.limit.max_input_bytes;
     let progress = Progress::new(inputs.len(), quiet);
     let mut files: Vec<FileStats> = errors
         .into_iter()
@@ -163,7 +164,14 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     let measured: Vec<FileStats> = inputs
         .par_iter()
         .map(|input| {
-            let stats = file_stats(input, &opts, &counter, &triggers, tokens.model.as_deref());
+            let stats = file_stats(
+                input,
+                &opts,
+                &counter,
+                &triggers,
+                tokens.model.as_deref(),
+                limit,
+            );
             progress.advance();
             stats
         })
@@ -211,9 +219,10 @@ pub fn file_stats(
     counter: &TokenCounter,
     triggers: &TriggerSettings,
     model: Option<&str>,
+    limit: u64,
 ) -> FileStats {
     let path = input.display();
-    let loaded = discover::load(input)
+    let loaded = discover::load(input, limit)
         .map_err(|e| (e.line, e.message))
         .and_then(|text| {
             transcript::read(text, opts).map_err(|e| {

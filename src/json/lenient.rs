@@ -24,11 +24,18 @@ const REPLACEMENT: &str = "\"\\ufffd\"";
 /// tool output cost three times its size.
 const LARGE: usize = 1 << 20;
 
+/// How deep [`large`] follows containers that are themselves large: a record holds its long
+/// strings at most 6 levels down (Claude Code: `message.content[i].content[j].text`). Each
+/// level parses its text again, so a megabyte nested a million deep was parsed once a level,
+/// one stack frame each, until the stack overflowed. Deeper, the whole-text path reads the
+/// value (and mends it past [`MAX_DEPTH`]).
+const LARGE_NESTING: usize = 8;
+
 /// Parses `text` into a `Value`, mending what serde_json refuses (see the module doc). Errors
 /// are serde_json's own for text that is not JSON at all.
 pub fn value(text: &str) -> serde_json::Result<Value> {
     if text.len() >= LARGE {
-        if let Some(value) = super::parse_raw(text).ok().and_then(large) {
+        if let Some(value) = super::parse_raw(text).ok().and_then(|raw| large(raw, 0)) {
             return Ok(value);
         }
     }
@@ -41,10 +48,14 @@ pub fn value(text: &str) -> serde_json::Result<Value> {
     }
 }
 
-/// A large value (already parsed as raw JSON, so within serde_json's nesting limit) read as
-/// serde_json would read it; `None` when some part needs mending, left to the whole-text path.
-fn large(raw: &RawValue) -> Option<Value> {
+/// A large value, `depth` containers down, read as serde_json would read it; `None` when some
+/// part needs mending or it nests large containers deeper than [`LARGE_NESTING`], left to
+/// the whole-text path.
+fn large(raw: &RawValue, depth: usize) -> Option<Value> {
     let text = raw.get();
+    if depth > LARGE_NESTING {
+        return None;
+    }
     if text.len() < LARGE {
         return serde_json::from_str(text).ok();
     }
@@ -52,12 +63,13 @@ fn large(raw: &RawValue) -> Option<Value> {
         let mut map = serde_json::Map::with_capacity(members.len());
         for (key, member) in members {
             // Inserted in order, a repeated key replacing the earlier value, as serde_json does.
-            map.insert(key, large(member)?);
+            map.insert(key, large(member, depth + 1)?);
         }
         return Some(Value::Object(map));
     }
     if let Some(elements) = super::array_elements(raw) {
-        let elements: Option<Vec<Value>> = elements.into_iter().map(large).collect();
+        let elements: Option<Vec<Value>> =
+            elements.into_iter().map(|e| large(e, depth + 1)).collect();
         return elements.map(Value::Array);
     }
     if text.starts_with('"') {
@@ -274,6 +286,42 @@ mod tests {
         assert_eq!(levels, MAX_DEPTH);
     }
 
+    /// Nesting levels of the container holding value `v`'s `key`, followed down first elements
+    /// and members.
+    fn levels(v: &Value) -> (usize, &Value) {
+        let mut at = v;
+        let mut levels = 0;
+        loop {
+            let inner = match at {
+                Value::Array(a) => a.first(),
+                Value::Object(o) => o.values().next(),
+                _ => None,
+            };
+            let Some(inner) = inner else {
+                return (levels, at);
+            };
+            at = inner;
+            levels += 1;
+        }
+    }
+
+    #[test]
+    fn large_values_nested_a_million_deep_are_mended_without_recursion() {
+        for (open, close) in [("[", "]"), (r#"{"a":"#, "}")] {
+            let n = 1_000_000;
+            let deep = format!("{}1{}", open.repeat(n), close.repeat(n));
+            let text = format!(r#"{{"role": "tool", "content": "ok", "extra": {deep}}}"#);
+            assert!(text.len() > LARGE);
+            let v = value(&text).unwrap();
+            assert_eq!(v["content"], "ok");
+            let (levels, innermost) = levels(&v["extra"]);
+            assert_eq!(
+                (levels, innermost),
+                (MAX_DEPTH - 1, &Value::from("\u{fffd}"))
+            );
+        }
+    }
+
     #[test]
     fn large_values_are_read_as_serde_reads_them() {
         let long = "ok: test \\\"passed\\\"\\n\\t\\u00e9\\ud83d\\ude00 \\/ caf\u{e9}\\n"
@@ -285,7 +333,7 @@ mod tests {
         let want: Value = serde_json::from_str(&text).unwrap();
         let raw = crate::json::parse_raw(&text).unwrap();
         assert_eq!(
-            large(raw).as_ref(),
+            large(raw, 0).as_ref(),
             Some(&want),
             "read in place, not by serde_json"
         );
@@ -306,7 +354,7 @@ mod tests {
     fn large_values_needing_mends_take_the_whole_text_path() {
         let long = "x".repeat(LARGE);
         let lone = format!(r#"{{"a": "{long}\ud800", "b": "\ud83d\ude00"}}"#);
-        assert_eq!(large(crate::json::parse_raw(&lone).unwrap()), None);
+        assert_eq!(large(crate::json::parse_raw(&lone).unwrap(), 0), None);
         let v = value(&lone).unwrap();
         assert!(v["a"].as_str().unwrap().ends_with("x\u{fffd}"));
         assert_eq!(v["b"], "\u{1f600}");

@@ -129,7 +129,7 @@ impl Adapter for ClaudeCode {
             .iter()
             .enumerate()
             .map(|(at, item)| render_item(t, conv, &chains, &links, at, item));
-        render_layout(&conv.layout, texts, out);
+        render_layout(t, conv, items, texts, out);
     }
 
     fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {

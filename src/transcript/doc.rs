@@ -45,7 +45,7 @@ pub enum Doc<'a> {
         src: &'a str,
         /// The lines, blank ones left out.
         lines: Vec<Line<'a>>,
-        /// `\n` or `\r\n`.
+        /// `\n` or `\r\n`, whichever most lines end with.
         newline: &'static str,
         /// Whether the last line ends with a terminator.
         trailing_newline: bool,
@@ -92,7 +92,14 @@ impl<'a> Doc<'a> {
     }
 
     fn parse_lines(src: &'a str, body: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
-        let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
+        // What most lines end with: each line written keeps its own ending; this is only
+        // for a line that had none.
+        let crlf = body.matches("\r\n").count();
+        let newline = if crlf * 2 > body.matches('\n').count() {
+            "\r\n"
+        } else {
+            "\n"
+        };
         let bom = src.len() - body.len();
         let mut lines = Vec::new();
         let mut errors = Vec::new();

@@ -333,9 +333,10 @@ impl Item {
 pub enum ListLayout {
     /// Elements of a JSON array.
     Array(ArrayLayout),
-    /// One item per line (JSONL).
+    /// One item per line (JSONL). Each line written keeps the ending it had in the source
+    /// (see `line_end`); these say how the file ends and what most lines end with.
     Lines {
-        /// The line terminator used (`\n` or `\r\n`).
+        /// The line terminator most lines use (`\n` or `\r\n`).
         newline: &'static str,
         /// Whether the last line ends with a terminator.
         trailing_newline: bool,
@@ -540,7 +541,7 @@ trait Adapter: Sync {
             OutItem::Keep(i) => Cow::Borrowed(&t.source[conv.items[*i].span.clone()]),
             other => Cow::Owned(self.render(t, conv, other)),
         });
-        render_layout(&conv.layout, texts, out);
+        render_layout(t, conv, items, texts, out);
     }
 
     /// Format-specific findings of one conversation in `source` (role order, chain links); the
@@ -577,37 +578,72 @@ fn strip_item(adapter: &dyn Adapter, t: &Transcript, conv: &Conversation, i: usi
     )
 }
 
-/// Appends list elements to `out` in `layout`.
+/// Appends the elements of an edited list to `out` in `conv`'s layout: `texts` are the
+/// rendered `items`, in order.
 fn render_layout<S: AsRef<str>>(
-    layout: &ListLayout,
-    items: impl Iterator<Item = S>,
+    t: &Transcript,
+    conv: &Conversation,
+    items: &[OutItem],
+    texts: impl Iterator<Item = S>,
     out: &mut String,
 ) {
-    match layout {
-        ListLayout::Array(array) => array.render_into(items, out),
+    match &conv.layout {
+        ListLayout::Array(array) => array.render_into(texts, out),
         ListLayout::Lines {
             newline,
             trailing_newline,
         } => {
-            let start = out.len();
-            for (i, line) in items.enumerate() {
-                if i > 0 {
-                    out.push_str(newline);
-                }
-                out.push_str(line.as_ref());
-            }
-            if *trailing_newline && out.len() > start {
-                out.push_str(newline);
+            for (k, (item, text)) in items.iter().zip(texts).enumerate() {
+                out.push_str(text.as_ref());
+                let last = k + 1 == items.len();
+                out.push_str(line_end(t, conv, item, last, newline, *trailing_newline));
             }
         }
         ListLayout::Single => {
-            for (i, item) in items.enumerate() {
+            for (i, item) in texts.enumerate() {
                 if i > 0 {
                     out.push('\n');
                 }
                 out.push_str(item.as_ref());
             }
         }
+    }
+}
+
+/// What follows a JSONL line written for `item`: what followed the line it stands for (a
+/// summary: the last line it replaces) in the source — its own `\n` or `\r\n` and any blank
+/// lines after it. So a line a compaction leaves alone keeps its bytes in a file that mixes
+/// endings, and a new line takes the ending of the line it replaces. The file ends as it did:
+/// when its last line is gone, the `last` line written ends with its own ending if the file
+/// ended with one, else with none.
+fn line_end<'a>(
+    t: &'a Transcript,
+    conv: &Conversation,
+    item: &OutItem,
+    last: bool,
+    newline: &'a str,
+    trailing_newline: bool,
+) -> &'a str {
+    let n = conv.items.len();
+    let i = item.originals().end.clamp(1, n) - 1;
+    let next = conv
+        .items
+        .get(i + 1)
+        .map_or(conv.span.end, |l| l.span.start);
+    let after = &t.source[conv.items[i].span.end..next];
+    let own = if after.starts_with("\r\n") {
+        "\r\n"
+    } else if after.starts_with('\n') {
+        "\n"
+    } else {
+        newline
+    };
+    if i + 1 == n || !last {
+        after
+    } else if trailing_newline {
+        own
+    } else {
+        ""
     }
 }
 

@@ -121,3 +121,54 @@ fn bad_input_is_an_error_not_a_panic() {
     let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
     assert!(read(deep, &ReadOptions::default()).is_err());
 }
+
+#[test]
+fn jsonl_lines_keep_their_own_endings() {
+    let line = |role: &str, text: &str| format!(r#"{{"role": "{role}", "content": "{text}"}}"#);
+    let (a, b, c, d) = (
+        line("user", "a"),
+        line("assistant", "b"),
+        line("user", "c"),
+        line("assistant", "d"),
+    );
+    let src = format!("{a}\n{b}\r\n\n{c}\n{d}\r\n");
+    let t = read_str(&src);
+    let summary = |replaces| OutItem::Summary {
+        text: "s".into(),
+        replaces,
+    };
+    let all: Vec<_> = (0..4).map(OutItem::Keep).collect();
+    assert_eq!(t.write(&[Some(all)]), src, "kept lines and the blank line");
+    // A summary takes the ending of the last line it replaces: CRLF for a..b, LF for c.
+    let out = t.write(&[Some(vec![
+        summary(0..2),
+        OutItem::Keep(2),
+        OutItem::Keep(3),
+    ])]);
+    let (first, rest) = out.split_once('\n').unwrap();
+    assert!(
+        first.ends_with('\r') && first.contains("[ctxc summary]"),
+        "{out}"
+    );
+    assert_eq!(rest, format!("\n{c}\n{d}\r\n"));
+    let out = t.write(&[Some(vec![
+        OutItem::Keep(1),
+        summary(2..3),
+        OutItem::Keep(3),
+    ])]);
+    assert!(out.starts_with(&format!("{b}\r\n\n{{")), "{out}");
+    assert!(out.ends_with(&format!("\n{d}\r\n")), "{out}");
+    // Without its last line, the file still ends as it did: the line now last keeps its own
+    // ending, and a file that ended without one still does.
+    let out = t.write(&[Some(vec![OutItem::Keep(0), OutItem::Keep(1)])]);
+    assert_eq!(out, format!("{a}\n{b}\r\n"));
+    let t = read_str(&format!("{a}\r\n{b}\n{c}"));
+    assert_eq!(
+        t.write(&[Some(vec![OutItem::Keep(0), OutItem::Keep(1)])]),
+        format!("{a}\r\n{b}")
+    );
+    assert_eq!(
+        t.write(&[Some(vec![OutItem::Keep(1), OutItem::Keep(2)])]),
+        format!("{b}\n{c}")
+    );
+}

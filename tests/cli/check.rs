@@ -331,3 +331,78 @@ fn hostile_values_pass_through_byte_for_byte() {
     let out = stdout_of(&forced);
     assert!(out.len() < text.len() && out.contains(&hostile), "{out}");
 }
+
+/// A device never ends and a file over --max-input-bytes is refused without being read, each
+/// with its own error; the other inputs are still checked. (Before, `check /dev/zero` read
+/// until memory ran out: 18 GB in 21 s.)
+#[test]
+fn devices_and_files_over_the_limit_are_refused_and_the_others_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::copy(fixture("codex/session.jsonl"), &big).unwrap();
+    let size = std::fs::metadata(&big).unwrap().len();
+    assert!(size > 2048);
+    let out = ctxc()
+        .args(["check", "--max-input-bytes", "2K", "/dev/zero"])
+        .arg(&big)
+        .arg(fixture("anthropic/request.json"))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("/dev/zero: is a character device, not a transcript file"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "big.jsonl: larger than --max-input-bytes (2048 bytes): {size} bytes, not read"
+        )),
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("checked 3 files: 1 valid, 2 with findings"),
+        "{stderr}"
+    );
+}
+
+/// Standard input and a named pipe given on the command line are read, up to the limit.
+#[test]
+fn standard_input_and_named_pipes_are_read_up_to_the_limit() {
+    let session = std::fs::read(fixture("codex/session.jsonl")).unwrap();
+    let over = ctxc()
+        .args(["check", "--max-input-bytes", "1K", "-"])
+        .write_stdin(session.clone())
+        .output()
+        .unwrap();
+    assert_eq!(over.status.code(), Some(1));
+    assert!(
+        stdout_of(&over)
+            .contains("<stdin>: larger than --max-input-bytes (1024 bytes): the rest was not read"),
+        "{}",
+        stdout_of(&over)
+    );
+    let within = ctxc()
+        .args(["check", "--max-input-bytes", "1M", "-"])
+        .write_stdin(session.clone())
+        .output()
+        .unwrap();
+    assert_eq!(within.status.code(), Some(0), "{}", stdout_of(&within));
+
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("session.pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::write(pipe, session))
+    };
+    let out = ctxc().arg("check").arg(&pipe).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+    writer.join().unwrap().unwrap();
+}

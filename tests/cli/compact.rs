@@ -172,6 +172,154 @@ fn in_place_replaces_the_input_and_keeps_a_backup() {
     assert_eq!(names, ["t.traj", "t.traj.bak"], "no temporary file is left");
 }
 
+/// A device and a file over --max-input-bytes are refused without being read, in place or
+/// not, and left as they are; the other input is compacted.
+#[test]
+fn devices_and_files_over_the_limit_are_refused_and_the_others_compacted() {
+    let dir = workspace(&[("small.jsonl", SESSION), ("big.traj", TRAJ)]);
+    let big = dir.path().join("big.traj");
+    let original = std::fs::read(&big).unwrap();
+    let limit = std::fs::metadata(dir.path().join("small.jsonl"))
+        .unwrap()
+        .len();
+    assert!((original.len() as u64) > limit);
+    for mode in ["--in-place", "--dry-run"] {
+        let out = ctxc()
+            .args(["compact", "--force", "--json", mode, "--max-input-bytes"])
+            .arg(limit.to_string())
+            .arg("/dev/zero")
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stderr_of(&out));
+        let report = json_of(&out);
+        let file = |name: &str| {
+            let files = report["files"].as_array().unwrap();
+            files
+                .iter()
+                .find(|f| f["path"].as_str().unwrap().ends_with(name))
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(file("/dev/zero")["failedStep"], "read");
+        assert_eq!(
+            file("/dev/zero")["error"],
+            "is a character device, not a transcript file"
+        );
+        assert_eq!(
+            file("big.traj")["error"],
+            format!(
+                "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
+                original.len()
+            )
+        );
+        assert_eq!(file("small.jsonl")["status"], "compacted", "{mode}");
+    }
+    assert_eq!(std::fs::read(&big).unwrap(), original);
+}
+
+/// `text` with every third line ending in CRLF, the others in LF.
+fn mixed_endings(text: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| format!("{line}{}", if i % 3 == 1 { "\r\n" } else { "\n" }))
+        .collect()
+}
+
+/// The lines of `text` with their endings.
+fn lines_with_endings(text: &str) -> Vec<(&str, &str)> {
+    text.split_inclusive('\n')
+        .map(|line| match line.strip_suffix("\r\n") {
+            Some(content) => (content, "\r\n"),
+            None => line
+                .strip_suffix('\n')
+                .map_or((line, ""), |content| (content, "\n")),
+        })
+        .collect()
+}
+
+/// In a file that mixes LF and CRLF endings, every line compaction leaves alone keeps its
+/// bytes, its own ending included (every line used to take the file's CRLF), and what it
+/// changes restores exactly. JSONL of Claude Code (records re-linked), Codex and OpenAI.
+#[test]
+fn untouched_lines_keep_their_own_endings() {
+    let traj: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(TRAJ)).unwrap()).unwrap();
+    let openai: String = traj["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("{m}\n"))
+        .collect();
+    // Options with which each compacts some lines and leaves others alone.
+    let read = |rel: &str| std::fs::read_to_string(fixture(rel)).unwrap();
+    let ratio: &[&str] = &["--target-ratio", "0.3"];
+    let inputs = [
+        ("claude.jsonl", &[][..], read(SESSION)),
+        ("codex.jsonl", ratio, read("codex/calibration.jsonl")),
+        ("openai.jsonl", ratio, openai),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, options, text) in inputs {
+        let input = dir.path().join(name);
+        let text = mixed_endings(&text);
+        std::fs::write(&input, &text).unwrap();
+        let output = dir.path().join(format!("out-{name}"));
+        let out = ctxc()
+            .args(["compact", "-q", "--force", "--archive"])
+            .args(options)
+            .arg("-o")
+            .arg(&output)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr_of(&out));
+        let compacted = std::fs::read_to_string(&output).unwrap();
+        // Lines told apart by their content (a Codex file repeats some records).
+        let mut before: BTreeMap<&str, Option<&str>> = BTreeMap::new();
+        for (content, ending) in lines_with_endings(&text) {
+            let seen = before.insert(content, Some(ending)).is_some();
+            if seen {
+                before.insert(content, None);
+            }
+        }
+        let after = lines_with_endings(&compacted);
+        let untouched: Vec<&str> = after
+            .iter()
+            .filter_map(|(content, ending)| {
+                let was = (*before.get(content)?)?;
+                assert_eq!(*ending, was, "{name}: an untouched line changed its ending");
+                Some(*ending)
+            })
+            .collect();
+        assert!(
+            untouched.len() < before.len(),
+            "{name}: nothing was compacted"
+        );
+        for ending in ["\n", "\r\n"] {
+            assert!(
+                untouched.contains(&ending),
+                "{name}: no untouched {ending:?} line"
+            );
+        }
+        let restored = dir.path().join(format!("restored-{name}"));
+        let archive = dir.path().join(format!(
+            "out-{}",
+            name.replace(".jsonl", ".ctxc-archive.json")
+        ));
+        let out = ctxc()
+            .args(["restore", "-q"])
+            .arg(&archive)
+            .arg("-o")
+            .arg(&restored)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr_of(&out));
+        assert_eq!(std::fs::read_to_string(&restored).unwrap(), text, "{name}");
+    }
+}
+
 #[test]
 fn dry_run_changes_nothing_on_disk() {
     let dir = workspace(&[("t.traj", TRAJ), ("sub/s.jsonl", SESSION)]);

@@ -4,6 +4,7 @@ mod archive;
 mod calibrate;
 mod check;
 mod compact;
+mod deep;
 mod fleet;
 mod inplace;
 mod man;

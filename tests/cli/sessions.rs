@@ -509,3 +509,30 @@ fn a_full_standard_output_exits_1() {
         );
     }
 }
+
+/// A session file over --max-input-bytes is named, unread, and the others still measured.
+#[test]
+fn a_session_over_the_limit_is_named_and_the_others_still_listed() {
+    let m = Machine::new();
+    let big = m.session_file(BIG);
+    let out = m
+        .ctxc()
+        .args(["sessions", "--json", "--max-input-bytes", "1M"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let listing = json(&out);
+    let size = std::fs::metadata(&big).unwrap().len();
+    assert_eq!(
+        entry(&listing, BIG)["error"],
+        format!("larger than --max-input-bytes (1048576 bytes): {size} bytes, not read")
+    );
+    for id in ids(&listing).iter().filter(|id| *id != BIG) {
+        assert!(entry(&listing, id)["contextTokens"].is_u64(), "{id}");
+    }
+    assert!(
+        stderr(&out).contains(&format!("{}: larger than --max-input-bytes", big.display())),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -322,6 +322,35 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
     assert_eq!(as_u64(&report["totals"]["contextTokens"]), good);
 }
 
+/// A device and a file over --max-input-bytes are refused, each in its own row, without
+/// being read; the other inputs are still measured.
+#[test]
+fn devices_and_files_over_the_limit_are_refused_and_the_others_counted() {
+    let inputs = [
+        "/dev/zero",
+        "fixtures/codex/session.jsonl",
+        "fixtures/anthropic/request.json",
+    ];
+    let out = stats_on(&["--json", "--max-input-bytes", "2K"], &inputs);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = |path: &str| {
+        let files = report["files"].as_array().unwrap();
+        let file = files.iter().find(|f| f["path"] == path).unwrap();
+        file["error"].as_str().map(String::from)
+    };
+    assert_eq!(
+        error("/dev/zero").as_deref(),
+        Some("is a character device, not a transcript file")
+    );
+    assert_eq!(
+        error("fixtures/codex/session.jsonl").as_deref(),
+        Some("larger than --max-input-bytes (2048 bytes): 3120 bytes, not read")
+    );
+    assert_eq!(error("fixtures/anthropic/request.json"), None);
+    assert_eq!(report["totals"]["failed"], 2);
+}
+
 fn stats_json_on(input: &str) -> Value {
     let out = stats_on(&["--json"], &[input]);
     assert_eq!(out.status.code(), Some(0), "{input}");
