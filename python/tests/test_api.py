@@ -365,3 +365,20 @@ def test_langchain_trim_takes_and_returns_langchain_messages():
     assert report["status"] == "compacted" and report["contextTokensAfter"] <= 2000
     # Within the budget already: the same messages back.
     assert ctxc.langchain.trim(messages, max_tokens=10**6) == messages
+
+
+# --- the README ------------------------------------------------------------------------------
+
+
+def test_the_readme_examples_run():
+    """The Python blocks of the README's "Use from Python", in order, in one namespace."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use from Python", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    assert len(blocks) >= 2
+    if "langchain" in "".join(blocks):
+        pytest.importorskip("langchain_core")
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["done"].report["status"] in ("compacted", "unchanged")
