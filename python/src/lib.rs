@@ -8,6 +8,31 @@ use ctxc::config::{CompactConfig, Layer};
 use ctxc::transcript::{Finding, Format, ReadOptions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The threads this process compacts on. Not rayon's global pool: a process forked after a
+/// call (multiprocessing's default on Linux) inherits a pool whose threads it does not have, and
+/// its first parallel call would wait for them forever. A forked child, with another process
+/// id, builds its own; the parent's, whose threads are not there to stop, is left alone.
+fn pool() -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut held = POOL.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((owner, pool)) = held.as_ref() {
+        if *owner == pid {
+            return Ok(pool.clone());
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("ctxc-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| PyValueError::new_err(format!("starting ctxc's threads: {e}")))?;
+    if let Some(inherited) = held.replace((pid, pool.clone())) {
+        std::mem::forget(inherited);
+    }
+    Ok(pool)
+}
 
 /// A failure: (step, line, message, report as JSON or None).
 type Failure = (String, usize, String, Option<String>);
@@ -85,7 +110,8 @@ fn compact_text(
         Ok(o) => o,
         Err(failure) => return Ok((None, None, Some(failure))),
     };
-    let result = py.detach(|| api::compact_text(text, &options));
+    let pool = pool()?;
+    let result = py.detach(|| pool.install(|| api::compact_text(text, &options)));
     Ok(match result {
         Ok(done) => {
             let report = serde_json::to_string(&done.report)
@@ -126,13 +152,16 @@ fn count_tokens(
             .tokens
             .counter()
             .map_err(|e| settings_failure(format!("{e:#}")))?;
+        let pool = pool().map_err(|e| settings_failure(e.to_string()))?;
         py.detach(|| {
-            if transcript {
-                api::count_transcript_text(text, &read, &counter)
-                    .map_err(|f| finding_failure("parse", f))
-            } else {
-                Ok(counter.count(&text))
-            }
+            pool.install(|| {
+                if transcript {
+                    api::count_transcript_text(text, &read, &counter)
+                        .map_err(|f| finding_failure("parse", f))
+                } else {
+                    Ok(counter.count(&text))
+                }
+            })
         })
     })();
     match counted {
@@ -153,7 +182,11 @@ fn check_text(
         Ok(r) => r,
         Err(f) => return (None, Vec::new(), Some(f)),
     };
-    let (format, findings) = py.detach(|| api::check_text(text, &read));
+    let pool = match pool() {
+        Ok(p) => p,
+        Err(e) => return (None, Vec::new(), Some(settings_failure(e.to_string()))),
+    };
+    let (format, findings) = py.detach(|| pool.install(|| api::check_text(text, &read)));
     (
         format.map(|f| f.to_string()),
         findings.into_iter().map(|f| (f.line, f.message)).collect(),

@@ -191,6 +191,23 @@ def test_calls_are_thread_safe():
     assert len(results) == 20 and all(r == expected for r in results)
 
 
+def _tokens_after(runs):
+    return ctxc.compact(runs, target_ratio=0.5, force=True).report["contextTokensAfter"]
+
+
+def test_a_process_forked_after_a_call_compacts_too():
+    """multiprocessing forks by default on Linux: the child must not wait for threads of the
+    parent's that it does not have."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    runs = tau_runs()[:20]
+    expected = _tokens_after(runs)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_tokens_after, (runs,)).get(timeout=120) == expected
+
+
 def test_importing_ctxc_never_imports_langchain():
     code = "import ctxc, sys; assert not any(m.startswith('langchain') for m in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
