@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 scratch=${CTXC_PY_SCRATCH:-$CARGO_TARGET_DIR/python-tests}
 python=${PYTHON:-python3}
+# The extension crate is its own workspace: the CLI crate's `cargo fmt` does not see it.
+cargo fmt --manifest-path python/Cargo.toml -- --check
 rm -rf "$scratch/venv"
 mkdir -p "$scratch"
 "$python" -m venv "$scratch/venv"
