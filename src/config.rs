@@ -287,6 +287,8 @@ pub enum Source {
     Env(String),
     /// A command-line flag.
     Flag,
+    /// An argument of a library call ([`crate::api`], the Python package).
+    Argument,
 }
 
 impl std::fmt::Display for Source {
@@ -296,6 +298,7 @@ impl std::fmt::Display for Source {
             Source::File(p) => write!(f, "file {}", p.display()),
             Source::Env(v) => write!(f, "env {v}"),
             Source::Flag => f.write_str("flag"),
+            Source::Argument => f.write_str("argument"),
         }
     }
 }
@@ -510,6 +513,30 @@ impl CompactConfig {
             sources.insert("force", Source::Flag);
         }
         let merged = file_layer.overlaid(&env_layer).overlaid(&flag_layer);
+        Self::of_merged(merged, sources, args.force, args.triggers.raw_tokens)
+    }
+
+    /// The settings a library caller gives ([`crate::api`]): `layer` over the defaults, with
+    /// no settings file and no environment, so that a call means the same on every machine.
+    pub fn from_layer(layer: Layer, force: bool) -> Result<CompactConfig> {
+        let mut sources: BTreeMap<&'static str, Source> =
+            KEYS.iter().map(|k| (*k, Source::Default)).collect();
+        for key in layer.set_keys() {
+            sources.insert(key, Source::Argument);
+        }
+        if force {
+            sources.insert("force", Source::Argument);
+        }
+        Self::of_merged(layer, sources, force, false)
+    }
+
+    /// Validates the merged settings; `sources` names where each came from in errors.
+    fn of_merged(
+        merged: Layer,
+        sources: BTreeMap<&'static str, Source>,
+        force: bool,
+        raw_tokens: bool,
+    ) -> Result<CompactConfig> {
         let blame = |key: &str| {
             format!(
                 "{key} (from {})",
@@ -519,8 +546,8 @@ impl CompactConfig {
         let tokens =
             token_settings(&merged).with_context(|| blame("model/encoding/context_window"))?;
         let mut triggers =
-            triggers_of(&merged, &tokens, args.force).with_context(|| blame("trigger_ratio"))?;
-        triggers.raw_tokens = args.triggers.raw_tokens;
+            triggers_of(&merged, &tokens, force).with_context(|| blame("trigger_ratio"))?;
+        triggers.raw_tokens = raw_tokens;
         let target = match (merged.target_tokens, merged.target_ratio) {
             (Some(_), Some(_)) => bail!(
                 "set target_tokens or target_ratio, not both: {} and {}",

@@ -3,6 +3,7 @@
 //! The binary is a thin shell over [`run`]: it parses the command line into [`cli::Cli`] and
 //! maps the returned [`ExitStatus`] to the process exit code.
 
+pub mod api;
 pub mod archive;
 pub mod calibrate;
 pub mod cli;

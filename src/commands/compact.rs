@@ -6,13 +6,14 @@ use super::compact_report::{
     CompactReport, FileReport, SCHEMA_VERSION, Status, summary_failures, table, totals,
 };
 use crate::ExitStatus;
+use crate::api::{self, Failed};
 use crate::archive::{self, ArchiveJob};
 use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
 use crate::discover::{self, Input};
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
-use crate::pipeline::{self, Outcome, PlanFailure, Settings};
+use crate::pipeline::{Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
@@ -415,34 +416,9 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
-        let (t, plans) = pipeline::read_and_plan(text, settings, !self.args.allow_findings)
-            .map_err(|failure| match failure {
-                PlanFailure::Read(e) => {
-                    let first = &e.findings[0];
-                    Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
-                }
-                PlanFailure::Findings(findings) => {
-                    let first = &findings[0];
-                    let more = match findings.len() {
-                        1 => String::new(),
-                        n => format!(" (and {} more)", n - 1),
-                    };
-                    Failed::at("check", first.line)(anyhow::anyhow!(
-                        "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
-                        first.message
-                    ))
-                }
-                PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
-            })?;
-        let outcome = pipeline::finish(&t, plans, settings).map_err(|e| {
-            match e.downcast::<pipeline::Unwritable>() {
-                Ok(pipeline::Unwritable(finding)) => Failed::at("check", finding.line)(anyhow::anyhow!(
-                    "{}: compaction cannot work around it, so the input is not compacted, even with --allow-findings",
-                    finding.message
-                )),
-                Err(e) => Failed::at("compact", 0)(e),
-            }
-        })?;
+        // The same steps, and failures, as a library call's (`crate::api::compact_text`).
+        let (t, plans) = api::plan(text, settings, !self.args.allow_findings)?;
+        let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;
@@ -697,26 +673,6 @@ fn check_destination(
         );
     }
     Ok(())
-}
-
-/// Why a file failed: the step, the line (0 for none), the error, and what was measured
-/// before it failed.
-struct Failed {
-    step: &'static str,
-    line: usize,
-    error: anyhow::Error,
-    report: Option<Box<FileReport>>,
-}
-
-impl Failed {
-    fn at(step: &'static str, line: usize) -> impl Fn(anyhow::Error) -> Failed {
-        move |error| Failed {
-            step,
-            line,
-            error,
-            report: None,
-        }
-    }
 }
 
 fn print(report: &CompactReport, format: OutputFormat, quiet: bool, to_stderr: bool) -> Result<()> {

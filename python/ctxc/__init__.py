@@ -1,0 +1,201 @@
+"""ctxc: compact stored LLM agent transcripts in-process.
+
+The same Rust library as the ``ctxc`` command, with the same results: a call serializes the
+conversation to JSON text, the native module runs ``ctxc compact``'s pipeline on it with the GIL
+released, and the output is read back in the shape it was given.
+
+- a ``list`` (OpenAI chat message dicts, Anthropic messages, Claude Code or Codex records, or a
+  list of conversations such as tau-bench runs) is written as JSONL, one element per line, as a
+  Claude Code or Codex session file is, so a finding's ``line`` N is element N - 1 (given as
+  ``index``);
+- a ``dict`` (a container: ``{"messages": [...]}``, an Anthropic request, ShareGPT, ...) is
+  written on one line;
+- a ``str`` is taken as the JSON or JSONL text of a transcript, and ``.messages`` is text too.
+
+Settings are the keys of ctxc's settings file (``keep_recent_rounds``, ``trigger_ratio``, ...),
+over the defaults: a call reads no settings file and no ``CTXC_*`` variable.
+"""
+
+import json as _json
+
+from . import _ctxc
+
+__all__ = ["Compacted", "CtxcError", "check", "compact", "count_tokens", "dumps", "__version__"]
+
+__version__ = _ctxc.__version__
+
+
+class CtxcError(ValueError):
+    """A transcript ctxc cannot read, check or compact, or settings it refuses.
+
+    ``str(error)`` is the message ``ctxc compact`` gives (with ``line N:`` in front when it is
+    about a line). ``step`` is ``settings``, ``parse``, ``check`` or ``compact``; ``line`` the
+    line of the serialized input (0: none); ``index`` the element of a list input that line
+    holds (None: none); ``report`` the report measured before the failure, if any.
+    """
+
+    def __init__(self, message, *, step="", line=0, index=None, report=None):
+        self.message = message
+        self.step = step
+        self.line = line
+        self.index = index
+        self.report = report
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+class Compacted:
+    """The result of :func:`compact`: ``messages`` in the shape given, and ``report``."""
+
+    __slots__ = ("messages", "report")
+
+    def __init__(self, messages, report):
+        self.messages = messages
+        self.report = report
+
+    def __repr__(self):
+        r = self.report
+        return (
+            f"Compacted(status={r.get('status')!r}, tokens {r.get('contextTokensBefore')}"
+            f" -> {r.get('contextTokensAfter')}, messages {r.get('messagesBefore')}"
+            f" -> {r.get('messagesAfter')})"
+        )
+
+
+def _text(messages):
+    """The JSON text of a conversation, and how to read the output back."""
+    if isinstance(messages, str):
+        return messages, "text"
+    if isinstance(messages, (list, tuple)):
+        return "".join(_dumps(e, f"messages[{i}]") + "\n" for i, e in enumerate(messages)), "list"
+    if isinstance(messages, dict):
+        return _dumps(messages, "messages") + "\n", "dict"
+    raise TypeError(
+        "ctxc takes a list of messages or records, a dict container, or a transcript's JSON "
+        f"text; got {type(messages).__name__}"
+    )
+
+
+def dumps(messages):
+    """The text :func:`compact` compacts for ``messages``: a list as JSONL, one element per
+    line (line N is element N - 1), a dict on one line, both as ``JSON.stringify`` writes
+    them. ``ctxc compact`` on a file holding this text gives what :func:`compact` gives."""
+    return _text(messages)[0]
+
+
+def _dumps(value, where):
+    try:
+        return _json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except TypeError as e:
+        raise TypeError(f"{where} is not JSON: {e}") from None
+    except ValueError as e:
+        raise CtxcError(f"{where} is not JSON: {e}", step="parse") from None
+
+
+def _index(line, shape, count):
+    if shape == "list" and 1 <= line <= count:
+        return line - 1
+    return None
+
+
+def _loads(output, shape):
+    if shape == "list":
+        return [_json.loads(line) for line in output.splitlines() if line.strip()]
+    return _json.loads(output)
+
+
+def _raise(failure, shape, count):
+    step, line, message, report = failure
+    raise CtxcError(
+        message,
+        step=step,
+        line=line,
+        index=_index(line, shape, count),
+        report=_json.loads(report) if report else None,
+    )
+
+
+def _call(settings, **given):
+    call = {k: v for k, v in given.items() if v is not None and v is not False}
+    call["settings"] = {k: v for k, v in settings.items() if v is not None}
+    try:
+        return _json.dumps(call)
+    except (TypeError, ValueError) as e:
+        raise CtxcError(f"settings: {e}", step="settings") from None
+
+
+def compact(
+    messages,
+    *,
+    target_ratio=None,
+    target_tokens=None,
+    strategy="adaptive",
+    format=None,
+    model=None,
+    force=False,
+    allow_findings=False,
+    messages_path=None,
+    **settings,
+):
+    """Compacts a conversation as ``ctxc compact`` compacts a file holding it.
+
+    Returns a :class:`Compacted`. ``messages`` is never modified. Raises :class:`CtxcError`
+    for settings ctxc refuses and transcripts it cannot read, check or compact, and
+    ``TypeError`` for a value that is no conversation.
+    """
+    text, shape = _text(messages)
+    settings = dict(settings)
+    settings.update(
+        target_ratio=target_ratio, target_tokens=target_tokens, strategy=strategy, model=model
+    )
+    call = _call(
+        settings,
+        format=format,
+        messages_path=messages_path,
+        force=bool(force),
+        allow_findings=bool(allow_findings),
+    )
+    output, report, failure = _ctxc.compact_text(text, call)
+    count = len(messages) if shape == "list" else 0
+    if failure is not None:
+        _raise(failure, shape, count)
+    report = _json.loads(report)
+    report.pop("output", None)
+    if shape == "text":
+        return Compacted(output, report)
+    out = _loads(output, shape)
+    if isinstance(messages, tuple):
+        out = tuple(out)
+    return Compacted(out, report)
+
+
+def count_tokens(messages_or_text, *, model=None, format=None, messages_path=None):
+    """Tokens: of a ``str`` as plain text; of a list or dict as the context the model is sent
+    (``contextTokens`` of ``ctxc stats``: per-message overhead, tool calls, results...)."""
+    settings = {"model": model}
+    if isinstance(messages_or_text, str):
+        call = _call(settings)
+        n, failure = _ctxc.count_tokens(messages_or_text, False, call)
+        shape, count = "text", 0
+    else:
+        text, shape = _text(messages_or_text)
+        count = len(messages_or_text) if shape == "list" else 0
+        call = _call(settings, format=format, messages_path=messages_path)
+        n, failure = _ctxc.count_tokens(text, True, call)
+    if failure is not None:
+        _raise(failure, shape, count)
+    return n
+
+
+def check(messages, *, format=None, messages_path=None):
+    """What ``ctxc check`` finds: a list of ``{"line", "index", "message"}`` dicts (empty when
+    the conversation is valid). ``index`` is the list element the line holds, or None."""
+    text, shape = _text(messages)
+    count = len(messages) if shape == "list" else 0
+    call = _call({}, format=format, messages_path=messages_path)
+    _format, findings, failure = _ctxc.check_text(text, call)
+    if failure is not None:
+        _raise(failure, shape, count)
+    return [
+        {"line": line, "index": _index(line, shape, count), "message": message}
+        for line, message in findings
+    ]

@@ -1,0 +1,204 @@
+//! `ctxc._ctxc`: the native half of the `ctxc` Python package. Text in, text out: the Python
+//! half (`ctxc/__init__.py`) turns Python values into a transcript's JSON text and back, and
+//! raises `ctxc.CtxcError`; this half runs the library pipeline `ctxc compact` runs
+//! ([`ctxc::api`]), with the GIL released.
+
+use ctxc::api::{self, Options};
+use ctxc::config::{CompactConfig, Layer};
+use ctxc::transcript::{Finding, Format, ReadOptions};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The threads this process compacts on. Not rayon's global pool: a process forked after a
+/// call (multiprocessing's default on Linux) inherits a pool whose threads it does not have, and
+/// its first parallel call would wait for them forever. A forked child, with another process
+/// id, builds its own; the parent's, whose threads are not there to stop, is left alone.
+fn pool() -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut held = POOL.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((owner, pool)) = held.as_ref() {
+        if *owner == pid {
+            return Ok(pool.clone());
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("ctxc-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| PyValueError::new_err(format!("starting ctxc's threads: {e}")))?;
+    if let Some(inherited) = held.replace((pid, pool.clone())) {
+        std::mem::forget(inherited);
+    }
+    Ok(pool)
+}
+
+/// A failure: (step, line, message, report as JSON or None).
+type Failure = (String, usize, String, Option<String>);
+
+/// What the Python half passes besides the text, as JSON.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    messages_path: Option<String>,
+    #[serde(default)]
+    force: bool,
+    #[serde(default)]
+    allow_findings: bool,
+    #[serde(default)]
+    settings: serde_json::Map<String, serde_json::Value>,
+}
+
+fn settings_failure(message: String) -> Failure {
+    ("settings".into(), 0, message, None)
+}
+
+impl Call {
+    fn parse(json: &str) -> Result<Call, Failure> {
+        serde_json::from_str(json).map_err(|e| settings_failure(format!("options: {e}")))
+    }
+
+    fn read(&self) -> Result<ReadOptions, Failure> {
+        let format = match &self.format {
+            Some(name) => Some(
+                name.parse::<Format>()
+                    .map_err(|e| settings_failure(format!("format '{name}': {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(ReadOptions {
+            format,
+            messages_path: self.messages_path.clone(),
+        })
+    }
+
+    fn layer(&self) -> Result<Layer, Failure> {
+        serde_json::from_value(serde_json::Value::Object(self.settings.clone()))
+            .map_err(|e| settings_failure(format!("settings: {e}")))
+    }
+
+    fn options(&self) -> Result<Options, Failure> {
+        Ok(Options {
+            name: self.name.clone().unwrap_or_else(|| "<input>".into()),
+            read: self.read()?,
+            settings: self.layer()?,
+            force: self.force,
+            allow_findings: self.allow_findings,
+        })
+    }
+}
+
+fn finding_failure(step: &str, f: Finding) -> Failure {
+    (step.into(), f.line, f.message, None)
+}
+
+/// Compacts a transcript's text. Returns (output, report JSON, None), or (None, None,
+/// failure).
+#[pyfunction]
+fn compact_text(
+    py: Python<'_>,
+    text: String,
+    call: &str,
+) -> PyResult<(Option<String>, Option<String>, Option<Failure>)> {
+    let options = match Call::parse(call).and_then(|c| c.options()) {
+        Ok(o) => o,
+        Err(failure) => return Ok((None, None, Some(failure))),
+    };
+    let pool = pool()?;
+    let result = py.detach(|| pool.install(|| api::compact_text(text, &options)));
+    Ok(match result {
+        Ok(done) => {
+            let report = serde_json::to_string(&done.report)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            (Some(done.output), Some(report), None)
+        }
+        Err(failed) => {
+            let report = failed
+                .report
+                .as_deref()
+                .and_then(|r| serde_json::to_string(r).ok());
+            let failure = (
+                failed.step.to_string(),
+                failed.line,
+                format!("{:#}", failed.error),
+                report,
+            );
+            (None, None, Some(failure))
+        }
+    })
+}
+
+/// Counts tokens: of plain text (`transcript` false) or of a transcript's context, as
+/// `ctxc stats` counts `contextTokens`. Returns (count, None) or (None, failure).
+#[pyfunction]
+fn count_tokens(
+    py: Python<'_>,
+    text: String,
+    transcript: bool,
+    call: &str,
+) -> (Option<usize>, Option<Failure>) {
+    let counted = (|| {
+        let call = Call::parse(call)?;
+        let read = call.read()?;
+        let config = CompactConfig::from_layer(call.layer()?, false)
+            .map_err(|e| settings_failure(format!("{e:#}")))?;
+        let counter = config
+            .tokens
+            .counter()
+            .map_err(|e| settings_failure(format!("{e:#}")))?;
+        let pool = pool().map_err(|e| settings_failure(e.to_string()))?;
+        py.detach(|| {
+            pool.install(|| {
+                if transcript {
+                    api::count_transcript_text(text, &read, &counter)
+                        .map_err(|f| finding_failure("parse", f))
+                } else {
+                    Ok(counter.count(&text))
+                }
+            })
+        })
+    })();
+    match counted {
+        Ok(n) => (Some(n), None),
+        Err(f) => (None, Some(f)),
+    }
+}
+
+/// What `ctxc check` finds: (format or None, [(line, message)]), or a failure of the options.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn check_text(
+    py: Python<'_>,
+    text: String,
+    call: &str,
+) -> (Option<String>, Vec<(usize, String)>, Option<Failure>) {
+    let read = match Call::parse(call).and_then(|c| c.read()) {
+        Ok(r) => r,
+        Err(f) => return (None, Vec::new(), Some(f)),
+    };
+    let pool = match pool() {
+        Ok(p) => p,
+        Err(e) => return (None, Vec::new(), Some(settings_failure(e.to_string()))),
+    };
+    let (format, findings) = py.detach(|| pool.install(|| api::check_text(text, &read)));
+    (
+        format.map(|f| f.to_string()),
+        findings.into_iter().map(|f| (f.line, f.message)).collect(),
+        None,
+    )
+}
+
+#[pymodule]
+fn _ctxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(compact_text, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(check_text, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,401 @@
+"""The ctxc Python package: the API, parity with the `ctxc` command over corpus conversations,
+and bad input.
+
+The CLI is $CTXC_BIN, else target/release/ctxc, else target/debug/ctxc of the repository
+(scripts/python-tests.sh builds it). The corpus is $CTXC_CORPUS, else ../shared/corpus beside
+the repository; parity tests are skipped without it.
+"""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import ctxc
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = Path(os.environ.get("CTXC_CORPUS", REPO.parent / "shared" / "corpus"))
+TAU = CORPUS / "openai-chat" / "tau-bench" / "gpt-4o-airline.json"
+
+
+def cli_binary():
+    given = os.environ.get("CTXC_BIN")
+    if given:
+        return Path(given)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    for profile in ("release", "debug"):
+        path = target / profile / "ctxc"
+        if path.exists():
+            return path
+    pytest.skip("no ctxc binary: build it with `cargo build --release`")
+
+
+def load(path):
+    """A corpus file as Python values: a JSON document, or the list of a JSONL file's lines."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def parse_output(text):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def run_cli(path, *flags):
+    """`ctxc compact FLAGS -o - --json PATH`: (output values, the file's report)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXC_")}
+    done = subprocess.run(
+        [str(cli_binary()), "compact", "--no-config", *flags, "--json", "-o", "-", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    # With the transcript on standard output, the report goes to standard error.
+    start = done.stderr.index("{")
+    report = json.loads(done.stderr[start:])
+    return done.stdout, report["files"][0]
+
+
+def tau_runs():
+    if not TAU.exists():
+        pytest.skip(f"no corpus at {CORPUS}")
+    return json.loads(TAU.read_text(encoding="utf-8"))
+
+
+def small_chat():
+    return [
+        {"role": "system", "content": "You are a helpful airline agent."},
+        {"role": "user", "content": "I want to change my flight to next Tuesday, please."},
+        {"role": "assistant", "content": "Sure. What is your booking reference?"},
+        {"role": "user", "content": "It is ABC123. My name is Ada Lovelace."},
+        {"role": "assistant", "content": "Thanks, Ada. Looking up booking ABC123 now."},
+        {"role": "user", "content": "Also, can I add a checked bag to the new flight?"},
+        {"role": "assistant", "content": "Yes, a checked bag costs $35 on that route."},
+        {"role": "user", "content": "Great, book it with the bag."},
+    ] * 4
+
+
+# --- the API ---------------------------------------------------------------------------------
+
+
+def test_compact_returns_messages_in_the_shape_given_and_a_report():
+    messages = small_chat()
+    before = copy.deepcopy(messages)
+    done = ctxc.compact(messages, target_ratio=0.5, force=True)
+    assert messages == before, "the input is never modified"
+    assert isinstance(done.messages, list)
+    assert all(isinstance(m, dict) and "role" in m for m in done.messages)
+    r = done.report
+    assert r["status"] == "compacted"
+    assert r["format"] == "openai"
+    assert r["contextTokensBefore"] == ctxc.count_tokens(messages)
+    assert r["contextTokensAfter"] == ctxc.count_tokens(done.messages)
+    assert r["contextTokensAfter"] < r["contextTokensBefore"]
+    assert r["steps"] and {"strategy", "tokensBefore", "tokensAfter"} <= set(r["steps"][0])
+    assert "compacted" in repr(done)
+
+
+def test_nothing_fires_without_force():
+    messages = small_chat()
+    done = ctxc.compact(messages)
+    assert done.report["status"] == "unchanged"
+    assert done.messages == messages
+
+
+def test_a_dict_container_and_text_keep_their_shape():
+    container = {"messages": small_chat()}
+    done = ctxc.compact(container, target_ratio=0.5, force=True)
+    assert isinstance(done.messages, dict) and "messages" in done.messages
+    text = json.dumps(small_chat())
+    done_text = ctxc.compact(text, target_ratio=0.5, force=True)
+    assert isinstance(done_text.messages, str)
+    assert json.loads(done_text.messages) == done.messages["messages"]
+
+
+def test_settings_are_the_config_keys():
+    messages = small_chat()
+    a = ctxc.compact(messages, force=True, target_tokens=200, strategy="truncate")
+    assert [s["strategy"] for s in a.report["steps"]] == ["truncate"]
+    b = ctxc.compact(messages, force=True, target_ratio=0.5, keep_recent_count=2, strategy=["truncate"])
+    assert b.report["messagesAfter"] <= a.report["messagesBefore"]
+    with pytest.raises(ctxc.CtxcError, match="unknown field `no_such_key`") as e:
+        ctxc.compact(messages, no_such_key=1)
+    assert e.value.step == "settings"
+    with pytest.raises(ctxc.CtxcError, match="target_ratio must be above 0"):
+        ctxc.compact(messages, target_ratio=1.5)
+    with pytest.raises(ctxc.CtxcError, match="not both"):
+        ctxc.compact(messages, target_ratio=0.5, target_tokens=10)
+    with pytest.raises(ctxc.CtxcError, match="unknown model"):
+        ctxc.compact(messages, model="no-such-model")
+    with pytest.raises(ctxc.CtxcError, match="only the extractive summarizer"):
+        ctxc.compact(messages, summarizer="openai", summary_model="gpt-4o-mini")
+
+
+def test_count_tokens():
+    assert ctxc.count_tokens("") == 0
+    assert ctxc.count_tokens("hello world") == 2
+    assert ctxc.count_tokens("hello world", model="gpt-4") == 2
+    messages = small_chat()
+    n = ctxc.count_tokens(messages)
+    # Text plus per-message overhead and reply priming.
+    assert n > sum(ctxc.count_tokens(m["content"]) for m in messages)
+    assert ctxc.count_tokens({"messages": messages}) == n
+
+
+def test_check_gives_findings_with_lines_and_indexes():
+    assert ctxc.check(small_chat()) == []
+    broken = [
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_9", "content": "a b c"},
+    ]
+    findings = ctxc.check(broken)
+    assert findings, "a tool result without its call is a finding"
+    assert all(set(f) == {"line", "index", "message"} for f in findings)
+    assert any(f["index"] in (1, 2) and f["line"] == f["index"] + 1 for f in findings)
+    assert ctxc.check([1, 2])[0]["message"].startswith("cannot tell the format")
+
+
+def test_calls_are_thread_safe():
+    messages = small_chat()
+    expected = ctxc.compact(messages, target_ratio=0.5, force=True).messages
+    results = []
+
+    def work():
+        for _ in range(5):
+            results.append(ctxc.compact(messages, target_ratio=0.5, force=True).messages)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 20 and all(r == expected for r in results)
+
+
+def _tokens_after(runs):
+    return ctxc.compact(runs, target_ratio=0.5, force=True).report["contextTokensAfter"]
+
+
+def test_a_process_forked_after_a_call_compacts_too():
+    """multiprocessing forks by default on Linux: the child must not wait for threads of the
+    parent's that it does not have."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    runs = tau_runs()[:20]
+    expected = _tokens_after(runs)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_tokens_after, (runs,)).get(timeout=120) == expected
+
+
+def test_importing_ctxc_never_imports_langchain():
+    code = "import ctxc, sys; assert not any(m.startswith('langchain') for m in sys.modules)"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [42, None, 3.5, b"[]", {1, 2}])
+def test_a_value_that_is_no_conversation_is_a_type_error(value):
+    with pytest.raises(TypeError, match="ctxc takes a list"):
+        ctxc.compact(value)
+
+
+def test_an_element_that_is_not_json_is_a_type_error_naming_it():
+    messages = small_chat()[:2] + [{"role": "user", "content": object()}]
+    before = list(messages)
+    with pytest.raises(TypeError, match=r"messages\[2\] is not JSON"):
+        ctxc.compact(messages, force=True)
+    assert messages == before
+    with pytest.raises(ctxc.CtxcError, match=r"messages\[0\] is not JSON"):
+        ctxc.compact([{"role": "user", "content": float("nan")}])
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        ([1, 2], "cannot tell the format"),
+        ({"x": 1}, "cannot tell the format"),
+        ([], "empty"),
+        ("not json", "."),
+    ],
+)
+def test_what_ctxc_cannot_read_is_a_ctxc_error(value, match):
+    before = copy.deepcopy(value)
+    with pytest.raises(ctxc.CtxcError, match=match) as e:
+        ctxc.compact(value, force=True, target_ratio=0.5)
+    assert isinstance(e.value, ValueError)
+    assert e.value.step == "parse"
+    assert value == before
+
+
+def test_a_broken_conversation_fails_check_with_its_line_and_index_and_is_not_modified():
+    broken = small_chat()[:4] + [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_9", "content": "a b c"},
+    ] + small_chat()
+    before = copy.deepcopy(broken)
+    with pytest.raises(ctxc.CtxcError, match="fails `ctxc check`") as e:
+        ctxc.compact(broken, force=True, target_ratio=0.5)
+    assert e.value.step == "check"
+    assert e.value.line >= 1 and e.value.index == e.value.line - 1
+    assert str(e.value).startswith(f"line {e.value.line}: ")
+    assert broken == before
+
+
+# --- parity with the CLI ---------------------------------------------------------------------
+
+# What differs between two runs on the same text: where the report says the output went, and
+# the time taken.
+PLACE_OR_TIME = {"path", "output", "timeMs"}
+
+# JSON documents (a list of conversations, a container) and JSONL sessions (a list of records).
+PARITY = [
+    "openai-chat/tau-bench/gpt-4o-airline.json",
+    "claude-code/spotter/tool_heavy.jsonl",
+    "claude-code/spotter/short.jsonl",
+    "claude-code/claude-code-transcripts/sample_session.jsonl",
+    "claude-code/claude-code-log/representative_messages.jsonl",
+    "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl",
+    "codex-rollout/ccusage/session-alpha.jsonl",
+    "openhands/resolver/output.jsonl",
+    "sharegpt/llamafactory/glaive_toolcall_en_demo.json",
+    "swe-agent/ctf__crypto__katy.traj",
+    "openhands/trajs/basic.json",
+]
+
+STRATEGIES = ["adaptive", "truncate", "sliding-window"]
+
+
+def corpus_value(name):
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"no corpus file {path}")
+    return path, load(path)
+
+
+def assert_same(value, strategy, cli_text, cli_report, *, layout_free=False):
+    """`ctxc.compact(value)` gives the CLI's messages and report (`layout_free`: but the
+    figures that depend on the bytes of the text, which differ)."""
+    before = copy.deepcopy(value)
+    if cli_report["status"] == "failed":
+        with pytest.raises(ctxc.CtxcError) as e:
+            ctxc.compact(value, force=True, target_ratio=0.5, strategy=strategy)
+        assert e.value.message == cli_report["error"]
+        assert e.value.step == cli_report["failedStep"]
+        assert value == before
+        return
+    done = ctxc.compact(value, force=True, target_ratio=0.5, strategy=strategy)
+    assert value == before, "the input is never modified"
+    if isinstance(value, str):
+        assert done.messages == cli_text
+    else:
+        assert done.messages == parse_output(cli_text)
+    skip = PLACE_OR_TIME | ({"bytesBefore", "bytesAfter"} if layout_free else set())
+    lib = {k: v for k, v in done.report.items() if k not in skip}
+    cli = {k: v for k, v in cli_report.items() if k not in skip}
+    assert lib == cli
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("name", PARITY)
+def test_parity_with_the_cli_on_the_same_text(name, strategy, tmp_path):
+    """The value is given to the library; the CLI compacts a file holding the text the library
+    compacts (ctxc.dumps: JSONL for a list, one line for a dict)."""
+    _, value = corpus_value(name)
+    file = tmp_path / ("input.jsonl" if isinstance(value, list) else "input.json")
+    file.write_text(ctxc.dumps(value), encoding="utf-8")
+    flags = ("--force", "--target-ratio", "0.5", "--strategy", strategy)
+    cli_text, cli_report = run_cli(file, *flags)
+    assert_same(value, strategy, cli_text, cli_report)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("name", [n for n in PARITY if n.endswith(".jsonl")])
+def test_parity_with_the_cli_on_a_session_file(name, strategy):
+    """A JSONL session's records, given as a list, compact as the file does: the same lines."""
+    path, value = corpus_value(name)
+    flags = ("--force", "--target-ratio", "0.5", "--strategy", strategy)
+    cli_text, cli_report = run_cli(path, *flags)
+    assert_same(value, strategy, cli_text, cli_report, layout_free=True)
+
+
+@pytest.mark.parametrize("name", [n for n in PARITY if not n.endswith(".jsonl")])
+def test_parity_with_the_cli_on_a_file_given_as_text(name):
+    """A file's text, given as a str, compacts byte for byte as the CLI compacts the file."""
+    path, _ = corpus_value(name)
+    cli_text, cli_report = run_cli(path, "--force", "--target-ratio", "0.5")
+    assert_same(path.read_text(encoding="utf-8"), "adaptive", cli_text, cli_report)
+
+
+def test_tau_bench_run_by_run_counts_as_the_whole_file():
+    runs = tau_runs()[:20]
+    whole = ctxc.compact(runs, force=True, target_ratio=0.5).report
+    parts = [ctxc.compact(r["traj"], force=True, target_ratio=0.5).report for r in runs]
+    assert whole["contextTokensBefore"] == sum(p["contextTokensBefore"] for p in parts)
+    assert whole["contextTokensAfter"] == sum(p["contextTokensAfter"] for p in parts)
+
+
+# --- the LangChain drop-in -------------------------------------------------------------------
+
+
+def test_langchain_trim_takes_and_returns_langchain_messages():
+    messages_module = pytest.importorskip("langchain_core.messages")
+    import ctxc.langchain
+
+    runs = tau_runs()
+    messages = messages_module.convert_to_messages(runs[0]["traj"])
+    before = [m.model_copy(deep=True) for m in messages]
+    kept = ctxc.langchain.trim(messages, max_tokens=2000)
+    assert messages == before, "the input is never modified"
+    assert all(isinstance(m, messages_module.BaseMessage) for m in kept)
+    assert isinstance(kept[0], messages_module.SystemMessage)
+    assert ctxc.count_tokens(messages_module.convert_to_openai_messages(kept)) <= 2000
+    kept, report = ctxc.langchain.trim_with_report(messages, max_tokens=2000)
+    assert report["status"] == "compacted" and report["contextTokensAfter"] <= 2000
+    # Within the budget already: the same messages back.
+    assert ctxc.langchain.trim(messages, max_tokens=10**6) == messages
+
+
+# --- the README ------------------------------------------------------------------------------
+
+
+def test_the_readme_examples_run():
+    """The Python blocks of the README's "Use from Python", in order, in one namespace."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use from Python", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    assert len(blocks) >= 2
+    if "langchain" in "".join(blocks):
+        pytest.importorskip("langchain_core")
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["done"].report["status"] in ("compacted", "unchanged")

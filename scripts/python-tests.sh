@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The Python package's tests (python/tests): builds and installs `pip install ./python` into a
+# scratch venv made afresh, builds the ctxc binary the parity tests compare with, and runs
+# pytest. Rust builds go to $CARGO_TARGET_DIR (default: target/ of this crate), the venv to
+# $CTXC_PY_SCRATCH (default: $CARGO_TARGET_DIR/python-tests). Needs python3 (3.9 or later) with
+# venv, and pip access to PyPI (maturin; pytest; langchain-core, for the LangChain drop-in). The
+# corpus is ../shared/corpus, or $CTXC_CORPUS; without it the parity tests are skipped.
+# Usage: scripts/python-tests.sh [PYTEST_ARGS...]   (from anywhere)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+scratch=${CTXC_PY_SCRATCH:-$CARGO_TARGET_DIR/python-tests}
+python=${PYTHON:-python3}
+# The extension crate is its own workspace: the CLI crate's `cargo fmt` does not see it.
+cargo fmt --manifest-path python/Cargo.toml -- --check
+rm -rf "$scratch/venv"
+mkdir -p "$scratch"
+"$python" -m venv "$scratch/venv"
+"$scratch/venv/bin/pip" install -q --disable-pip-version-check ./python pytest langchain-core
+cargo build -q --release --locked --bin ctxc
+export CTXC_BIN=$CARGO_TARGET_DIR/release/ctxc
+# Run from the scratch directory: `import ctxc` must find the installed package, never the
+# python/ctxc folder (which has no native module).
+cd "$scratch"
+exec "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests" "$@"
