@@ -230,7 +230,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__check)
-            opts="-q -v -j -h -V --glob --format --messages-path --json --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --column --json --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -245,6 +245,10 @@ _ctxc() {
                     return 0
                     ;;
                 --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -264,7 +268,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --allow-findings --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --allow-findings --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +283,10 @@ _ctxc() {
                     return 0
                     ;;
                 --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -832,7 +840,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__stats)
-            opts="-q -v -j -h -V --glob --format --messages-path --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --json --yaml --markdown --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --json --yaml --markdown --quiet --verbose --jobs --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -847,6 +855,10 @@ _ctxc() {
                     return 0
                     ;;
                 --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -7,6 +7,7 @@ use crate::ExitStatus;
 use crate::archive::{self, ArchiveJob};
 use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
@@ -23,6 +24,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+
+mod parquet;
 
 /// Where a file's output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,15 +120,15 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let done: Vec<FileReport> = if args.confirm {
         // Questions come one at a time, in order.
         jobs.iter()
-            .map(|job| conduct.file(job, &settings))
+            .flat_map(|job| conduct.file(job, &settings))
             .collect()
     } else {
         jobs.par_iter()
-            .map(|job| conduct.file(job, &settings))
+            .flat_map_iter(|job| conduct.file(job, &settings))
             .collect()
     };
     files.extend(done);
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
     progress.finish();
     if files
         .iter()
@@ -185,6 +188,7 @@ fn open_manifest(
             args.allow_findings,
             args.input.format,
             &args.input.messages_path,
+            &args.input.column,
             args.outputs.in_place,
             &args.outputs.backup,
             args.dry_run,
@@ -354,34 +358,48 @@ fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
 const BROKEN_PIPE: &str = "standard output was closed";
 
 impl Conduct<'_> {
-    /// Reads, compacts and writes one input; every failure ends up in its report.
-    fn file(&self, job: &Job, settings: &Settings) -> FileReport {
+    /// Reads, compacts and writes one input; every failure ends up in its report. A dataset
+    /// has one report per row.
+    fn file(&self, job: &Job, settings: &Settings) -> Vec<FileReport> {
         let path = job.input.display();
         if self.args.fail_fast && self.stop.load(Ordering::Relaxed) {
             self.progress.advance();
-            return FileReport::skipped(path, "an earlier file failed (--fail-fast)");
+            return vec![FileReport::skipped(
+                path,
+                "an earlier file failed (--fail-fast)",
+            )];
         }
         let started = Instant::now();
-        let mut report = self.compact(job, settings).unwrap_or_else(|f| {
-            let report = f.report.map_or_else(
-                || FileReport {
-                    path: path.clone(),
-                    ..FileReport::default()
-                },
-                |r| *r,
-            );
-            report.fail(f.step, f.line, error_text(&f.error))
-        });
-        report.time_ms = started.elapsed().as_millis() as u64;
-        if report.status == Status::Failed {
-            self.stop.store(true, Ordering::Relaxed);
+        let reports = match dataset::sniff(&job.input) {
+            Ok(Sniffed::Parquet(file)) => self.dataset(job, file, settings),
+            Ok(Sniffed::Other(read)) => {
+                let mut report = self
+                    .compact(job, read, settings)
+                    .unwrap_or_else(|f| f.into_report(&path));
+                report.time_ms = started.elapsed().as_millis() as u64;
+                vec![report]
+            }
+            Err(e) => {
+                vec![Failed::at("read", e.line)(anyhow::anyhow!(e.message)).into_report(&path)]
+            }
+        };
+        for report in &reports {
+            if report.status == Status::Failed {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            self.log(report);
         }
-        self.log(&report);
         self.progress.advance();
-        report
+        reports
     }
 
-    fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport, Failed> {
+    /// Compacts one transcript file (whose bytes, for standard input, were already `read`).
+    fn compact(
+        &self,
+        job: &Job,
+        read: Option<Vec<u8>>,
+        settings: &Settings,
+    ) -> Result<FileReport, Failed> {
         let path = job.input.display();
         let identity = match &job.input {
             Input::File(p) => Identity::of(p),
@@ -402,31 +420,14 @@ impl Conduct<'_> {
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
         check_destination(job, &self.args.outputs, replaceable).map_err(Failed::at("write", 0))?;
-        let (claim, text) = self.load(job)?;
+        let (claim, text) = self.load(job, read)?;
         let done = self
             .bytes_done
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
         let (t, plans) = pipeline::read_and_plan(text, settings, !self.args.allow_findings)
-            .map_err(|failure| match failure {
-                PlanFailure::Read(e) => {
-                    let first = &e.findings[0];
-                    Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
-                }
-                PlanFailure::Findings(findings) => {
-                    let first = &findings[0];
-                    let more = match findings.len() {
-                        1 => String::new(),
-                        n => format!(" (and {} more)", n - 1),
-                    };
-                    Failed::at("check", first.line)(anyhow::anyhow!(
-                        "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
-                        first.message
-                    ))
-                }
-                PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
-            })?;
+            .map_err(Failed::of_plan)?;
         let outcome = pipeline::finish(&t, plans, settings).map_err(Failed::at("compact", 0))?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
@@ -473,7 +474,11 @@ impl Conduct<'_> {
 
     /// The input's text; for `--in-place`, read under the file's lock, which the returned
     /// claim holds until the file is replaced.
-    fn load(&self, job: &Job) -> Result<(Option<inplace::Claim>, String), Failed> {
+    fn load(
+        &self,
+        job: &Job,
+        read: Option<Vec<u8>>,
+    ) -> Result<(Option<inplace::Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let (claim, bytes) = match &job.input {
             Input::File(path) if in_place => {
@@ -481,8 +486,11 @@ impl Conduct<'_> {
                 (Some(claim), bytes)
             }
             input => {
-                let bytes = discover::load_bytes(input)
-                    .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?;
+                let bytes = match read {
+                    Some(bytes) => bytes,
+                    None => discover::load_bytes(input)
+                        .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?,
+                };
                 (None, bytes)
             }
         };
@@ -696,6 +704,40 @@ impl Failed {
             error,
             report: None,
         }
+    }
+
+    /// Why a transcript could not be planned, by step.
+    fn of_plan(failure: PlanFailure) -> Failed {
+        match failure {
+            PlanFailure::Read(e) => {
+                let first = &e.findings[0];
+                Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
+            }
+            PlanFailure::Findings(findings) => {
+                let first = &findings[0];
+                let more = match findings.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                Failed::at("check", first.line)(anyhow::anyhow!(
+                    "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
+                    first.message
+                ))
+            }
+            PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
+        }
+    }
+
+    /// The failed report of `path`, with what was measured before the failure.
+    fn into_report(self, path: &str) -> FileReport {
+        let report = self.report.map_or_else(
+            || FileReport {
+                path: path.to_string(),
+                ..FileReport::default()
+            },
+            |r| *r,
+        );
+        report.fail(self.step, self.line, error_text(&self.error))
     }
 }
 

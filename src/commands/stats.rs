@@ -6,6 +6,7 @@ use crate::calibrate::{self, Calibration, Prior, Source};
 use crate::cli::StatsArgs;
 use crate::config::{TokenSettings, trigger_settings};
 use crate::count::{Breakdown, count_transcript, stored_only_bytes};
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat, Table, thousands};
@@ -159,15 +160,25 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         .collect();
     let measured: Vec<FileStats> = inputs
         .par_iter()
-        .map(|input| {
-            let stats = file_stats(input, &opts, &counter, &triggers, tokens.model.as_deref());
+        .flat_map_iter(|input| {
+            let model = tokens.model.as_deref();
+            let stats = match dataset::sniff(input) {
+                Ok(Sniffed::Parquet(file)) => {
+                    let column = args.input.column.as_deref();
+                    dataset_stats(input, file, column, &opts, &counter, &triggers, model)
+                }
+                Ok(Sniffed::Other(bytes)) => {
+                    vec![file_stats(input, bytes, &opts, &counter, &triggers, model)]
+                }
+                Err(e) => vec![failed(input.display(), locate(e.line, &e.message))],
+            };
             progress.advance();
             stats
         })
         .collect();
     files.extend(measured);
-    // Unusable paths among the others, all in path order.
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Unusable paths among the others, all in path order (a dataset's rows in row order).
+    files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
     progress.finish();
     for file in files.iter().filter(|f| f.error.is_some()) {
         progress.warn(&format!(
@@ -205,23 +216,68 @@ fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Res
     crate::output::write_stdout(text.as_bytes())
 }
 
-/// Reads and measures one input; a failure is recorded, not raised.
+/// Reads and measures one input (whose bytes, for standard input, were already read); a
+/// failure is recorded, not raised.
 pub fn file_stats(
     input: &Input,
+    read: Option<Vec<u8>>,
     opts: &ReadOptions,
     counter: &TokenCounter,
     triggers: &TriggerSettings,
     model: Option<&str>,
 ) -> FileStats {
+    let text = match read {
+        Some(bytes) => discover::utf8(bytes),
+        None => discover::load(input),
+    };
+    match text {
+        Ok(text) => text_stats(input.display(), text, opts, counter, triggers, model),
+        Err(e) => failed(input.display(), locate(e.line, &e.message)),
+    }
+}
+
+/// Measures each row of a dataset as a file holding its conversation; a dataset that cannot
+/// be read is one failed entry.
+fn dataset_stats(
+    input: &Input,
+    file: std::fs::File,
+    column: Option<&str>,
+    opts: &ReadOptions,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+    model: Option<&str>,
+) -> Vec<FileStats> {
     let path = input.display();
-    let loaded = discover::load(input)
-        .map_err(|e| locate(e.line, &e.message))
-        .and_then(|text| {
-            transcript::read(text, opts).map_err(|e| {
-                let first = &e.findings[0];
-                locate(first.line, &first.message)
-            })
-        });
+    let measured = dataset::Dataset::open(file, column).and_then(|d| {
+        d.read(|row| {
+            let path = dataset::row_path(&path, row.index);
+            text_stats(path, row.text.into(), opts, counter, triggers, model)
+        })
+    });
+    measured.unwrap_or_else(|e| vec![failed(path, format!("{e:#}"))])
+}
+
+fn failed(path: String, error: String) -> FileStats {
+    FileStats {
+        path,
+        error: Some(error),
+        ..Default::default()
+    }
+}
+
+/// Measures one transcript's text.
+fn text_stats(
+    path: String,
+    text: String,
+    opts: &ReadOptions,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+    model: Option<&str>,
+) -> FileStats {
+    let loaded = transcript::read(text, opts).map_err(|e| {
+        let first = &e.findings[0];
+        locate(first.line, &first.message)
+    });
     match loaded {
         Ok(t) => FileStats {
             path,

@@ -7,6 +7,7 @@ mod compact;
 mod fleet;
 mod inplace;
 mod man;
+mod parquet;
 mod sessions;
 mod stats;
 
