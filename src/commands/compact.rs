@@ -188,12 +188,16 @@ fn open_manifest(
             args.allow_findings,
             args.input.format,
             &args.input.messages_path,
-            &args.input.column,
             args.outputs.in_place,
             &args.outputs.backup,
             args.dry_run,
         )
     );
+    // Only when given: manifests of runs without it keep their digest.
+    let flags = match &args.input.column {
+        Some(column) => format!("{flags} --column {column}"),
+        None => flags,
+    };
     let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
     Manifest::open(path, digest).map(Some)
 }

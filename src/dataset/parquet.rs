@@ -408,3 +408,118 @@ fn strings(column: &ArrayRef) -> Vec<Option<&str>> {
 fn is_list(text: &str) -> bool {
     text.trim_start().starts_with('[')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A dataset of `rows` (JSON objects, schema inferred) in row groups of 2.
+    fn dataset(rows: &[serde_json::Value]) -> (tempfile::NamedTempFile, Dataset) {
+        let schema =
+            arrow_json::reader::infer_json_schema_from_iterator(rows.iter().map(Ok)).unwrap();
+        let mut decoder = arrow_json::ReaderBuilder::new(Arc::new(schema))
+            .build_decoder()
+            .unwrap();
+        decoder.serialize(rows).unwrap();
+        let batch = decoder.flush().unwrap().unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(2))
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(file.reopen().unwrap(), batch.schema(), Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let dataset = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        (file, dataset)
+    }
+
+    fn message(text: &str) -> serde_json::Value {
+        json!([{"role": "user", "content": text}])
+    }
+
+    #[test]
+    fn struct_rows_are_wrapped_json_and_a_value_that_does_not_fit_is_refused() {
+        let rows = [
+            json!({"id": 0, "messages": message("a")}),
+            json!({"id": 1, "messages": null}),
+            json!({"id": 2, "messages": message("c")}),
+        ];
+        let (_file, d) = dataset(&rows);
+        let texts = d.read(|row| (row.index, row.text.to_string())).unwrap();
+        assert_eq!(
+            texts,
+            [
+                (
+                    0,
+                    r#"{"messages":[{"role":"user","content":"a"}]}"#.to_string()
+                ),
+                (
+                    2,
+                    r#"{"messages":[{"role":"user","content":"c"}]}"#.to_string()
+                ),
+            ]
+        );
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let written = d
+            .rewrite(Some(out.reopen().unwrap()), |row| {
+                let text = match row.index {
+                    0 => r#"{"messages":[{"role":"user","content":"A"}]}"#,
+                    _ => r#"{"messages":[{"role":"user","content":"C","extra":1}]}"#,
+                };
+                (row.index, Some(text.to_string()))
+            })
+            .unwrap();
+        assert_eq!(written[0], (0, Written::Replaced));
+        assert!(matches!(&written[1], (2, Written::Refused(why)) if why.contains("extra")));
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
+        assert_eq!(
+            texts,
+            [
+                r#"{"messages":[{"role":"user","content":"A"}]}"#,
+                r#"{"messages":[{"role":"user","content":"c"}]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn json_rows_are_wrapped_only_when_they_are_a_bare_list() {
+        let object = json!({"messages": message("b")}).to_string();
+        let rows = [
+            json!({"conversation": message("a").to_string()}),
+            json!({"conversation": object}),
+        ];
+        let (_file, d) = dataset(&rows);
+        assert_eq!(d.column_name(), "conversation");
+        let texts: Vec<String> = d.read(|row| row.text.to_string()).unwrap();
+        assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("a")));
+        assert_eq!(texts[1], object);
+        let out = tempfile::NamedTempFile::new().unwrap();
+        d.rewrite(Some(out.reopen().unwrap()), |row| {
+            (
+                row.index,
+                Some(row.text.replace("\"a\"", "\"A\"").replace("\"b\"", "\"B\"")),
+            )
+        })
+        .unwrap();
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
+        assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("A")));
+        assert_eq!(texts[1], json!({"messages": message("B")}).to_string());
+    }
+
+    #[test]
+    fn a_column_of_another_type_or_name_is_refused_with_the_columns_named() {
+        let (file, _) = dataset(&[json!({"messages": "[]", "n": 1})]);
+        let err = Dataset::open(file.reopen().unwrap(), Some("n"))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("is Int64"), "{err}");
+        let err = Dataset::open(file.reopen().unwrap(), Some("x"))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("messages, n"), "{err}");
+    }
+}
