@@ -410,3 +410,51 @@ fn a_column_of_another_name_is_given_with_column() {
     );
     assert_same_but(&input, &output, "turns");
 }
+
+#[test]
+fn a_dataset_from_standard_input_goes_to_standard_output_and_a_dry_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    write_dataset(&input, &tau_bench_rows(3), 2, Compression::LZ4_RAW);
+    let out = ctxc()
+        .args(["compact", "--force", "--target-ratio", "0.5", "-"])
+        .write_stdin(std::fs::read(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.starts_with(b"PAR1"));
+    let output = dir.path().join("from-stdin.parquet");
+    std::fs::write(&output, &out.stdout).unwrap();
+    assert_same_but(&input, &output, "messages");
+    // The report went to standard error, one row per conversation.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>#row=2"), "{stderr}");
+
+    let out = ctxc()
+        .args(["compact", "--dry-run", "--force", "--target-ratio", "0.5"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("runs.compact.parquet").exists());
+    let out = ctxc()
+        .args(["compact", "--in-place", "--force"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--in-place does not replace a Parquet dataset")
+    );
+}
