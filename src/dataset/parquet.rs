@@ -3,9 +3,10 @@
 //! row group written out with everything else as it was read.
 //!
 //! A list-of-struct column goes to JSON with `arrow-json`'s writer (null members left out) and
-//! comes back with its reader, against the column's own Arrow type in strict mode: a compacted
-//! conversation that does not fit the type (a member the structs do not have, a string where a
-//! list was) fails its row, which keeps its value. Rows left alone keep their Arrow value as
+//! comes back with its reader, against the column's own Arrow type in strict mode, after
+//! [`fit`] has shaped what loses nothing (a summary's text where contents are lists of text
+//! parts): a compacted conversation that still does not fit the type (a member the structs do
+//! not have) fails its row, which keeps its value. Rows left alone keep their Arrow value as
 //! read, never a copy through JSON.
 
 use super::{COLUMN_NAMES, Row};
@@ -341,7 +342,12 @@ impl Dataset {
                 _ => Arc::new(StringArray::from(vec![value])),
             }),
             Shape::Structs => {
-                let line = format!("{}{value}}}", self.prefix());
+                let value: serde_json::Value = serde_json::from_str(value)?;
+                let (DataType::List(item) | DataType::LargeList(item)) = column.data_type() else {
+                    unreachable!("a list-of-struct column is a list");
+                };
+                let list = fit(value, &DataType::List(item.clone()));
+                let line = format!("{}{list}}}", self.prefix());
                 let mut decoder = arrow_json::ReaderBuilder::new(self.wrapper(column))
                     .with_strict_mode(true)
                     .with_batch_size(1)
@@ -401,6 +407,52 @@ fn strings(column: &ArrayRef) -> Vec<Option<&str>> {
         DataType::LargeUtf8 => column.as_string::<i64>().iter().collect(),
         DataType::Utf8View => column.as_string_view().iter().collect(),
         _ => column.as_string::<i32>().iter().collect(),
+    }
+}
+
+/// A compacted JSON value brought to the shape of an Arrow type where the two differ only in
+/// a way that loses nothing: text where the type holds a list of text parts (a summary written
+/// as a string into a column of `[{type, text}]` contents) becomes one text part, and a JSON
+/// object or list where the type holds a string is written as JSON text.
+fn fit(value: serde_json::Value, dt: &DataType) -> serde_json::Value {
+    use serde_json::Value;
+    match (value, dt) {
+        (Value::Object(members), DataType::Struct(fields)) => Value::Object(
+            members
+                .into_iter()
+                .map(|(name, member)| {
+                    let member = match fields.find(&name) {
+                        Some((_, field)) => fit(member, field.data_type()),
+                        None => member,
+                    };
+                    (name, member)
+                })
+                .collect(),
+        ),
+        (Value::Array(items), DataType::List(item) | DataType::LargeList(item)) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| fit(v, item.data_type()))
+                .collect(),
+        ),
+        (Value::String(text), DataType::List(item) | DataType::LargeList(item)) => {
+            match item.data_type() {
+                DataType::Struct(fields) if fields.find("text").is_some() => {
+                    let mut part = serde_json::Map::new();
+                    if fields.find("type").is_some() {
+                        part.insert("type".into(), Value::String("text".into()));
+                    }
+                    part.insert("text".into(), Value::String(text));
+                    Value::Array(vec![Value::Object(part)])
+                }
+                _ => Value::String(text),
+            }
+        }
+        (
+            v @ (Value::Object(_) | Value::Array(_)),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
+        ) => Value::String(v.to_string()),
+        (v, _) => v,
     }
 }
 
@@ -480,6 +532,28 @@ mod tests {
             [
                 r#"{"messages":[{"role":"user","content":"A"}]}"#,
                 r#"{"messages":[{"role":"user","content":"c"}]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn text_written_where_the_column_holds_text_parts_becomes_one_part() {
+        let parts = json!([{"role": "user", "content": [{"type": "text", "text": "a"}]}]);
+        let (_file, d) = dataset(&[json!({"messages": parts})]);
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let summary = r#"{"messages":[{"role":"user","content":"[ctxc summary]\nb"}]}"#;
+        let written = d
+            .rewrite(Some(out.reopen().unwrap()), |_| {
+                ((), Some(summary.to_string()))
+            })
+            .unwrap();
+        assert_eq!(written, [((), Written::Replaced)]);
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
+        assert_eq!(
+            texts,
+            [
+                r#"{"messages":[{"role":"user","content":[{"type":"text","text":"[ctxc summary]\nb"}]}]}"#
             ]
         );
     }
