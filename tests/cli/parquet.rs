@@ -458,3 +458,55 @@ fn a_dataset_from_standard_input_goes_to_standard_output_and_a_dry_run_writes_no
             .contains("--in-place does not replace a Parquet dataset")
     );
 }
+
+#[test]
+fn merged_reports_keep_rows_in_row_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    write_dataset(&input, &tau_bench_rows(12), 12, Compression::SNAPPY);
+    let out = ctxc()
+        .args([
+            "compact",
+            "--dry-run",
+            "--json",
+            "--force",
+            "--target-ratio",
+            "0.5",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let whole: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    let paths = |report: &Value| -> Vec<String> {
+        report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(paths(&whole)[2].ends_with("#row=2"), "{:?}", paths(&whole));
+    // Two shards' reports, rows 10 and 11 in the first.
+    let mut parts = [whole.clone(), whole.clone()];
+    for (k, part) in parts.iter_mut().enumerate() {
+        let files = part["files"].as_array_mut().unwrap();
+        files.retain(|f| f["path"].as_str().unwrap().contains("#row=1") == (k == 0));
+        std::fs::write(dir.path().join(format!("{k}.json")), part.to_string()).unwrap();
+    }
+    let out = ctxc()
+        .args(["report", "merge", "--json"])
+        .arg(dir.path().join("1.json"))
+        .arg(dir.path().join("0.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(paths(&merged), paths(&whole));
+    assert_eq!(merged["totals"], whole["totals"]);
+}
