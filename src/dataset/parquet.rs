@@ -135,8 +135,8 @@ impl Dataset {
         for group in 0..self.groups() {
             let batch = self.read_group(group)?;
             let texts = self.texts(batch.column(self.column))?;
-            results.par_extend(texts.par_iter().enumerate().filter_map(|(i, text)| {
-                let text = text.as_deref()?;
+            results.par_extend((0..texts.len()).into_par_iter().filter_map(|i| {
+                let text = texts.get(i)?;
                 Some(each(Row {
                     index: first + i,
                     text,
@@ -165,11 +165,10 @@ impl Dataset {
             let batch = self.read_group(group)?;
             let column = batch.column(self.column);
             let texts = self.texts(column)?;
-            let done: Vec<(usize, R, Option<String>)> = texts
-                .par_iter()
-                .enumerate()
-                .filter_map(|(i, text)| {
-                    let text = text.as_deref()?;
+            let done: Vec<(usize, R, Option<String>)> = (0..texts.len())
+                .into_par_iter()
+                .filter_map(|i| {
+                    let text = texts.get(i)?;
                     let (r, output) = each(Row {
                         index: first + i,
                         text,
@@ -208,22 +207,39 @@ impl Dataset {
             .with_row_groups(vec![group])
             .with_batch_size(rows)
             .build()?;
-        let batches = reader
+        let mut batches = reader
             .collect::<Result<Vec<_>, _>>()
             .with_context(|| format!("reading row group {group}"))?;
+        if batches.len() == 1 {
+            return Ok(batches.remove(0));
+        }
         Ok(arrow_select::concat::concat_batches(
             self.meta.schema(),
             &batches,
         )?)
     }
 
-    /// Each row's conversation as JSON text (`None` for a null).
-    fn texts(&self, column: &ArrayRef) -> Result<Vec<Option<String>>> {
+    /// Each row's conversation as JSON text (`None` for a null), in one buffer.
+    fn texts(&self, column: &ArrayRef) -> Result<Texts> {
         match self.shape {
-            Shape::Json => Ok(strings(column)
-                .into_iter()
-                .map(|s| s.map(|s| self.wrap(s)))
-                .collect()),
+            Shape::Json => {
+                let mut texts = Texts::default();
+                for value in strings(column) {
+                    let range = value.map(|s| {
+                        let start = texts.buf.len();
+                        if is_list(s) {
+                            texts.buf.push_str(&self.prefix());
+                            texts.buf.push_str(s);
+                            texts.buf.push('}');
+                        } else {
+                            texts.buf.push_str(s);
+                        }
+                        start..texts.buf.len()
+                    });
+                    texts.rows.push(range);
+                }
+                Ok(texts)
+            }
             Shape::Structs => {
                 let batch = RecordBatch::try_new(self.wrapper(column), vec![column.clone()])?;
                 let mut lines = Vec::new();
@@ -233,13 +249,18 @@ impl Dataset {
                 writer.write(&batch)?;
                 writer.finish()?;
                 drop(writer);
-                let text = String::from_utf8(lines)?;
+                let buf = String::from_utf8(lines)?;
                 // JSON text escapes its newlines: one line is one row.
-                Ok(text
-                    .lines()
-                    .enumerate()
-                    .map(|(i, line)| (!column.is_null(i)).then(|| line.to_string()))
-                    .collect())
+                let mut rows = Vec::with_capacity(column.len());
+                let mut start = 0;
+                for (i, line) in buf.split_terminator('\n').enumerate() {
+                    rows.push((!column.is_null(i)).then(|| start..start + line.len()));
+                    start += line.len() + 1;
+                }
+                if rows.len() != column.len() {
+                    bail!("{} JSON lines for {} rows", rows.len(), column.len());
+                }
+                Ok(Texts { buf, rows })
             }
         }
     }
@@ -251,15 +272,6 @@ impl Dataset {
             column.data_type().clone(),
             true,
         )]))
-    }
-
-    /// JSON text of a string column: a bare list is wrapped so that its format can be told.
-    fn wrap(&self, text: &str) -> String {
-        if is_list(text) {
-            format!("{}{text}}}", self.prefix())
-        } else {
-            text.to_string()
-        }
     }
 
     fn prefix(&self) -> String {
@@ -407,6 +419,25 @@ fn strings(column: &ArrayRef) -> Vec<Option<&str>> {
         DataType::LargeUtf8 => column.as_string::<i64>().iter().collect(),
         DataType::Utf8View => column.as_string_view().iter().collect(),
         _ => column.as_string::<i32>().iter().collect(),
+    }
+}
+
+/// The rows of a row group as JSON text, in one buffer (a `String` per row would hold the
+/// row group's text twice while it is split).
+#[derive(Default)]
+struct Texts {
+    buf: String,
+    /// Each row's text in `buf` (`None` for a null).
+    rows: Vec<Option<std::ops::Range<usize>>>,
+}
+
+impl Texts {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn get(&self, row: usize) -> Option<&str> {
+        self.rows[row].clone().map(|r| &self.buf[r])
     }
 }
 
