@@ -40,6 +40,18 @@ impl Failed {
             report: None,
         }
     }
+
+    /// The failed report of `path`, with what was measured before the failure.
+    pub fn into_report(self, path: &str) -> FileReport {
+        let report = self.report.map_or_else(
+            || FileReport {
+                path: path.to_string(),
+                ..FileReport::default()
+            },
+            |r| *r,
+        );
+        report.fail(self.step, self.line, format!("{:#}", self.error))
+    }
 }
 
 impl std::fmt::Display for Failed {

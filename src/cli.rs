@@ -121,7 +121,7 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 
     /// File-name patterns to pick in directories (repeatable).
-    #[arg(long = "glob", value_name = "PATTERN", default_values = ["*.json", "*.jsonl", "*.traj"])]
+    #[arg(long = "glob", value_name = "PATTERN", default_values = ["*.json", "*.jsonl", "*.traj", "*.parquet"])]
     pub globs: Vec<String>,
 
     /// Read every input as this format instead of detecting it.
@@ -135,6 +135,12 @@ pub struct InputArgs {
     /// How much of an input is read.
     #[command(flatten)]
     pub limit: LimitArgs,
+
+    /// The conversation column of a Parquet dataset [default: the first of messages,
+    /// conversations, conversation, trajectory, history, traj, chat]: a list of structs or a
+    /// string of JSON.
+    #[arg(long, value_name = "NAME")]
+    pub column: Option<String>,
 }
 
 /// Arguments of `ctxc check`.

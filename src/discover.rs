@@ -164,7 +164,7 @@ pub fn check_regular(meta: &std::fs::Metadata, limit: u64) -> Result<(), String>
 
 /// Reads `reader` to its end, or refuses it once more than `limit` bytes came: a stream says
 /// its size only by ending. `size` (a regular file's length) is the room reserved.
-fn read_capped(reader: impl Read, size: u64, limit: u64) -> Result<Vec<u8>, LoadError> {
+pub fn read_capped(reader: impl Read, size: u64, limit: u64) -> Result<Vec<u8>, LoadError> {
     // Exactly the file's size: read_to_end then probes for the end without doubling the room.
     let mut bytes = Vec::with_capacity(size.min(limit) as usize);
     reader

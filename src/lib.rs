@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod count;
+pub mod dataset;
 pub mod discover;
 pub mod engine;
 pub mod facts;

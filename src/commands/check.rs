@@ -2,6 +2,7 @@
 
 use crate::ExitStatus;
 use crate::cli::CheckArgs;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::transcript::{self, Finding, ReadOptions};
 use rayon::prelude::*;
@@ -56,7 +57,14 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     results.extend(
         inputs
             .par_iter()
-            .map(|input| check_input(input, &opts, args.input.limit.max_input_bytes))
+            .flat_map_iter(|input| {
+                check_input(
+                    input,
+                    &opts,
+                    args.input.column.as_deref(),
+                    args.input.limit.max_input_bytes,
+                )
+            })
             .collect::<Vec<_>>(),
     );
 
@@ -112,15 +120,51 @@ fn totals(results: &[FileCheck]) -> Totals {
     }
 }
 
-fn check_input(input: &Input, opts: &ReadOptions, limit: u64) -> FileCheck {
+/// The verdict on an input: one per row of a dataset.
+fn check_input(
+    input: &Input,
+    opts: &ReadOptions,
+    column: Option<&str>,
+    limit: u64,
+) -> Vec<FileCheck> {
     let path = input.display();
-    let (format, findings) = match discover::load(input, limit) {
-        Err(e) => (None, vec![Finding::new(e.line, e.message)]),
-        Ok(text) => match transcript::read(text, opts) {
-            Err(e) => (None, e.findings),
-            Ok(t) => (Some(t.format.to_string()), transcript::check(&t)),
-        },
+    let text = match dataset::sniff(input, limit) {
+        Ok(Sniffed::Parquet(file)) => return check_dataset(path, file, opts, column),
+        Ok(Sniffed::Other(Some(bytes))) => discover::utf8(bytes),
+        Ok(Sniffed::Other(None)) => discover::load(input, limit),
+        Err(e) => Err(e),
     };
+    vec![match text {
+        Err(e) => verdict(path, None, vec![Finding::new(e.line, e.message)]),
+        Ok(text) => check_text(path, text, opts),
+    }]
+}
+
+fn check_text(path: String, text: String, opts: &ReadOptions) -> FileCheck {
+    match transcript::read(text, opts) {
+        Err(e) => verdict(path, None, e.findings),
+        Ok(t) => {
+            let findings = transcript::check(&t);
+            verdict(path, Some(t.format.to_string()), findings)
+        }
+    }
+}
+
+/// A dataset's rows, each checked as a JSON file holding its conversation would be (lines
+/// are those of the row's JSON text); a dataset that cannot be read is one verdict.
+fn check_dataset(
+    path: String,
+    file: std::fs::File,
+    opts: &ReadOptions,
+    column: Option<&str>,
+) -> Vec<FileCheck> {
+    let checked = dataset::Dataset::open(file, column).and_then(|d| {
+        d.read(|row| check_text(dataset::row_path(&path, row.index), row.text.into(), opts))
+    });
+    checked.unwrap_or_else(|e| vec![verdict(path, None, vec![Finding::new(0, format!("{e:#}"))])])
+}
+
+fn verdict(path: String, format: Option<String>, findings: Vec<Finding>) -> FileCheck {
     FileCheck {
         path,
         format,

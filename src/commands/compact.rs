@@ -10,6 +10,7 @@ use crate::api::{self, Failed};
 use crate::archive::{self, ArchiveJob};
 use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
@@ -26,6 +27,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+
+mod parquet;
 
 /// Where a file's output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,15 +123,15 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let done: Vec<FileReport> = if args.confirm {
         // Questions come one at a time, in order.
         jobs.iter()
-            .map(|job| conduct.file(job, &settings))
+            .flat_map(|job| conduct.file(job, &settings))
             .collect()
     } else {
         jobs.par_iter()
-            .map(|job| conduct.file(job, &settings))
+            .flat_map_iter(|job| conduct.file(job, &settings))
             .collect()
     };
     files.extend(done);
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
     progress.finish();
     if files
         .iter()
@@ -198,6 +201,11 @@ fn open_manifest(
             args.dry_run,
         )
     );
+    // Only when given: manifests of runs without it keep their digest.
+    let flags = match &args.input.column {
+        Some(column) => format!("{flags} --column {column}"),
+        None => flags,
+    };
     let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
     Manifest::open(path, digest).map(Some)
 }
@@ -362,34 +370,48 @@ fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
 const BROKEN_PIPE: &str = "standard output was closed";
 
 impl Conduct<'_> {
-    /// Reads, compacts and writes one input; every failure ends up in its report.
-    fn file(&self, job: &Job, settings: &Settings) -> FileReport {
+    /// Reads, compacts and writes one input; every failure ends up in its report. A dataset
+    /// has one report per row.
+    fn file(&self, job: &Job, settings: &Settings) -> Vec<FileReport> {
         let path = job.input.display();
         if self.args.fail_fast && self.stop.load(Ordering::Relaxed) {
             self.progress.advance();
-            return FileReport::skipped(path, "an earlier file failed (--fail-fast)");
+            return vec![FileReport::skipped(
+                path,
+                "an earlier file failed (--fail-fast)",
+            )];
         }
         let started = Instant::now();
-        let mut report = self.compact(job, settings).unwrap_or_else(|f| {
-            let report = f.report.map_or_else(
-                || FileReport {
-                    path: path.clone(),
-                    ..FileReport::default()
-                },
-                |r| *r,
-            );
-            report.fail(f.step, f.line, error_text(&f.error))
-        });
-        report.time_ms = started.elapsed().as_millis() as u64;
-        if report.status == Status::Failed {
-            self.stop.store(true, Ordering::Relaxed);
+        let reports = match dataset::sniff(&job.input, self.args.input.limit.max_input_bytes) {
+            Ok(Sniffed::Parquet(file)) => self.dataset(job, file, settings),
+            Ok(Sniffed::Other(read)) => {
+                let mut report = self
+                    .compact(job, read, settings)
+                    .unwrap_or_else(|f| f.into_report(&path));
+                report.time_ms = started.elapsed().as_millis() as u64;
+                vec![report]
+            }
+            Err(e) => {
+                vec![Failed::at("read", e.line)(anyhow::anyhow!(e.message)).into_report(&path)]
+            }
+        };
+        for report in &reports {
+            if report.status == Status::Failed {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            self.log(report);
         }
-        self.log(&report);
         self.progress.advance();
-        report
+        reports
     }
 
-    fn compact(&self, job: &Job, settings: &Settings) -> Result<FileReport, Failed> {
+    /// Compacts one transcript file (whose bytes, for standard input, were already `read`).
+    fn compact(
+        &self,
+        job: &Job,
+        read: Option<Vec<u8>>,
+        settings: &Settings,
+    ) -> Result<FileReport, Failed> {
         let path = job.input.display();
         let identity = match &job.input {
             Input::File(p) => Identity::of(p),
@@ -410,7 +432,7 @@ impl Conduct<'_> {
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
         check_destination(job, &self.args.outputs, replaceable).map_err(Failed::at("write", 0))?;
-        let (claim, text) = self.load(job)?;
+        let (claim, text) = self.load(job, read)?;
         let done = self
             .bytes_done
             .fetch_add(text.len() as u64, Ordering::Relaxed);
@@ -468,7 +490,11 @@ impl Conduct<'_> {
 
     /// The input's text; for `--in-place`, read under the file's lock, which the returned
     /// claim holds until the file is replaced.
-    fn load(&self, job: &Job) -> Result<(Option<inplace::Claim>, String), Failed> {
+    fn load(
+        &self,
+        job: &Job,
+        read: Option<Vec<u8>>,
+    ) -> Result<(Option<inplace::Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let limit = self.args.input.limit.max_input_bytes;
         let (claim, bytes) = match &job.input {
@@ -477,8 +503,11 @@ impl Conduct<'_> {
                 (Some(claim), bytes)
             }
             input => {
-                let bytes = discover::load_bytes(input, limit)
-                    .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?;
+                let bytes = match read {
+                    Some(bytes) => bytes,
+                    None => discover::load_bytes(input, limit)
+                        .map_err(|e| Failed::at("read", e.line)(anyhow::anyhow!(e.message)))?,
+                };
                 (None, bytes)
             }
         };
@@ -637,10 +666,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-fn error_text(e: &anyhow::Error) -> String {
-    format!("{e:#}")
 }
 
 /// Refuses to overwrite an input (but with `--in-place`), or an existing output without

@@ -92,7 +92,10 @@ pub fn merge(parts: Vec<CompactReport>) -> Result<CompactReport> {
     for file in &mut merged.files {
         file.retention = file.retention_counts.into();
     }
-    merged.files.sort_by(|a, b| a.path.cmp(&b.path));
+    // As a single run orders them: a dataset's rows by index.
+    merged
+        .files
+        .sort_by(|a, b| crate::dataset::report_order(&a.path, &b.path));
     merged.totals = totals(&merged.files);
     Ok(merged)
 }

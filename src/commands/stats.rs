@@ -6,6 +6,7 @@ use crate::calibrate::{self, Calibration, Prior, Source};
 use crate::cli::StatsArgs;
 use crate::config::{TokenSettings, trigger_settings};
 use crate::count::{Breakdown, count_transcript, stored_only_bytes};
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat, Table, thousands};
@@ -163,22 +164,27 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         .collect();
     let measured: Vec<FileStats> = inputs
         .par_iter()
-        .map(|input| {
-            let stats = file_stats(
-                input,
-                &opts,
-                &counter,
-                &triggers,
-                tokens.model.as_deref(),
-                limit,
-            );
+        .flat_map_iter(|input| {
+            let model = tokens.model.as_deref();
+            let stats = match dataset::sniff(input, limit) {
+                Ok(Sniffed::Parquet(file)) => {
+                    let column = args.input.column.as_deref();
+                    dataset_stats(input, file, column, &opts, &counter, &triggers, model)
+                }
+                Ok(Sniffed::Other(bytes)) => {
+                    vec![file_stats(
+                        input, bytes, &opts, &counter, &triggers, model, limit,
+                    )]
+                }
+                Err(e) => vec![failed(input.display(), e.line, e.message)],
+            };
             progress.advance();
             stats
         })
         .collect();
     files.extend(measured);
-    // Unusable paths among the others, all in path order.
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Unusable paths among the others, all in path order (a dataset's rows in row order).
+    files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
     progress.finish();
     for error in files.iter().filter_map(FileStats::error_message) {
         progress.warn(&error);
@@ -212,25 +218,68 @@ fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Res
     crate::output::write_stdout(text.as_bytes())
 }
 
-/// Reads and measures one input; a failure is recorded, not raised.
+/// Reads and measures one input (whose bytes, for standard input, were already read); a
+/// failure is recorded, not raised.
 pub fn file_stats(
     input: &Input,
+    read: Option<Vec<u8>>,
     opts: &ReadOptions,
     counter: &TokenCounter,
     triggers: &TriggerSettings,
     model: Option<&str>,
     limit: u64,
 ) -> FileStats {
+    let text = match read {
+        Some(bytes) => discover::utf8(bytes),
+        None => discover::load(input, limit),
+    };
+    match text {
+        Ok(text) => text_stats(input.display(), text, opts, counter, triggers, model),
+        Err(e) => failed(input.display(), e.line, e.message),
+    }
+}
+
+/// Measures each row of a dataset as a file holding its conversation; a dataset that cannot
+/// be read is one failed entry.
+fn dataset_stats(
+    input: &Input,
+    file: std::fs::File,
+    column: Option<&str>,
+    opts: &ReadOptions,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+    model: Option<&str>,
+) -> Vec<FileStats> {
     let path = input.display();
-    let loaded = discover::load(input, limit)
-        .map_err(|e| (e.line, e.message))
-        .and_then(|text| {
-            transcript::read(text, opts).map_err(|e| {
-                let first = &e.findings[0];
-                (first.line, first.message.clone())
-            })
-        });
-    match loaded {
+    let measured = dataset::Dataset::open(file, column).and_then(|d| {
+        d.read(|row| {
+            let path = dataset::row_path(&path, row.index);
+            text_stats(path, row.text.into(), opts, counter, triggers, model)
+        })
+    });
+    measured.unwrap_or_else(|e| vec![failed(path, 0, format!("{e:#}"))])
+}
+
+/// A file that could not be measured: why, and the line it is about (0: none).
+fn failed(path: String, line: usize, error: String) -> FileStats {
+    FileStats {
+        path,
+        error: Some(error),
+        error_line: (line > 0).then_some(line),
+        ..Default::default()
+    }
+}
+
+/// Measures one transcript's text.
+fn text_stats(
+    path: String,
+    text: String,
+    opts: &ReadOptions,
+    counter: &TokenCounter,
+    triggers: &TriggerSettings,
+    model: Option<&str>,
+) -> FileStats {
+    match transcript::read(text, opts) {
         Ok(t) => FileStats {
             path,
             error: None,
@@ -239,12 +288,10 @@ pub fn file_stats(
             container: Some(t.container.clone()),
             figures: measure(&t, counter, triggers, model),
         },
-        Err((line, error)) => FileStats {
-            path,
-            error: Some(error),
-            error_line: (line > 0).then_some(line),
-            ..Default::default()
-        },
+        Err(e) => {
+            let first = &e.findings[0];
+            failed(path, first.line, first.message.clone())
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod deep;
 mod fleet;
 mod inplace;
 mod man;
+mod parquet;
 mod sessions;
 mod stats;
 

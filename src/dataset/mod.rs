@@ -1,0 +1,159 @@
+//! Datasets: many conversations in one columnar file, one per row (Parquet today).
+//!
+//! A dataset is told by its content, not its name: a Parquet file starts with `PAR1`
+//! ([`sniff`]), on standard input too. Its conversation column is found by name
+//! ([`COLUMN_NAMES`]) or given with `--column`; it holds each row's message list as a list of
+//! structs or as JSON text. Each row's conversation is handed to the commands as JSON text
+//! ([`Row`]), which they read with the adapters and run through the pipeline as they would a
+//! JSON file; `compact` hands back the compacted text, and the dataset is written again with
+//! every other column, the schema, its metadata, the row order, the row-group sizes and the
+//! codecs of the input. Reading and writing go one row group at a time, so memory follows the
+//! largest row group, not the file.
+//!
+//! In reports a row is `PATH#row=N`, N counted from 0 over the whole file ([`row_path`]).
+
+mod parquet;
+
+pub use self::parquet::{Dataset, Written};
+
+use crate::discover::{Input, LoadError};
+use std::cmp::Ordering;
+use std::io::{Read, Write};
+
+/// The magic number a Parquet file starts (and ends) with.
+pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
+/// Column names taken for the conversation column, in order of preference.
+pub const COLUMN_NAMES: [&str; 7] = [
+    "messages",
+    "conversations",
+    "conversation",
+    "trajectory",
+    "history",
+    "traj",
+    "chat",
+];
+
+/// One row's conversation, as JSON text the transcript adapters read.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    /// The row's index in the file, from 0.
+    pub index: usize,
+    /// The conversation: an object holding the message list (a bare list is wrapped in one
+    /// under the column's name, or `messages`, so that every adapter can tell its shape).
+    pub text: &'a str,
+}
+
+/// What an input holds, told by its first bytes.
+#[derive(Debug)]
+pub enum Sniffed {
+    /// A Parquet dataset (standard input is first copied to an unnamed temporary file: Parquet
+    /// is read from its end).
+    Parquet(std::fs::File),
+    /// Anything else; for standard input, the bytes already read (they cannot be read twice).
+    Other(Option<Vec<u8>>),
+}
+
+/// Tells whether `input` is a dataset. Reads 4 bytes of a regular file (a pipe or a device is
+/// the text loader's: its first bytes would be gone); reads standard input whole, up to `limit`
+/// bytes for a text (a dataset into a temporary file, so that memory does not grow with it).
+pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
+    match input {
+        Input::File(path) => {
+            if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                return Ok(Sniffed::Other(None));
+            }
+            let mut head = [0u8; 4];
+            let is_parquet = std::fs::File::open(path)
+                .and_then(|mut f| f.read_exact(&mut head))
+                .is_ok()
+                && &head == PARQUET_MAGIC;
+            if !is_parquet {
+                // Missing files, directories and short files are the text loader's to report.
+                return Ok(Sniffed::Other(None));
+            }
+            std::fs::File::open(path)
+                .map(Sniffed::Parquet)
+                .map_err(|e| load_error(&e))
+        }
+        Input::Stdin => sniff_reader(&mut std::io::stdin().lock(), limit),
+    }
+}
+
+fn sniff_reader(reader: &mut dyn Read, limit: u64) -> Result<Sniffed, LoadError> {
+    let mut head = Vec::with_capacity(4);
+    reader
+        .take(4)
+        .read_to_end(&mut head)
+        .map_err(|e| load_error(&e))?;
+    if head.as_slice() != PARQUET_MAGIC {
+        let text = crate::discover::read_capped(head.as_slice().chain(reader), 0, limit)?;
+        return Ok(Sniffed::Other(Some(text)));
+    }
+    let mut file = tempfile::tempfile().map_err(|e| load_error(&e))?;
+    file.write_all(&head)
+        .and_then(|()| std::io::copy(reader, &mut file).map(drop))
+        .map_err(|e| load_error(&e))?;
+    Ok(Sniffed::Parquet(file))
+}
+
+fn load_error(e: &std::io::Error) -> LoadError {
+    LoadError {
+        line: 0,
+        message: e.to_string(),
+    }
+}
+
+/// How a row is named in reports: `data.parquet#row=12`.
+pub fn row_path(path: &str, index: usize) -> String {
+    format!("{path}#row={index}")
+}
+
+/// The order of report entries: by file, then a dataset's rows by index (not as text, where
+/// `#row=10` would come before `#row=2`).
+pub fn report_order(a: &str, b: &str) -> Ordering {
+    fn split(path: &str) -> (&str, Option<usize>) {
+        path.rsplit_once("#row=")
+            .and_then(|(file, row)| Some((file, Some(row.parse().ok()?))))
+            .unwrap_or((path, None))
+    }
+    split(a).cmp(&split(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parquet_is_told_by_its_magic_on_standard_input_too() {
+        let mut parquet: &[u8] = b"PAR1 and the rest";
+        match sniff_reader(&mut parquet, u64::MAX).unwrap() {
+            Sniffed::Parquet(mut f) => {
+                use std::io::Seek;
+                let mut all = String::new();
+                f.rewind().unwrap();
+                f.read_to_string(&mut all).unwrap();
+                assert_eq!(all, "PAR1 and the rest");
+            }
+            other => panic!("{other:?}"),
+        }
+        for text in [&b"[{\"role\": 1}]"[..], b"PA", b""] {
+            let mut reader = text;
+            match sniff_reader(&mut reader, u64::MAX).unwrap() {
+                Sniffed::Other(Some(bytes)) => assert_eq!(bytes, text),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn rows_are_reported_in_file_then_row_order() {
+        let mut paths = vec!["b.json", "a.parquet#row=10", "a.parquet#row=2", "a.parquet"];
+        paths.sort_by(|a, b| report_order(a, b));
+        assert_eq!(
+            paths,
+            ["a.parquet", "a.parquet#row=2", "a.parquet#row=10", "b.json"]
+        );
+        assert_eq!(row_path("d/x.parquet", 3), "d/x.parquet#row=3");
+    }
+}
