@@ -13,7 +13,7 @@
 use crate::commands::compact_report::FileReport;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -42,6 +42,8 @@ pub struct Manifest {
     path: PathBuf,
     settings: String,
     earlier: HashMap<String, Entry>,
+    /// The destinations of `earlier`, looked up once per file of a run.
+    outputs: HashSet<String>,
     file: Mutex<File>,
 }
 
@@ -95,6 +97,7 @@ impl Manifest {
         Ok(Manifest {
             path: path.to_path_buf(),
             settings,
+            outputs: earlier.values().filter_map(|e| e.output.clone()).collect(),
             earlier,
             file: Mutex::new(file),
         })
@@ -134,10 +137,7 @@ impl Manifest {
     /// Whether an earlier attempt of this run was about to write `output` (so it may be
     /// replaced).
     pub fn names_output(&self, output: &Path) -> bool {
-        let output = output.to_string_lossy();
-        self.earlier
-            .values()
-            .any(|e| e.output.as_deref() == Some(&output))
+        self.outputs.contains(&*output.to_string_lossy())
     }
 
     /// Records that `input` is about to be written to `output`, flushed to disk first.

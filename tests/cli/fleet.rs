@@ -233,51 +233,32 @@ fn a_killed_run_resumes_to_what_an_uninterrupted_run_gives() {
         resumed["totals"]["contextTokensAfter"],
         whole["totals"]["contextTokensAfter"]
     );
-    // Changed settings redo every file; a finished run redoes none.
-    let out = ctxc()
+    // A finished run redoes none; changed settings redo every file.
+    assert_eq!(skipped_on_resume(d, "0.5", "out"), 8);
+    assert_eq!(skipped_on_resume(d, "0.4", "out2"), 0);
+}
+
+/// How many files a `--resume-from manifest.jsonl` run at `ratio` into `out` skips as finished.
+fn skipped_on_resume(d: &Path, ratio: &str, out: &str) -> usize {
+    let done = ctxc()
         .current_dir(d)
         .args([
             "compact",
             "-v",
             "--force",
             "--target-ratio",
-            "0.5",
+            ratio,
             "--jobs",
             "1",
         ])
-        .args(["--out-dir", "out", "--glob", "*.traj", "--glob", "*.json*"])
+        .args(["--out-dir", out, "--glob", "*.traj", "--glob", "*.json*"])
         .args(["--resume-from", "manifest.jsonl", "in"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    assert_eq!(
-        stderr_of(&out)
-            .matches("finished by an earlier run")
-            .count(),
-        8
-    );
-    let out = ctxc()
-        .current_dir(d)
-        .args([
-            "compact",
-            "-v",
-            "--force",
-            "--target-ratio",
-            "0.4",
-            "--jobs",
-            "1",
-        ])
-        .args(["--out-dir", "out2", "--glob", "*.traj", "--glob", "*.json*"])
-        .args(["--resume-from", "manifest.jsonl", "in"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    assert_eq!(
-        stderr_of(&out)
-            .matches("finished by an earlier run")
-            .count(),
-        0
-    );
+    assert_eq!(done.status.code(), Some(0), "{}", stderr_of(&done));
+    stderr_of(&done)
+        .matches("finished by an earlier run")
+        .count()
 }
 
 #[test]
