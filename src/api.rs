@@ -1,18 +1,28 @@
 //! One transcript's text in, its compacted text and report out: what `ctxc compact` does to
-//! one file, without files, for library callers (the Python package in `python/`).
+//! one file, without files, for library callers (the Python package in `python/`); and an
+//! Arrow record batch of conversations in, the batch compacted with one report per row out:
+//! what `ctxc compact` does to a row group of a Parquet dataset ([`compact_batch`]).
 //!
-//! `ctxc compact` runs each file through [`plan`] and [`finish`] too, so a caller gets the
-//! CLI's output bytes, report figures and error messages. Settings are the settings file's
-//! keys ([`Layer`]), over the defaults: no settings file and no `CTXC_*` variable is read.
+//! `ctxc compact` runs each file through [`plan`] and [`finish`] too, and each dataset row
+//! through [`compact_row`] and [`row_report`], so a caller gets the CLI's output bytes, report
+//! figures and error messages. Settings are the settings file's keys ([`Layer`]), over the
+//! defaults: no settings file and no `CTXC_*` variable is read.
 
-use crate::commands::compact_report::FileReport;
+use crate::commands::compact_report::{FileReport, Status};
 use crate::config::{CompactConfig, Layer};
 use crate::count::count_transcript;
+use crate::dataset::{self, Column, Written};
 use crate::pipeline::{self, Outcome, PlanFailure, Plans, Settings};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::TokenCounter;
 use crate::transcript::{self, Finding, Format, ReadOptions, Transcript};
+use arrow_array::builder::{
+    Float64Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Why a transcript failed: the step (`parse`, `check`, `compact`; `settings` for settings
@@ -143,9 +153,11 @@ pub fn config(options: &Options) -> Result<CompactConfig, Failed> {
     Ok(config)
 }
 
-/// Compacts one transcript's text as `ctxc compact` compacts a file holding it.
-pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed> {
-    let started = Instant::now();
+/// Runs `f` with the pipeline settings of `options` (as [`compact_text`] compacts with them).
+fn with_settings<T>(
+    options: &Options,
+    f: impl FnOnce(&Settings) -> Result<T, Failed>,
+) -> Result<T, Failed> {
     let config = config(options)?;
     let counter = config.tokens.counter().map_err(Failed::at("settings", 0))?;
     let settings = Settings {
@@ -161,14 +173,211 @@ pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed
         summarizer: &Extractive,
         counter: &counter,
     };
-    let (t, plans) = plan(text, &settings, !options.allow_findings)?;
-    let outcome = finish(&t, plans, &settings)?;
-    let mut report = FileReport::of(options.name.clone(), &t, &outcome);
-    report.time_ms = started.elapsed().as_millis() as u64;
-    Ok(Compacted {
-        output: outcome.output.into_owned(),
-        report,
+    f(&settings)
+}
+
+/// Compacts one transcript's text as `ctxc compact` compacts a file holding it.
+pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed> {
+    let started = Instant::now();
+    with_settings(options, |settings| {
+        let (t, plans) = plan(text, settings, !options.allow_findings)?;
+        let outcome = finish(&t, plans, settings)?;
+        let mut report = FileReport::of(options.name.clone(), &t, &outcome);
+        report.time_ms = started.elapsed().as_millis() as u64;
+        Ok(Compacted {
+            output: outcome.output.into_owned(),
+            report,
+        })
     })
+}
+
+/// One dataset row's conversation through the pipeline, as `ctxc compact` compacts each row
+/// of a Parquet file: its report, named `path` (failed, when it failed), and its compacted
+/// text when it changed.
+pub fn compact_row(
+    path: String,
+    text: &str,
+    settings: &Settings,
+    allow_findings: bool,
+) -> (FileReport, Option<String>) {
+    let started = Instant::now();
+    let planned = plan(text.into(), settings, !allow_findings).and_then(|(t, plans)| {
+        let outcome = finish(&t, plans, settings)?;
+        let report = FileReport::of(path.clone(), &t, &outcome);
+        Ok((report, outcome.changed.then(|| outcome.output.into_owned())))
+    });
+    let (mut report, text) = planned.unwrap_or_else(|f| (f.into_report(&path), None));
+    report.time_ms = started.elapsed().as_millis() as u64;
+    (report, text)
+}
+
+/// A row's report, failed when its compacted conversation could not be written back into
+/// the column.
+pub fn row_report(report: FileReport, written: Written) -> FileReport {
+    match written {
+        Written::Refused(why) if report.status != Status::Failed => {
+            report.fail("write", 0, format!("{why}; the row is left as it was"))
+        }
+        _ => report,
+    }
+}
+
+/// A compacted record batch.
+#[derive(Debug, Clone)]
+pub struct CompactedBatch {
+    /// The batch: its columns, the conversation column compacted, then [`REPORT_COLUMNS`]
+    /// (in place of columns of those names it already had).
+    pub batch: RecordBatch,
+    /// Each row's report (`None` for a row without a conversation), named
+    /// `NAME#row=N` with [`Options::name`].
+    pub reports: Vec<Option<FileReport>>,
+}
+
+/// The columns [`compact_batch`] adds, each row's figures from its report: context tokens
+/// before and after, the strategies that ran (tokens before and after each), the share of
+/// each kind of fact kept (`retention` of the JSON report), and the error of a row that
+/// failed (which keeps its value; its tokens are the tokens measured, before = after, or null
+/// when it could not be read, and it has no steps and no retention). All null for a row
+/// without a conversation.
+pub const REPORT_COLUMNS: [&str; 8] = [
+    "tokens_before",
+    "tokens_after",
+    "strategy_steps",
+    "retention_paths",
+    "retention_commands",
+    "retention_errors",
+    "retention_user_requests",
+    "error",
+];
+
+/// Compacts each row of a record batch as `ctxc compact` compacts each row of a Parquet
+/// dataset: the conversation column is `column`, else the first of
+/// [`dataset::COLUMN_NAMES`] there is; it holds a list of structs or JSON text. A row that
+/// fails keeps its value, and its error is in its report and its `error` column. Rows are
+/// compacted in parallel (on the current rayon pool). Fails only for settings it refuses
+/// (`settings`) and a batch without a conversation column (`read`).
+pub fn compact_batch(
+    batch: &RecordBatch,
+    column: Option<&str>,
+    options: &Options,
+) -> Result<CompactedBatch, Failed> {
+    let found = Column::find(&batch.schema(), column, "column=").map_err(Failed::at("read", 0))?;
+    with_settings(options, |settings| {
+        let each = |row: dataset::Row| {
+            let path = dataset::row_path(&options.name, row.index);
+            compact_row(path, row.text, settings, options.allow_findings)
+        };
+        let (compacted, done) = found
+            .rewrite(batch, 0, each)
+            .map_err(Failed::at("write", 0))?;
+        let mut reports = vec![None; batch.num_rows()];
+        for (i, report, written) in done {
+            reports[i] = Some(row_report(report, written));
+        }
+        let batch = with_report_columns(&compacted, &reports).map_err(Failed::at("write", 0))?;
+        Ok(CompactedBatch { batch, reports })
+    })
+}
+
+/// `batch` with [`REPORT_COLUMNS`] from `reports`, one per row.
+fn with_report_columns(
+    batch: &RecordBatch,
+    reports: &[Option<FileReport>],
+) -> anyhow::Result<RecordBatch> {
+    let step_fields = Fields::from(vec![
+        Field::new("strategy", DataType::Utf8, true),
+        Field::new("tokens_before", DataType::Int64, true),
+        Field::new("tokens_after", DataType::Int64, true),
+    ]);
+    let n = reports.len();
+    let mut before = Int64Builder::with_capacity(n);
+    let mut after = Int64Builder::with_capacity(n);
+    let mut steps = ListBuilder::new(StructBuilder::from_fields(step_fields.clone(), n))
+        .with_field(Field::new("item", DataType::Struct(step_fields), true));
+    let mut retention: [Float64Builder; 4] =
+        std::array::from_fn(|_| Float64Builder::with_capacity(n));
+    let mut error = StringBuilder::new();
+    for report in reports {
+        let Some(r) = report else {
+            before.append_null();
+            after.append_null();
+            steps.append_null();
+            retention.iter_mut().for_each(Float64Builder::append_null);
+            error.append_null();
+            continue;
+        };
+        let failed = r.status == Status::Failed;
+        let measured = r.format.is_some();
+        before.append_option(measured.then_some(r.context_tokens_before as i64));
+        after.append_option(measured.then_some(r.context_tokens_after as i64));
+        if failed {
+            steps.append_null();
+            retention.iter_mut().for_each(Float64Builder::append_null);
+            let message = r.error.clone().unwrap_or_default();
+            error.append_value(match r.error_line {
+                Some(line) => format!("line {line}: {message}"),
+                None => message,
+            });
+            continue;
+        }
+        let values = steps.values();
+        for step in &r.steps {
+            values
+                .field_builder::<StringBuilder>(0)
+                .expect("strategy")
+                .append_value(step.strategy.to_string());
+            values
+                .field_builder::<Int64Builder>(1)
+                .expect("tokens_before")
+                .append_value(step.tokens_before as i64);
+            values
+                .field_builder::<Int64Builder>(2)
+                .expect("tokens_after")
+                .append_value(step.tokens_after as i64);
+            values.append(true);
+        }
+        steps.append(true);
+        let kept = &r.retention;
+        for (builder, tally) in
+            retention
+                .iter_mut()
+                .zip([kept.paths, kept.commands, kept.errors, kept.user_requests])
+        {
+            // As the JSON report writes it: four decimals.
+            builder.append_value((tally.ratio() * 10_000.0).round() / 10_000.0);
+        }
+        error.append_null();
+    }
+    let [paths, commands, errors, requests] =
+        retention.map(|mut b| Arc::new(b.finish()) as ArrayRef);
+    let added: [ArrayRef; 8] = [
+        Arc::new(before.finish()),
+        Arc::new(after.finish()),
+        Arc::new(steps.finish()),
+        paths,
+        commands,
+        errors,
+        requests,
+        Arc::new(error.finish()),
+    ];
+    let schema = batch.schema();
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut columns = batch.columns().to_vec();
+    for (name, column) in REPORT_COLUMNS.into_iter().zip(added) {
+        let field = Field::new(name, column.data_type().clone(), true);
+        match fields.iter().position(|f| f.name() == name) {
+            Some(at) => {
+                fields[at] = field;
+                columns[at] = column;
+            }
+            None => {
+                fields.push(field);
+                columns.push(column);
+            }
+        }
+    }
+    let schema = Schema::new_with_metadata(fields, schema.metadata().clone());
+    Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
 }
 
 /// Reads `text` as a transcript; the first finding when it cannot be read.
@@ -199,5 +408,73 @@ pub fn check_text(text: String, read_options: &ReadOptions) -> (Option<Format>, 
             let findings = transcript::check(&t);
             (Some(t.format), findings)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int64Type};
+    use arrow_array::{Array, StringArray};
+
+    fn chat(rounds: usize) -> String {
+        let mut messages = vec![serde_json::json!({"role": "system", "content": "Be brief."})];
+        for i in 0..rounds {
+            messages.push(serde_json::json!({"role": "user", "content": format!("Please edit src/file{i}.rs and run cargo test again, round {i}.")}));
+            messages.push(serde_json::json!({"role": "assistant", "content": format!("Done with round {i}: the tests pass and src/file{i}.rs compiles.")}));
+        }
+        serde_json::Value::Array(messages).to_string()
+    }
+
+    #[test]
+    fn a_batch_is_compacted_row_by_row_with_a_report_per_row() {
+        let rows = StringArray::from(vec![Some(chat(12)), None, Some("not json".to_string())]);
+        let ids = arrow_array::Int64Array::from(vec![1, 2, 3]);
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("history", DataType::Utf8, true),
+        ]);
+        let batch =
+            RecordBatch::try_new(Arc::new(schema), vec![Arc::new(ids), Arc::new(rows)]).unwrap();
+        let options = Options {
+            name: "b".into(),
+            settings: serde_json::from_value(serde_json::json!({"target_ratio": 0.5})).unwrap(),
+            force: true,
+            ..Options::default()
+        };
+        let done = compact_batch(&batch, None, &options).unwrap();
+        let out = &done.batch;
+        let schema = out.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names[..2], ["id", "history"]);
+        assert_eq!(names[2..], REPORT_COLUMNS);
+        assert_eq!(out.column(0).as_ref(), batch.column(0).as_ref());
+        let history = out.column(1).as_string::<i32>();
+        assert!(history.value(0).len() < batch.column(1).as_string::<i32>().value(0).len());
+        assert!(history.is_null(1));
+        assert_eq!(history.value(2), "not json", "a failed row keeps its value");
+        let report = done.reports[0].as_ref().unwrap();
+        assert_eq!(report.path, "b#row=0");
+        assert_eq!(report.status, Status::Compacted);
+        assert!(done.reports[1].is_none());
+        assert_eq!(done.reports[2].as_ref().unwrap().status, Status::Failed);
+        let before = out.column(2).as_primitive::<Int64Type>();
+        let after = out.column(3).as_primitive::<Int64Type>();
+        assert_eq!(before.value(0) as usize, report.context_tokens_before);
+        assert_eq!(after.value(0) as usize, report.context_tokens_after);
+        assert!(before.is_null(1) && before.is_null(2));
+        let steps = out.column(4).as_list::<i32>();
+        assert_eq!(steps.value(0).len(), report.steps.len());
+        assert!(steps.is_null(2));
+        let paths = out.column(5).as_primitive::<Float64Type>();
+        assert_eq!(paths.value(0), report.retention.paths.ratio());
+        let error = out.column(9).as_string::<i32>();
+        assert!(error.is_null(0) && error.is_null(1));
+        assert!(error.value(2).starts_with("line 1: "), "{}", error.value(2));
+        // The column is found by name or given; another is refused.
+        let err = compact_batch(&batch, Some("id"), &options).unwrap_err();
+        assert_eq!(err.step, "read");
+        assert!(err.to_string().contains("is Int64"), "{err}");
     }
 }

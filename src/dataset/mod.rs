@@ -12,9 +12,11 @@
 //!
 //! In reports a row is `PATH#row=N`, N counted from 0 over the whole file ([`row_path`]).
 
+mod batch;
 mod parquet;
 
-pub use self::parquet::{Dataset, Written};
+pub use self::batch::{Column, Rewritten, Written};
+pub use self::parquet::Dataset;
 
 use crate::discover::{Input, LoadError};
 use std::cmp::Ordering;

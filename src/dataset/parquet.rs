@@ -1,130 +1,44 @@
 //! Parquet datasets through Arrow: a row group read, its conversation column turned into one
 //! JSON text per row, and — for `compact` — the column rebuilt from the compacted texts and the
-//! row group written out with everything else as it was read.
-//!
-//! A list-of-struct column goes to JSON with `arrow-json`'s writer (null members left out) and
-//! comes back with its reader, against the column's own Arrow type in strict mode, after
-//! [`fit`] has shaped what loses nothing (a summary's text where contents are lists of text
-//! parts): a compacted conversation that still does not fit the type (a member the structs do
-//! not have) fails its row, which keeps its value. Rows left alone keep their Arrow value as
-//! read, never a copy through JSON.
+//! row group written out with everything else as it was read ([`Column`], which does both, a
+//! row group at a time).
 
-use super::{COLUMN_NAMES, Row};
-use anyhow::{Context, Result, anyhow, bail};
-use arrow_array::{
-    Array, ArrayRef, LargeStringArray, RecordBatch, StringArray, StringViewArray, cast::AsArray,
-};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use super::Row;
+use super::batch::{Column, Written};
+use anyhow::{Context, Result};
+use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::{WriterProperties, WriterVersion};
-use rayon::prelude::*;
 use std::fs::File;
 use std::io::Write;
-use std::sync::Arc;
 
 /// The schema key where Arrow keeps its own schema; the writer writes it anew.
 const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
-
-/// Names a message list is wrapped under when the column's own name tells no adapter what it is.
-const WRAP_KEYS: [&str; 6] = [
-    "messages",
-    "conversations",
-    "conversation",
-    "history",
-    "traj",
-    "chat",
-];
-
-/// How the conversation column holds a conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// A list of structs, one per message.
-    Structs,
-    /// A string of JSON text.
-    Json,
-}
 
 /// An open Parquet dataset and its conversation column.
 pub struct Dataset {
     file: File,
     meta: ArrowReaderMetadata,
-    column: usize,
-    shape: Shape,
-    /// The key a bare message list is wrapped under.
-    key: &'static str,
-}
-
-/// What became of a row on the way back into the dataset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Written {
-    /// Its value was not changed.
-    Kept,
-    /// Its compacted conversation was written.
-    Replaced,
-    /// Its compacted conversation could not be written, for this reason; its value was kept.
-    Refused(String),
+    column: Column,
 }
 
 impl Dataset {
     /// Opens a Parquet file and finds its conversation column: `column` if given, else the
-    /// first of [`COLUMN_NAMES`] there is.
+    /// first of [`super::COLUMN_NAMES`] there is.
     pub fn open(file: File, column: Option<&str>) -> Result<Dataset> {
         let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
             .context("reading the Parquet footer")?;
-        let schema = meta.schema();
-        let names = || {
-            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            names.join(", ")
-        };
-        let index = match column {
-            Some(name) => schema
-                .index_of(name)
-                .map_err(|_| anyhow!("no column '{name}' (the columns: {})", names()))?,
-            None => COLUMN_NAMES
-                .iter()
-                .find_map(|name| schema.index_of(name).ok())
-                .ok_or_else(|| {
-                    anyhow!(
-                        "no conversation column ({}) among the columns {}: name it with --column",
-                        COLUMN_NAMES.join(", "),
-                        names()
-                    )
-                })?,
-        };
-        let field = schema.field(index);
-        let shape = match field.data_type() {
-            DataType::List(item) | DataType::LargeList(item)
-                if matches!(item.data_type(), DataType::Struct(_)) =>
-            {
-                Shape::Structs
-            }
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Shape::Json,
-            other => bail!(
-                "the column '{}' is {other}: a conversation column is a list of structs or a \
-                 string of JSON",
-                field.name()
-            ),
-        };
-        let key = WRAP_KEYS
-            .into_iter()
-            .find(|k| k == field.name())
-            .unwrap_or("messages");
-        Ok(Dataset {
-            file,
-            meta,
-            column: index,
-            shape,
-            key,
-        })
+        let column = Column::find(meta.schema(), column, "--column")?;
+        Ok(Dataset { file, meta, column })
     }
 
     /// The conversation column's name.
     pub fn column_name(&self) -> &str {
-        self.meta.schema().field(self.column).name()
+        self.meta.schema().field(self.column.index()).name()
     }
 
     /// Calls `each` on every row that holds a conversation (not null), a row group at a
@@ -134,14 +48,8 @@ impl Dataset {
         let mut first = 0;
         for group in 0..self.groups() {
             let batch = self.read_group(group)?;
-            let texts = self.texts(batch.column(self.column))?;
-            results.par_extend((0..texts.len()).into_par_iter().filter_map(|i| {
-                let text = texts.get(i)?;
-                Some(each(Row {
-                    index: first + i,
-                    text,
-                }))
-            }));
+            let done = self.column.read(&batch, first, &each)?;
+            results.extend(done.into_iter().map(|(_, r)| r));
             first += batch.num_rows();
         }
         Ok(results)
@@ -163,27 +71,10 @@ impl Dataset {
         let mut first = 0;
         for group in 0..self.groups() {
             let batch = self.read_group(group)?;
-            let column = batch.column(self.column);
-            let texts = self.texts(column)?;
-            let done: Vec<(usize, R, Option<String>)> = (0..texts.len())
-                .into_par_iter()
-                .filter_map(|i| {
-                    let text = texts.get(i)?;
-                    let (r, output) = each(Row {
-                        index: first + i,
-                        text,
-                    });
-                    Some((i, r, output))
-                })
-                .collect();
-            let (column, written) = self.rebuild(column, &done)?;
-            drop(texts);
-            results.extend(done.into_iter().zip(written).map(|((_, r, _), w)| (r, w)));
+            let (rewritten, done) = self.column.rewrite(&batch, first, &each)?;
+            results.extend(done.into_iter().map(|(_, r, w)| (r, w)));
             if let Some(writer) = writer.as_mut() {
-                let mut columns = batch.columns().to_vec();
-                columns[self.column] = column;
-                let batch = RecordBatch::try_new(batch.schema(), columns)?;
-                writer.write(&batch).context("writing a row group")?;
+                writer.write(&rewritten).context("writing a row group")?;
                 // The input's row groups end where they ended.
                 writer.flush().context("writing a row group")?;
             }
@@ -217,165 +108,6 @@ impl Dataset {
             self.meta.schema(),
             &batches,
         )?)
-    }
-
-    /// Each row's conversation as JSON text (`None` for a null), in one buffer.
-    fn texts(&self, column: &ArrayRef) -> Result<Texts> {
-        match self.shape {
-            Shape::Json => {
-                let mut texts = Texts::default();
-                for value in strings(column) {
-                    let range = value.map(|s| {
-                        let start = texts.buf.len();
-                        if is_list(s) {
-                            texts.buf.push_str(&self.prefix());
-                            texts.buf.push_str(s);
-                            texts.buf.push('}');
-                        } else {
-                            texts.buf.push_str(s);
-                        }
-                        start..texts.buf.len()
-                    });
-                    texts.rows.push(range);
-                }
-                Ok(texts)
-            }
-            Shape::Structs => {
-                let batch = RecordBatch::try_new(self.wrapper(column), vec![column.clone()])?;
-                let mut lines = Vec::new();
-                let mut writer = arrow_json::WriterBuilder::new()
-                    .with_explicit_nulls(false)
-                    .build::<_, arrow_json::writer::LineDelimited>(&mut lines);
-                writer.write(&batch)?;
-                writer.finish()?;
-                drop(writer);
-                let buf = String::from_utf8(lines)?;
-                // JSON text escapes its newlines: one line is one row.
-                let mut rows = Vec::with_capacity(column.len());
-                let mut start = 0;
-                for (i, line) in buf.split_terminator('\n').enumerate() {
-                    rows.push((!column.is_null(i)).then(|| start..start + line.len()));
-                    start += line.len() + 1;
-                }
-                if rows.len() != column.len() {
-                    bail!("{} JSON lines for {} rows", rows.len(), column.len());
-                }
-                Ok(Texts { buf, rows })
-            }
-        }
-    }
-
-    /// A one-column schema holding the conversation column under the wrapping key.
-    fn wrapper(&self, column: &ArrayRef) -> SchemaRef {
-        Arc::new(Schema::new(vec![Field::new(
-            self.key,
-            column.data_type().clone(),
-            true,
-        )]))
-    }
-
-    fn prefix(&self) -> String {
-        format!("{{\"{}\":", self.key)
-    }
-
-    /// What was wrapped, unwrapped: the compacted value of the column (the wrapper's bytes
-    /// are written back untouched, like everything compaction leaves alone).
-    fn unwrap<'o>(&self, wrapped: bool, output: &'o str) -> Result<&'o str> {
-        let prefix = self.prefix();
-        if !wrapped {
-            return Ok(output);
-        }
-        output
-            .strip_prefix(&prefix)
-            .and_then(|s| s.strip_suffix('}'))
-            .ok_or_else(|| anyhow!("the compacted text lost its wrapper"))
-    }
-
-    /// The conversation column with the compacted rows put in, and what became of each row
-    /// of `done`.
-    fn rebuild<R>(
-        &self,
-        column: &ArrayRef,
-        done: &[(usize, R, Option<String>)],
-    ) -> Result<(ArrayRef, Vec<Written>)> {
-        let originals = match self.shape {
-            Shape::Json => strings(column),
-            Shape::Structs => Vec::new(),
-        };
-        let mut written = Vec::with_capacity(done.len());
-        // (row, value) of the rows that change.
-        let mut values: Vec<(usize, ArrayRef)> = Vec::new();
-        for (i, _, output) in done {
-            let Some(output) = output else {
-                written.push(Written::Kept);
-                continue;
-            };
-            let wrapped = match self.shape {
-                Shape::Json => originals[*i].is_some_and(is_list),
-                Shape::Structs => true,
-            };
-            match self
-                .unwrap(wrapped, output)
-                .and_then(|value| self.value(column, value))
-            {
-                Ok(value) => {
-                    values.push((*i, value));
-                    written.push(Written::Replaced);
-                }
-                Err(e) => written.push(Written::Refused(format!("{e:#}"))),
-            }
-        }
-        if values.is_empty() {
-            return Ok((column.clone(), written));
-        }
-        let mut sources: Vec<&dyn Array> = vec![column.as_ref()];
-        sources.extend(values.iter().map(|(_, v)| v.as_ref()));
-        let mut changed = values.iter().enumerate().map(|(k, (i, _))| (*i, k + 1));
-        let mut next = changed.next();
-        let indices: Vec<(usize, usize)> = (0..column.len())
-            .map(|i| match next {
-                Some((row, source)) if row == i => {
-                    next = changed.next();
-                    (source, 0)
-                }
-                _ => (0, i),
-            })
-            .collect();
-        let column = arrow_select::interleave::interleave(&sources, &indices)?;
-        Ok((column, written))
-    }
-
-    /// One row's compacted value as a one-element array of the column's type.
-    fn value(&self, column: &ArrayRef, value: &str) -> Result<ArrayRef> {
-        match self.shape {
-            Shape::Json => Ok(match column.data_type() {
-                DataType::LargeUtf8 => Arc::new(LargeStringArray::from(vec![value])),
-                DataType::Utf8View => Arc::new(StringViewArray::from(vec![value])),
-                _ => Arc::new(StringArray::from(vec![value])),
-            }),
-            Shape::Structs => {
-                let value: serde_json::Value = serde_json::from_str(value)?;
-                let (DataType::List(item) | DataType::LargeList(item)) = column.data_type() else {
-                    unreachable!("a list-of-struct column is a list");
-                };
-                let list = fit(value, &DataType::List(item.clone()));
-                let line = format!("{}{list}}}", self.prefix());
-                let mut decoder = arrow_json::ReaderBuilder::new(self.wrapper(column))
-                    .with_strict_mode(true)
-                    .with_batch_size(1)
-                    .build_decoder()?;
-                let result = decoder
-                    .decode(line.as_bytes())
-                    .and_then(|_| decoder.flush());
-                let batch = result
-                    .map_err(|e| {
-                        anyhow!("the compacted conversation does not fit the column's type: {e}")
-                    })?
-                    .filter(|b| b.num_rows() == 1)
-                    .ok_or_else(|| anyhow!("the compacted conversation is not one value"))?;
-                Ok(batch.column(0).clone())
-            }
-        }
     }
 
     /// The writer's settings: the input's codec for each column (as its first row group has
@@ -413,89 +145,11 @@ impl Dataset {
     }
 }
 
-/// The values of a string column.
-fn strings(column: &ArrayRef) -> Vec<Option<&str>> {
-    match column.data_type() {
-        DataType::LargeUtf8 => column.as_string::<i64>().iter().collect(),
-        DataType::Utf8View => column.as_string_view().iter().collect(),
-        _ => column.as_string::<i32>().iter().collect(),
-    }
-}
-
-/// The rows of a row group as JSON text, in one buffer (a `String` per row would hold the
-/// row group's text twice while it is split).
-#[derive(Default)]
-struct Texts {
-    buf: String,
-    /// Each row's text in `buf` (`None` for a null).
-    rows: Vec<Option<std::ops::Range<usize>>>,
-}
-
-impl Texts {
-    fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn get(&self, row: usize) -> Option<&str> {
-        self.rows[row].clone().map(|r| &self.buf[r])
-    }
-}
-
-/// A compacted JSON value brought to the shape of an Arrow type where the two differ only in
-/// a way that loses nothing: text where the type holds a list of text parts (a summary written
-/// as a string into a column of `[{type, text}]` contents) becomes one text part, and a JSON
-/// object or list where the type holds a string is written as JSON text.
-fn fit(value: serde_json::Value, dt: &DataType) -> serde_json::Value {
-    use serde_json::Value;
-    match (value, dt) {
-        (Value::Object(members), DataType::Struct(fields)) => Value::Object(
-            members
-                .into_iter()
-                .map(|(name, member)| {
-                    let member = match fields.find(&name) {
-                        Some((_, field)) => fit(member, field.data_type()),
-                        None => member,
-                    };
-                    (name, member)
-                })
-                .collect(),
-        ),
-        (Value::Array(items), DataType::List(item) | DataType::LargeList(item)) => Value::Array(
-            items
-                .into_iter()
-                .map(|v| fit(v, item.data_type()))
-                .collect(),
-        ),
-        (Value::String(text), DataType::List(item) | DataType::LargeList(item)) => {
-            match item.data_type() {
-                DataType::Struct(fields) if fields.find("text").is_some() => {
-                    let mut part = serde_json::Map::new();
-                    if fields.find("type").is_some() {
-                        part.insert("type".into(), Value::String("text".into()));
-                    }
-                    part.insert("text".into(), Value::String(text));
-                    Value::Array(vec![Value::Object(part)])
-                }
-                _ => Value::String(text),
-            }
-        }
-        (
-            v @ (Value::Object(_) | Value::Array(_)),
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
-        ) => Value::String(v.to_string()),
-        (v, _) => v,
-    }
-}
-
-/// Whether JSON text is a list (and so is wrapped before it is read).
-fn is_list(text: &str) -> bool {
-    text.trim_start().starts_with('[')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
 
     /// A dataset of `rows` (JSON objects, schema inferred) in row groups of 2.
     fn dataset(rows: &[serde_json::Value]) -> (tempfile::NamedTempFile, Dataset) {

@@ -9,7 +9,6 @@ use crate::pipeline::Settings;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::time::Instant;
 
 impl Conduct<'_> {
     /// Compacts every row of a dataset and writes it to the job's destination.
@@ -70,7 +69,8 @@ impl Conduct<'_> {
         Ok(())
     }
 
-    /// One row through the pipeline: its report, and its compacted text when it changed.
+    /// One row through the pipeline ([`crate::api::compact_row`]): its report, and its
+    /// compacted text when it changed.
     fn row(
         &self,
         path: &str,
@@ -79,33 +79,18 @@ impl Conduct<'_> {
         output: Option<&str>,
     ) -> (FileReport, Option<String>) {
         let path = dataset::row_path(path, row.index);
-        let started = Instant::now();
-        let planned = crate::api::plan(row.text.into(), settings, !self.args.allow_findings)
-            .and_then(|(t, plans)| {
-                let outcome = crate::api::finish(&t, plans, settings)?;
-                let report = FileReport::of(path.clone(), &t, &outcome);
-                Ok((report, outcome.changed.then(|| outcome.output.into_owned())))
-            });
-        let (mut report, text) = match planned {
-            Ok((mut report, text)) => {
-                report.output = output.map(str::to_string);
-                (report, text)
-            }
-            Err(f) => (f.into_report(&path), None),
-        };
-        report.time_ms = started.elapsed().as_millis() as u64;
+        let (mut report, text) =
+            crate::api::compact_row(path, row.text, settings, self.args.allow_findings);
+        if report.status != Status::Failed {
+            report.output = output.map(str::to_string);
+        }
         (report, text)
     }
 }
 
 /// A row's report, failed when its compacted conversation could not be written back.
 fn row_report((report, written): (FileReport, Written)) -> FileReport {
-    match written {
-        Written::Refused(why) if report.status != Status::Failed => {
-            report.fail("write", 0, format!("{why}; the row is left as it was"))
-        }
-        _ => report,
-    }
+    crate::api::row_report(report, written)
 }
 
 /// Writes the dataset to a temporary file beside `out`, renamed over it once complete.
