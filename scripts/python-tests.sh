@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The Python package's tests (python/tests): builds and installs `pip install ./python` into a
-# scratch venv made afresh, builds the ctxc binary the parity tests compare with, and runs
-# pytest. Rust builds go to $CARGO_TARGET_DIR (default: target/ of this crate), the venv to
-# $CTXC_PY_SCRATCH (default: $CARGO_TARGET_DIR/python-tests). Needs python3 (3.9 or later) with
-# venv, and pip access to PyPI (maturin; pytest; langchain-core, for the LangChain drop-in). The
+# scratch venv made afresh, with the engines compact_batch is tested in (Ray Data, Spark,
+# Hugging Face datasets: python/requirements-engines.txt), builds the ctxc binary the parity
+# tests compare with, and runs pytest. Rust builds go to $CARGO_TARGET_DIR (default: target/ of
+# this crate), the venv to $CTXC_PY_SCRATCH (default: $CARGO_TARGET_DIR/python-tests). Needs
+# python3 (3.9 or later) with venv, pip access to PyPI (maturin; pytest; langchain-core, for the
+# LangChain drop-in; the engines), and Java 17 or later for Spark (`java`, or $JAVA_HOME). The
 # corpus is ../shared/corpus, or $CTXC_CORPUS; without it the parity tests are skipped.
 # Usage: scripts/python-tests.sh [PYTEST_ARGS...]   (from anywhere)
 set -euo pipefail
@@ -16,7 +18,10 @@ cargo fmt --manifest-path python/Cargo.toml -- --check
 rm -rf "$scratch/venv"
 mkdir -p "$scratch"
 "$python" -m venv "$scratch/venv"
-"$scratch/venv/bin/pip" install -q --disable-pip-version-check ./python pytest langchain-core
+"$scratch/venv/bin/pip" install -q --disable-pip-version-check ./python pytest langchain-core \
+  -r python/requirements-engines.txt
+# The engines were installed: a test that cannot import one fails instead of skipping.
+export CTXC_ENGINES_REQUIRED=1
 cargo build -q --release --locked --bin ctxc
 export CTXC_BIN=$CARGO_TARGET_DIR/release/ctxc
 # Run from the scratch directory: `import ctxc` must find the installed package, never the

@@ -14,13 +14,44 @@ released, and the output is read back in the shape it was given.
 
 Settings are the keys of ctxc's settings file (``keep_recent_rounds``, ``trigger_ratio``, ...),
 over the defaults: a call reads no settings file and no ``CTXC_*`` variable.
+
+:func:`compact_batch` compacts a column of conversations in Arrow data (a ``pyarrow.RecordBatch``
+or ``Table``, or a ``dict`` of lists), one conversation per row, as ``ctxc compact`` compacts a
+Parquet dataset: the batch crosses to Rust and back through the Arrow C stream interface, without
+a copy.
 """
 
 import json as _json
+from collections.abc import Mapping as _Mapping
 
 from . import _ctxc
 
-__all__ = ["Compacted", "CtxcError", "check", "compact", "count_tokens", "dumps", "__version__"]
+__all__ = [
+    "REPORT_COLUMNS",
+    "REPORT_DDL",
+    "Compacted",
+    "CtxcError",
+    "check",
+    "compact",
+    "compact_batch",
+    "count_tokens",
+    "dumps",
+    "__version__",
+]
+
+# The columns compact_batch adds, with their Spark SQL types (for mapInArrow's schema).
+REPORT_COLUMNS = (
+    ("tokens_before", "bigint"),
+    ("tokens_after", "bigint"),
+    ("strategy_steps", "array<struct<strategy:string,tokens_before:bigint,tokens_after:bigint>>"),
+    ("retention_paths", "double"),
+    ("retention_commands", "double"),
+    ("retention_errors", "double"),
+    ("retention_user_requests", "double"),
+    ("error", "string"),
+)
+# The same as Spark SQL DDL: `DataType.fromDDL(ctxc.REPORT_DDL).fields`.
+REPORT_DDL = ", ".join(f"{name} {spark_type}" for name, spark_type in REPORT_COLUMNS)
 
 __version__ = _ctxc.__version__
 
@@ -199,3 +230,78 @@ def check(messages, *, format=None, messages_path=None):
         {"line": line, "index": _index(line, shape, count), "message": message}
         for line, message in findings
     ]
+
+
+def compact_batch(
+    batch,
+    *,
+    column=None,
+    target_ratio=None,
+    target_tokens=None,
+    strategy="adaptive",
+    format=None,
+    model=None,
+    force=False,
+    allow_findings=False,
+    messages_path=None,
+    **settings,
+):
+    """Compacts the conversation column of Arrow data, one conversation per row, as
+    ``ctxc compact data.parquet`` compacts each row of a Parquet dataset.
+
+    ``batch`` is a ``pyarrow.RecordBatch`` or ``pyarrow.Table`` (Ray Data's
+    ``batch_format="pyarrow"``, Spark's ``mapInArrow``), or a ``dict`` (any mapping) of column
+    lists (Hugging Face ``datasets``' ``map(batched=True)``); the result is of the same type (a
+    ``dict`` for a mapping), with the same columns (the conversation column compacted,
+    everything else as given) and the
+    :data:`REPORT_COLUMNS` after them: ``tokens_before``, ``tokens_after``, ``strategy_steps``
+    (each strategy that ran, with tokens before and after), ``retention_paths``,
+    ``retention_commands``, ``retention_errors``, ``retention_user_requests`` (the share of each
+    kind of fact kept, as the JSON report's ``retention``) and ``error``. A row that ctxc cannot
+    read, check or compact keeps its value and gets the error (``line N: ...``) in ``error``; a
+    null conversation stays null, its report columns too.
+
+    The conversation column is ``column``, else the first of ``messages``, ``conversations``,
+    ``conversation``, ``trajectory``, ``history``, ``traj``, ``chat``; it is a list of structs
+    (one per message) or a string of JSON. Settings are as for :func:`compact`. Rows are compacted
+    in parallel, with the GIL released. Raises :class:`CtxcError` for settings ctxc refuses and
+    for data without such a column (``step`` ``read``), and ``TypeError`` for another type.
+    Needs pyarrow.
+    """
+    import pyarrow as pa
+
+    columns = isinstance(batch, _Mapping)
+    if columns:
+        # A dict of lists; datasets hands over a dict-like LazyBatch.
+        table = pa.Table.from_pydict(dict(batch))
+    elif isinstance(batch, (pa.RecordBatch, pa.Table)):
+        table = batch
+    else:
+        raise TypeError(
+            "compact_batch takes a pyarrow.RecordBatch, a pyarrow.Table or a dict of column "
+            f"lists; got {type(batch).__name__}"
+        )
+    settings = dict(settings)
+    settings.update(
+        target_ratio=target_ratio, target_tokens=target_tokens, strategy=strategy, model=model
+    )
+    call = _call(
+        settings,
+        name="batch",
+        format=format,
+        messages_path=messages_path,
+        force=bool(force),
+        allow_findings=bool(allow_findings),
+    )
+    if isinstance(table, pa.RecordBatch):
+        stream = pa.RecordBatchReader.from_batches(table.schema, [table]).__arrow_c_stream__()
+    else:
+        stream = table.__arrow_c_stream__()
+    out, failure = _ctxc.compact_batches(stream, column, call)
+    if failure is not None:
+        _raise(failure, "batch", 0)
+    reader = pa.RecordBatchReader._import_from_c_capsule(out)
+    if isinstance(batch, pa.RecordBatch):
+        return reader.read_next_batch()
+    table = reader.read_all()
+    return table.to_pydict() if columns else table

@@ -1,4 +1,6 @@
-from typing import Any, Dict, List, Literal, Optional, Sequence, Union, overload
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, overload
+
+import pyarrow
 
 __version__: str
 
@@ -54,3 +56,23 @@ def check(
     messages_path: Optional[str] = ...,
 ) -> List[Dict[str, Any]]: ...
 def dumps(messages: Union[Conversation, str]) -> str: ...
+
+REPORT_COLUMNS: Tuple[Tuple[str, str], ...]
+REPORT_DDL: str
+
+_Batch = TypeVar("_Batch", pyarrow.RecordBatch, pyarrow.Table, Dict[str, List[Any]])
+
+def compact_batch(
+    batch: _Batch,
+    *,
+    column: Optional[str] = ...,
+    target_ratio: Optional[float] = ...,
+    target_tokens: Optional[int] = ...,
+    strategy: Union[str, Sequence[str], None] = ...,
+    format: Optional[Format] = ...,
+    model: Optional[str] = ...,
+    force: bool = ...,
+    allow_findings: bool = ...,
+    messages_path: Optional[str] = ...,
+    **settings: Any,
+) -> _Batch: ...

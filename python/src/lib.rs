@@ -1,13 +1,19 @@
 //! `ctxc._ctxc`: the native half of the `ctxc` Python package. Text in, text out: the Python
 //! half (`ctxc/__init__.py`) turns Python values into a transcript's JSON text and back, and
 //! raises `ctxc.CtxcError`; this half runs the library pipeline `ctxc compact` runs
-//! ([`ctxc::api`]), with the GIL released.
+//! ([`ctxc::api`]), with the GIL released. Arrow data (`compact_batch`) crosses as an Arrow C
+//! stream in a PyCapsule, both ways, without a copy.
 
+use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use ctxc::api::{self, Options};
 use ctxc::config::{CompactConfig, Layer};
 use ctxc::transcript::{Finding, Format, ReadOptions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyCapsuleMethods};
+use rayon::prelude::*;
+use std::ffi::CStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The threads this process compacts on. Not rayon's global pool: a process forked after a
@@ -194,11 +200,94 @@ fn check_text(
     )
 }
 
+/// The name the Arrow PyCapsule interface gives a capsule holding an `ArrowArrayStream`.
+const STREAM: &CStr = c"arrow_array_stream";
+
+/// Moves the Arrow C stream out of a capsule of the Arrow PyCapsule interface (what
+/// `__arrow_c_stream__` returns); the capsule is left holding a released stream, which its
+/// destructor skips.
+#[allow(unsafe_code)]
+fn take_stream(capsule: &Bound<'_, PyCapsule>) -> PyResult<FFI_ArrowArrayStream> {
+    let pointer = capsule.pointer_checked(Some(STREAM))?;
+    // SAFETY: a capsule named `arrow_array_stream` holds a valid, aligned, initialized
+    // `struct ArrowArrayStream` (the PyCapsule interface's contract; the name was checked
+    // above); `from_raw` moves it out and marks the original released, as the C stream
+    // interface's move semantics require.
+    Ok(unsafe { FFI_ArrowArrayStream::from_raw(pointer.as_ptr().cast()) })
+}
+
+/// Compacts each row of the record batches an Arrow C stream capsule holds, as `ctxc compact`
+/// compacts each row of a Parquet dataset, the batches in parallel and the rows of each in
+/// parallel. Returns (a capsule of the stream of compacted batches, one per batch given, with
+/// the report columns; None) or (None, failure).
+#[pyfunction]
+#[pyo3(signature = (stream, column, call))]
+fn compact_batches<'py>(
+    py: Python<'py>,
+    stream: &Bound<'py, PyCapsule>,
+    column: Option<String>,
+    call: &str,
+) -> PyResult<(Option<Bound<'py, PyCapsule>>, Option<Failure>)> {
+    let options = match Call::parse(call).and_then(|c| c.options()) {
+        Ok(o) => o,
+        Err(failure) => return Ok((None, Some(failure))),
+    };
+    let stream = take_stream(stream)?;
+    let pool = pool()?;
+    let done = py.detach(
+        || -> Result<(Vec<RecordBatch>, arrow_schema::SchemaRef), Failure> {
+            let read_failure =
+                |e: arrow_schema::ArrowError| ("read".to_string(), 0, e.to_string(), None);
+            let reader = ArrowArrayStreamReader::try_new(stream).map_err(read_failure)?;
+            let schema = reader.schema();
+            let batches: Vec<RecordBatch> =
+                reader.collect::<Result<_, _>>().map_err(read_failure)?;
+            let failure =
+                |f: api::Failed| (f.step.to_string(), f.line, format!("{:#}", f.error), None);
+            // With no batch, the schema of the batches there would be.
+            let probe = RecordBatch::new_empty(schema);
+            let empty = [probe];
+            let given = if batches.is_empty() {
+                &empty[..]
+            } else {
+                &batches[..]
+            };
+            let compacted: Vec<RecordBatch> = pool
+                .install(|| {
+                    given
+                        .par_iter()
+                        .map(|b| {
+                            api::compact_batch(b, column.as_deref(), &options).map(|c| c.batch)
+                        })
+                        .collect::<Result<_, _>>()
+                })
+                .map_err(failure)?;
+            let schema = compacted[0].schema();
+            let out = if batches.is_empty() {
+                Vec::new()
+            } else {
+                compacted
+            };
+            Ok((out, schema))
+        },
+    );
+    match done {
+        Ok((batches, schema)) => {
+            let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+            let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+            let capsule = PyCapsule::new_with_value(py, stream, STREAM)?;
+            Ok((Some(capsule), None))
+        }
+        Err(failure) => Ok((None, Some(failure))),
+    }
+}
+
 #[pymodule]
 fn _ctxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compact_text, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(check_text, m)?)?;
+    m.add_function(wrap_pyfunction!(compact_batches, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
