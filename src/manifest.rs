@@ -35,6 +35,9 @@ struct Entry {
     /// xxh3-128 of the output bytes.
     output_hash: String,
     report: FileReport,
+    /// A Parquet dataset's reports, one per row (its `report` is then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rows: Option<Vec<FileReport>>,
 }
 
 /// An open manifest: what earlier runs recorded, and the file new entries go to.
@@ -116,6 +119,27 @@ impl Manifest {
         now: Option<&Identity>,
         output: Option<&Path>,
     ) -> Option<FileReport> {
+        self.finished_entry(input, now, output)
+            .filter(|e| e.rows.is_none())
+            .map(|e| e.report.clone())
+    }
+
+    /// Like [`Manifest::finished`] for a dataset: the reports of its rows.
+    pub fn finished_rows(
+        &self,
+        input: &str,
+        now: Option<&Identity>,
+        output: Option<&Path>,
+    ) -> Option<Vec<FileReport>> {
+        self.finished_entry(input, now, output)?.rows.clone()
+    }
+
+    fn finished_entry(
+        &self,
+        input: &str,
+        now: Option<&Identity>,
+        output: Option<&Path>,
+    ) -> Option<&Entry> {
         let entry = self.earlier.get(input)?;
         if entry.output.as_deref() != output.map(|p| p.to_string_lossy()).as_deref() {
             return None;
@@ -126,12 +150,14 @@ impl Manifest {
         if !in_place && !same_input {
             return None;
         }
+        // Hashed in pieces: a dataset may not fit in memory.
         let done = match output {
-            Some(path) => std::fs::read(path)
-                .is_ok_and(|bytes| crate::archive::hash(&bytes) == entry.output_hash),
+            Some(path) => File::open(path)
+                .and_then(|f| crate::archive::hash_file(&f))
+                .is_ok_and(|(_, hash)| hash == entry.output_hash),
             None => true,
         };
-        done.then(|| entry.report.clone())
+        done.then_some(entry)
     }
 
     /// Whether an earlier attempt of this run was about to write `output` (so it may be
@@ -149,14 +175,42 @@ impl Manifest {
         bytes: &[u8],
         report: &FileReport,
     ) -> Result<()> {
+        let hash = crate::archive::hash(bytes);
+        self.append(input, identity, output, hash, report.clone(), None)
+    }
+
+    /// Records that the dataset `input` is about to be written to `output`, whose bytes hash
+    /// to `output_hash` ([`crate::archive::hash`]), with the reports of its rows.
+    pub fn record_rows(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        rows: Vec<FileReport>,
+    ) -> Result<()> {
+        let report = FileReport::default();
+        self.append(input, identity, output, output_hash, report, Some(rows))
+    }
+
+    fn append(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        report: FileReport,
+        rows: Option<Vec<FileReport>>,
+    ) -> Result<()> {
         let entry = Entry {
             input: input.to_string(),
             size: identity.map_or(0, |i| i.size),
             modified_ns: identity.map_or(0, |i| i.modified_ns),
             settings: self.settings.clone(),
             output: output.map(|p| p.to_string_lossy().into_owned()),
-            output_hash: crate::archive::hash(bytes),
-            report: report.clone(),
+            output_hash,
+            report,
+            rows,
         };
         let mut line = serde_json::to_string(&entry)?;
         line.push('\n');
