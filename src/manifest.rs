@@ -176,21 +176,55 @@ impl Manifest {
         report: &FileReport,
     ) -> Result<()> {
         let hash = crate::archive::hash(bytes);
-        self.append(input, identity, output, hash, report.clone(), None)
+        self.append(input, identity, output, hash, report.clone())
     }
 
     /// Records that the dataset `input` is about to be written to `output`, whose bytes hash
-    /// to `output_hash` ([`crate::archive::hash`]), with the reports of its rows.
+    /// to `output_hash` ([`crate::archive::hash`]), with the reports of its rows: `rows`
+    /// writes them, as JSON separated by commas, straight into the manifest.
     pub fn record_rows(
         &self,
         input: &str,
         identity: Option<&Identity>,
         output: Option<&Path>,
         output_hash: String,
-        rows: Vec<FileReport>,
+        rows: &dyn Fn(&mut dyn Write) -> Result<()>,
     ) -> Result<()> {
-        let report = FileReport::default();
-        self.append(input, identity, output, output_hash, report, Some(rows))
+        let entry = self.entry(input, identity, output, output_hash, FileReport::default());
+        let head = serde_json::to_string(&entry)?;
+        let head = head.strip_suffix('}').expect("an entry is an object");
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = std::io::BufWriter::new(&*file);
+        out.write_all(head.as_bytes())
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(out.write_all(b",\"rows\":[")?))
+            .and_then(|()| rows(&mut out))
+            .and_then(|()| Ok(out.write_all(b"]}\n")?))
+            .and_then(|()| Ok(out.flush()?))
+            .and_then(|()| Ok(file.sync_data()?))
+            .with_context(|| format!("writing the manifest {}", self.path.display()))?;
+        crate::failpoint::hit("manifest-entry");
+        Ok(())
+    }
+
+    fn entry(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        report: FileReport,
+    ) -> Entry {
+        Entry {
+            input: input.to_string(),
+            size: identity.map_or(0, |i| i.size),
+            modified_ns: identity.map_or(0, |i| i.modified_ns),
+            settings: self.settings.clone(),
+            output: output.map(|p| p.to_string_lossy().into_owned()),
+            output_hash,
+            report,
+            rows: None,
+        }
     }
 
     fn append(
@@ -200,18 +234,8 @@ impl Manifest {
         output: Option<&Path>,
         output_hash: String,
         report: FileReport,
-        rows: Option<Vec<FileReport>>,
     ) -> Result<()> {
-        let entry = Entry {
-            input: input.to_string(),
-            size: identity.map_or(0, |i| i.size),
-            modified_ns: identity.map_or(0, |i| i.modified_ns),
-            settings: self.settings.clone(),
-            output: output.map(|p| p.to_string_lossy().into_owned()),
-            output_hash,
-            report,
-            rows,
-        };
+        let entry = self.entry(input, identity, output, output_hash, report);
         let mut line = serde_json::to_string(&entry)?;
         line.push('\n');
         let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
@@ -234,7 +258,13 @@ fn parse(text: &str, path: &Path, settings: &str) -> Result<HashMap<String, Entr
             continue;
         }
         match serde_json::from_str::<Entry>(line) {
-            Ok(entry) if entry.settings == settings => {
+            Ok(mut entry) if entry.settings == settings => {
+                // Reports keep their retention as its counts.
+                for report in
+                    std::iter::once(&mut entry.report).chain(entry.rows.iter_mut().flatten())
+                {
+                    report.retention = report.retention_counts.into();
+                }
                 entries.insert(entry.input.clone(), entry);
             }
             Ok(_) => {}

@@ -637,7 +637,10 @@ fn an_archive_restores_every_row_value_identical_across_a_chain() {
     std::fs::write(&archive_path, damaged.to_string()).unwrap();
     let out = run_in(d, &["restore", "small.parquet", "-o", "x.parquet"], 1);
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("row 2:") && said.contains("damaged"), "{said}");
+    assert!(
+        said.contains("row 2:") && said.contains("damaged"),
+        "{said}"
+    );
     assert!(!d.join("x.parquet").exists());
     std::fs::write(&archive_path, &kept).unwrap();
     // A compacted dataset that changed since is refused.

@@ -28,10 +28,9 @@ use std::time::Instant;
 /// conversations.
 type RowResult = (FileReport, Vec<ConversationRecord>);
 
-/// What the rows of a dataset left, in row order.
+/// What the rows of a dataset left for its archive (their reports are spooled as they come).
 #[derive(Default)]
 struct Rows {
-    reports: Vec<FileReport>,
     /// For an archive: what happened to the conversations of the rows written back.
     conversations: Vec<ConversationRecord>,
     /// For an archive: the changed rows' restore data.
@@ -41,7 +40,8 @@ struct Rows {
 }
 
 impl Rows {
-    fn add(&mut self, done: Done<RowResult>) {
+    /// Keeps what the archive needs of a row; returns its report.
+    fn add(&mut self, done: Done<RowResult>) -> FileReport {
         let Done {
             index,
             result: (report, conversations),
@@ -62,12 +62,14 @@ impl Rows {
                 });
             }
         }
-        self.reports.push(row_report((report, written)));
+        row_report((report, written))
     }
 }
 
 impl Conduct<'_> {
-    /// Compacts every row of a dataset and writes it to the job's destination.
+    /// Compacts every row of a dataset and writes it to the job's destination. The rows'
+    /// reports go to the spool as their row groups are done; what is returned is left to
+    /// report (a dataset that failed as a whole, or the rows an earlier run finished).
     pub(super) fn dataset(&self, job: &Job, file: File, settings: &Settings) -> Vec<FileReport> {
         let path = job.input.display();
         let failed = |f: Failed| vec![f.into_report(&path)];
@@ -96,8 +98,14 @@ impl Conduct<'_> {
         if let Err(e) = check_destination(job, &self.args.outputs, replaceable) {
             return failed(Failed::at("write", 0)(e));
         }
-        self.compact_dataset(job, file, settings, identity.as_ref())
-            .unwrap_or_else(failed)
+        match self.compact_dataset(job, file, settings, identity.as_ref()) {
+            Ok(()) => Vec::new(),
+            Err(f) => {
+                // Its rows were reported as done: the dataset as a whole failed instead.
+                self.spool.retract(job.id);
+                failed(f)
+            }
+        }
     }
 
     fn compact_dataset(
@@ -106,7 +114,7 @@ impl Conduct<'_> {
         file: File,
         settings: &Settings,
         identity: Option<&Identity>,
-    ) -> Result<Vec<FileReport>, Failed> {
+    ) -> Result<(), Failed> {
         let path = job.input.display();
         let read = Failed::at("read", 0);
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
@@ -143,7 +151,8 @@ impl Conduct<'_> {
         let each = |row: Row| self.row(&path, row, settings, output.as_deref(), archiving);
         let mut rows = Rows::default();
         let sink = |done: Done<RowResult>| {
-            rows.add(done);
+            let report = rows.add(done);
+            self.emit(job, &report);
             Ok(())
         };
         let write = Failed::at("write", 0);
@@ -190,7 +199,7 @@ impl Conduct<'_> {
                     .map_err(&write)?;
             }
         }
-        Ok(rows.reports)
+        Ok(())
     }
 
     /// Puts a dataset written to `tmp` at its destination, with its manifest entry, backup
@@ -210,13 +219,17 @@ impl Conduct<'_> {
         let (bytes, hash) = archive::hash_file(tmp.as_file())
             .with_context(|| format!("reading back {}", w.out.display()))?;
         if let Some(m) = self.manifest {
-            m.record_rows(
-                &path,
-                w.identity,
-                Some(w.out),
-                hash.clone(),
-                rows.reports.clone(),
-            )?;
+            // The rows' reports, streamed from the spool into the entry.
+            let reports = |out: &mut dyn Write| {
+                let mut first = true;
+                self.spool.each_of(w.job.id, |line| {
+                    if !std::mem::take(&mut first) {
+                        out.write_all(b",")?;
+                    }
+                    Ok(out.write_all(line.as_bytes())?)
+                })
+            };
+            m.record_rows(&path, w.identity, Some(w.out), hash.clone(), &reports)?;
         }
         if let (Some(claim), Some(suffix)) = (claim, &self.args.outputs.backup) {
             claim.backup_file(suffix)?;
@@ -274,8 +287,9 @@ impl Conduct<'_> {
             }
             (Err(e), None) => return Err(e),
         }
-        if let (Some(claim), Some(first)) = (claim, rows.reports.first_mut()) {
-            first.notes.extend(claim.notes());
+        // The rows were reported before the backup was looked at.
+        for note in claim.iter().flat_map(|c| c.notes()) {
+            self.progress.warn(&format!("{path}: {note}"));
         }
         Ok(())
     }
