@@ -59,9 +59,17 @@ pub(crate) fn archive_of(arg: &Path) -> Result<PathBuf> {
 /// A compacted file given where its archive is asked for (`ctxc restore small.parquet`): the
 /// archive beside it, when there is one; any other path as it is.
 fn beside(path: PathBuf) -> PathBuf {
-    let named = path.to_string_lossy().ends_with(archive::SUFFIX);
     let archive = archive::archive_path(&path, None, None, None);
-    if !named && path.is_file() && archive.is_file() {
+    if path.to_string_lossy().ends_with(archive::SUFFIX) || !archive.is_file() {
+        return path;
+    }
+    // A dataset is not read whole to find out; any other file is an archive if it reads as one.
+    let mut head = [0u8; 4];
+    let parquet = std::fs::File::open(&path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && &head == crate::dataset::PARQUET_MAGIC;
+    if parquet || (path.is_file() && Archive::read(&path).is_err()) {
         return archive;
     }
     path

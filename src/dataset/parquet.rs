@@ -734,6 +734,75 @@ mod tests {
         assert_eq!(texts[1], json!({"messages": message("B")}).to_string());
     }
 
+    /// With originals kept, a row whose original value would not come back from its JSON
+    /// text (a NaN, which JSON cannot hold) is refused and keeps its value; the others are
+    /// replaced and their new text handed on.
+    #[test]
+    fn a_value_that_would_not_come_back_from_an_archive_is_not_replaced() {
+        use arrow_array::{Float64Array, ListArray, StructArray};
+        // Two rows of one message, read from JSON; then the second score made NaN.
+        let (_json, from_json) = dataset(&[
+            json!({"messages": [{"role": "user", "content": "a", "score": 0.5}]}),
+            json!({"messages": [{"role": "user", "content": "b", "score": 0.5}]}),
+        ]);
+        let read = from_json.read_group(0).unwrap();
+        let template = read.column(0).as_list::<i32>();
+        let structs = template.values().as_struct();
+        let mut columns = structs.columns().to_vec();
+        let at = structs.fields().find("score").unwrap().0;
+        columns[at] = Arc::new(Float64Array::from(vec![0.5, f64::NAN]));
+        let messages = StructArray::new(structs.fields().clone(), columns, None);
+        let DataType::List(item) = template.data_type().clone() else {
+            unreachable!("a list")
+        };
+        let list = ListArray::new(item, template.offsets().clone(), Arc::new(messages), None);
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "messages",
+            list.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(list)]).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut writer = ArrowWriter::try_new(file.reopen().unwrap(), schema, None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let mut d = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        d.keep_originals();
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let mut seen = Vec::new();
+        d.rewrite(
+            Some(out.reopen().unwrap()),
+            |row| {
+                let text = r#"{"messages":[{"role":"user","content":"short"}]}"#;
+                (row.index, Some(text.to_string()))
+            },
+            |done| {
+                seen.push((done.index, done.written, done.stored));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen[0].1, Written::Replaced);
+        assert_eq!(
+            seen[0].2.as_deref(),
+            Some(r#"{"messages":[{"role":"user","content":"short"}]}"#)
+        );
+        assert!(
+            matches!(&seen[1].1, Written::Refused(why) if why.contains("come back")),
+            "{:?}",
+            seen[1]
+        );
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let batch = back.read_group(0).unwrap();
+        let values = batch.column(0).as_list::<i32>().value(1);
+        let score = values
+            .as_struct()
+            .column(at)
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .value(0);
+        assert!(score.is_nan(), "the refused row keeps its value");
+    }
+
     #[test]
     fn a_column_of_another_type_or_name_is_refused_with_the_columns_named() {
         let (file, _) = dataset(&[json!({"messages": "[]", "n": 1})]);
