@@ -908,3 +908,37 @@ fn a_resumed_run_skips_finished_datasets_redoes_the_rest_and_ends_identical() {
         "the same report"
     );
 }
+
+/// In place, a dataset another process holds open for writing is refused, naming it, and
+/// left as it was with no backup; once it is closed the dataset is compacted.
+#[cfg(target_os = "linux")]
+#[test]
+fn in_place_refuses_a_dataset_held_open_for_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_dataset(
+        &d.join("runs.parquet"),
+        &tau_bench_rows(4),
+        2,
+        Compression::SNAPPY,
+    );
+    let original = std::fs::read(d.join("runs.parquet")).unwrap();
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("runs.parquet"))
+        .unwrap();
+    let in_place = [&COMPACT[..], &["--in-place", "--backup", "runs.parquet"]].concat();
+    let out = run_in(d, &in_place, 1);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("runs.parquet is open for writing by ")
+            && said.contains(&format!("(pid {})", std::process::id())),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(d.join("runs.parquet")).unwrap(), original);
+    assert!(!d.join("runs.parquet.bak").exists());
+    drop(writer);
+    run_in(d, &in_place, 0);
+    assert_ne!(std::fs::read(d.join("runs.parquet")).unwrap(), original);
+    assert_eq!(std::fs::read(d.join("runs.parquet.bak")).unwrap(), original);
+}
