@@ -13,8 +13,9 @@
 //! In reports a row is `PATH#row=N`, N counted from 0 over the whole file ([`row_path`]).
 
 mod parquet;
+pub mod restore;
 
-pub use self::parquet::{Dataset, Written};
+pub use self::parquet::{Dataset, Done, Rewritten, Written};
 
 use crate::discover::{Input, LoadError};
 use std::cmp::Ordering;

@@ -56,6 +56,34 @@ pub struct Dataset {
     shape: Shape,
     /// The key a bare message list is wrapped under.
     key: &'static str,
+    /// Whether a replaced row must be able to come back exactly ([`Dataset::keep_originals`]).
+    exact: bool,
+}
+
+/// A row as it went back into the dataset: what [`Dataset::rewrite`] hands its sink, in row
+/// order.
+pub struct Done<'a, R> {
+    /// The row's index in the file, from 0.
+    pub index: usize,
+    /// What the row's closure returned.
+    pub result: R,
+    /// What became of the row.
+    pub written: Written,
+    /// The row's conversation as read.
+    pub text: &'a str,
+    /// For a replaced row of a dataset that keeps originals: its new value's text, as it
+    /// reads back from the dataset written.
+    pub stored: Option<String>,
+}
+
+/// What [`Dataset::rewrite`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewritten {
+    /// Rows in the dataset.
+    pub rows: u64,
+    /// [`crate::archive::hash`] over every row's conversation text as read (see
+    /// [`Dataset::values_hash`]).
+    pub values_hash: String,
 }
 
 /// What became of a row on the way back into the dataset.
@@ -119,7 +147,31 @@ impl Dataset {
             column: index,
             shape,
             key,
+            exact: false,
         })
+    }
+
+    /// Makes [`Dataset::rewrite`] replace a row only when its original value comes back
+    /// exactly from its text (a list-of-struct value through JSON), and hand the sink each
+    /// replaced row's new text: what an archive needs to give every row back.
+    pub fn keep_originals(&mut self) {
+        self.exact = true;
+    }
+
+    /// Rows in the dataset.
+    pub fn rows(&self) -> u64 {
+        self.meta.metadata().file_metadata().num_rows().max(0) as u64
+    }
+
+    /// A hash over every row's conversation text, in row order, a null counted as one: equal
+    /// for two datasets whose conversation columns hold equal values.
+    pub fn values_hash(&self) -> Result<String> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for group in 0..self.groups() {
+            let batch = self.read_group(group)?;
+            hash_texts(&mut hasher, &self.texts(batch.column(self.column))?);
+        }
+        Ok(crate::archive::hash_of(hasher.digest128()))
     }
 
     /// The conversation column's name.
@@ -149,22 +201,25 @@ impl Dataset {
 
     /// Like [`Dataset::read`], with `each` also returning the row's compacted text (`None`
     /// to leave it alone), and writes the dataset to `out` (when given) with those texts in
-    /// the conversation column. Each result comes with what became of its row.
+    /// the conversation column. Each row's result goes to `sink` with what became of the row,
+    /// in row order, as soon as its row group is done: nothing is kept for the whole file.
     pub fn rewrite<R: Send, W: Write + Send>(
         &self,
         out: Option<W>,
         each: impl Fn(Row) -> (R, Option<String>) + Sync,
-    ) -> Result<Vec<(R, Written)>> {
+        mut sink: impl FnMut(Done<R>) -> Result<()>,
+    ) -> Result<Rewritten> {
         let mut writer = out
             .map(|w| ArrowWriter::try_new(w, self.meta.schema().clone(), Some(self.properties())))
             .transpose()
             .context("starting the Parquet output")?;
-        let mut results = Vec::new();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let mut first = 0;
         for group in 0..self.groups() {
             let batch = self.read_group(group)?;
             let column = batch.column(self.column);
             let texts = self.texts(column)?;
+            hash_texts(&mut hasher, &texts);
             let done: Vec<(usize, R, Option<String>)> = (0..texts.len())
                 .into_par_iter()
                 .filter_map(|i| {
@@ -176,12 +231,20 @@ impl Dataset {
                     Some((i, r, output))
                 })
                 .collect();
-            let (column, written) = self.rebuild(column, &done)?;
+            let (new_column, written) = self.rebuild(column, &texts, &done)?;
+            for ((i, result, _), (written, stored)) in done.into_iter().zip(written) {
+                sink(Done {
+                    index: first + i,
+                    result,
+                    written,
+                    text: texts.get(i).expect("a row with a conversation"),
+                    stored,
+                })?;
+            }
             drop(texts);
-            results.extend(done.into_iter().zip(written).map(|((_, r, _), w)| (r, w)));
             if let Some(writer) = writer.as_mut() {
                 let mut columns = batch.columns().to_vec();
-                columns[self.column] = column;
+                columns[self.column] = new_column;
                 let batch = RecordBatch::try_new(batch.schema(), columns)?;
                 writer.write(&batch).context("writing a row group")?;
                 // The input's row groups end where they ended.
@@ -192,7 +255,10 @@ impl Dataset {
         if let Some(writer) = writer {
             writer.close().context("writing the Parquet footer")?;
         }
-        Ok(results)
+        Ok(Rewritten {
+            rows: first as u64,
+            values_hash: crate::archive::hash_of(hasher.digest128()),
+        })
     }
 
     fn groups(&self) -> usize {
@@ -292,12 +358,13 @@ impl Dataset {
     }
 
     /// The conversation column with the compacted rows put in, and what became of each row
-    /// of `done`.
+    /// of `done` (with, when the dataset keeps originals, a replaced row's new text).
     fn rebuild<R>(
         &self,
         column: &ArrayRef,
+        texts: &Texts,
         done: &[(usize, R, Option<String>)],
-    ) -> Result<(ArrayRef, Vec<Written>)> {
+    ) -> Result<(ArrayRef, Vec<RowWritten>)> {
         let originals = match self.shape {
             Shape::Json => strings(column),
             Shape::Structs => Vec::new(),
@@ -307,22 +374,34 @@ impl Dataset {
         let mut values: Vec<(usize, ArrayRef)> = Vec::new();
         for (i, _, output) in done {
             let Some(output) = output else {
-                written.push(Written::Kept);
+                written.push((Written::Kept, None));
                 continue;
             };
             let wrapped = match self.shape {
                 Shape::Json => originals[*i].is_some_and(is_list),
                 Shape::Structs => true,
             };
-            match self
+            let value = self
                 .unwrap(wrapped, output)
                 .and_then(|value| self.value(column, value))
-            {
-                Ok(value) => {
+                .and_then(|value| {
+                    let stored = match (self.exact, self.shape) {
+                        (false, _) => None,
+                        (true, Shape::Json) => Some(output.clone()),
+                        (true, Shape::Structs) => {
+                            let original = texts.get(*i).expect("a row with a conversation");
+                            self.comes_back(column, *i, original)?;
+                            Some(self.texts(&value)?.get(0).unwrap_or_default().to_string())
+                        }
+                    };
+                    Ok((value, stored))
+                });
+            match value {
+                Ok((value, stored)) => {
                     values.push((*i, value));
-                    written.push(Written::Replaced);
+                    written.push((Written::Replaced, stored));
                 }
-                Err(e) => written.push(Written::Refused(format!("{e:#}"))),
+                Err(e) => written.push((Written::Refused(format!("{e:#}")), None)),
             }
         }
         if values.is_empty() {
@@ -343,6 +422,22 @@ impl Dataset {
             .collect();
         let column = arrow_select::interleave::interleave(&sources, &indices)?;
         Ok((column, written))
+    }
+
+    /// Fails unless row `i`'s value comes back equal from its text `original`: what lets an
+    /// archive keep a list-of-struct value as text.
+    fn comes_back(&self, column: &ArrayRef, i: usize, original: &str) -> Result<()> {
+        let back = self
+            .unwrap(true, original)
+            .and_then(|text| self.value(column, text));
+        match back {
+            Ok(back) if back.as_ref() == column.slice(i, 1).as_ref() => Ok(()),
+            Ok(_) => bail!(
+                "its original value would not come back exactly from an archive (the column's \
+                 type does not go through JSON unchanged)"
+            ),
+            Err(e) => bail!("its original value would not come back from an archive: {e:#}"),
+        }
     }
 
     /// One row's compacted value as a one-element array of the column's type.
@@ -410,6 +505,22 @@ impl Dataset {
             }
         }
         builder.build()
+    }
+}
+
+/// What became of a row, and its new text when the dataset keeps originals.
+type RowWritten = (Written, Option<String>);
+
+/// Adds a row group's texts to a [`Dataset::values_hash`].
+fn hash_texts(hasher: &mut xxhash_rust::xxh3::Xxh3, texts: &Texts) {
+    for row in 0..texts.len() {
+        match texts.get(row) {
+            Some(text) => {
+                hasher.update(&(text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
+            }
+            None => hasher.update(&u64::MAX.to_le_bytes()),
+        }
     }
 }
 
@@ -518,6 +629,21 @@ mod tests {
         (file, dataset)
     }
 
+    /// [`Dataset::rewrite`] with each row's result and what became of it collected.
+    fn rewritten<R: Send>(
+        d: &Dataset,
+        out: &tempfile::NamedTempFile,
+        each: impl Fn(Row) -> (R, Option<String>) + Sync,
+    ) -> Vec<(R, Written)> {
+        let mut all = Vec::new();
+        d.rewrite(Some(out.reopen().unwrap()), each, |done| {
+            all.push((done.result, done.written));
+            Ok(())
+        })
+        .unwrap();
+        all
+    }
+
     fn message(text: &str) -> serde_json::Value {
         json!([{"role": "user", "content": text}])
     }
@@ -545,15 +671,13 @@ mod tests {
             ]
         );
         let out = tempfile::NamedTempFile::new().unwrap();
-        let written = d
-            .rewrite(Some(out.reopen().unwrap()), |row| {
-                let text = match row.index {
-                    0 => r#"{"messages":[{"role":"user","content":"A"}]}"#,
-                    _ => r#"{"messages":[{"role":"user","content":"C","extra":1}]}"#,
-                };
-                (row.index, Some(text.to_string()))
-            })
-            .unwrap();
+        let written = rewritten(&d, &out, |row| {
+            let text = match row.index {
+                0 => r#"{"messages":[{"role":"user","content":"A"}]}"#,
+                _ => r#"{"messages":[{"role":"user","content":"C","extra":1}]}"#,
+            };
+            (row.index, Some(text.to_string()))
+        });
         assert_eq!(written[0], (0, Written::Replaced));
         assert!(matches!(&written[1], (2, Written::Refused(why)) if why.contains("extra")));
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
@@ -573,11 +697,7 @@ mod tests {
         let (_file, d) = dataset(&[json!({"messages": parts})]);
         let out = tempfile::NamedTempFile::new().unwrap();
         let summary = r#"{"messages":[{"role":"user","content":"[ctxc summary]\nb"}]}"#;
-        let written = d
-            .rewrite(Some(out.reopen().unwrap()), |_| {
-                ((), Some(summary.to_string()))
-            })
-            .unwrap();
+        let written = rewritten(&d, &out, |_| ((), Some(summary.to_string())));
         assert_eq!(written, [((), Written::Replaced)]);
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
@@ -602,17 +722,85 @@ mod tests {
         assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("a")));
         assert_eq!(texts[1], object);
         let out = tempfile::NamedTempFile::new().unwrap();
-        d.rewrite(Some(out.reopen().unwrap()), |row| {
+        rewritten(&d, &out, |row| {
             (
                 row.index,
                 Some(row.text.replace("\"a\"", "\"A\"").replace("\"b\"", "\"B\"")),
             )
-        })
-        .unwrap();
+        });
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
         assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("A")));
         assert_eq!(texts[1], json!({"messages": message("B")}).to_string());
+    }
+
+    /// With originals kept, a row whose original value would not come back from its JSON
+    /// text (a NaN, which JSON cannot hold) is refused and keeps its value; the others are
+    /// replaced and their new text handed on.
+    #[test]
+    fn a_value_that_would_not_come_back_from_an_archive_is_not_replaced() {
+        use arrow_array::{Float64Array, ListArray, StructArray};
+        // Two rows of one message, read from JSON; then the second score made NaN.
+        let (_json, from_json) = dataset(&[
+            json!({"messages": [{"role": "user", "content": "a", "score": 0.5}]}),
+            json!({"messages": [{"role": "user", "content": "b", "score": 0.5}]}),
+        ]);
+        let read = from_json.read_group(0).unwrap();
+        let template = read.column(0).as_list::<i32>();
+        let structs = template.values().as_struct();
+        let mut columns = structs.columns().to_vec();
+        let at = structs.fields().find("score").unwrap().0;
+        columns[at] = Arc::new(Float64Array::from(vec![0.5, f64::NAN]));
+        let messages = StructArray::new(structs.fields().clone(), columns, None);
+        let DataType::List(item) = template.data_type().clone() else {
+            unreachable!("a list")
+        };
+        let list = ListArray::new(item, template.offsets().clone(), Arc::new(messages), None);
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "messages",
+            list.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(list)]).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut writer = ArrowWriter::try_new(file.reopen().unwrap(), schema, None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let mut d = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        d.keep_originals();
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let mut seen = Vec::new();
+        d.rewrite(
+            Some(out.reopen().unwrap()),
+            |row| {
+                let text = r#"{"messages":[{"role":"user","content":"short"}]}"#;
+                (row.index, Some(text.to_string()))
+            },
+            |done| {
+                seen.push((done.index, done.written, done.stored));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen[0].1, Written::Replaced);
+        assert_eq!(
+            seen[0].2.as_deref(),
+            Some(r#"{"messages":[{"role":"user","content":"short"}]}"#)
+        );
+        assert!(
+            matches!(&seen[1].1, Written::Refused(why) if why.contains("come back")),
+            "{:?}",
+            seen[1]
+        );
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let batch = back.read_group(0).unwrap();
+        let values = batch.column(0).as_list::<i32>().value(1);
+        let score = values
+            .as_struct()
+            .column(at)
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .value(0);
+        assert!(score.is_nan(), "the refused row keeps its value");
     }
 
     #[test]
