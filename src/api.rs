@@ -200,15 +200,34 @@ pub fn compact_row(
     settings: &Settings,
     allow_findings: bool,
 ) -> (FileReport, Option<String>) {
+    let ((report, ()), text) = compact_row_with(path, text, settings, allow_findings, |_, _| ());
+    (report, text)
+}
+
+/// [`compact_row`], also handing back what `also` takes from the row's transcript and its
+/// outcome when it was compacted (the CLI's archive keeps what happened to its conversations);
+/// `X::default()` for a row that failed.
+pub fn compact_row_with<X: Default>(
+    path: String,
+    text: &str,
+    settings: &Settings,
+    allow_findings: bool,
+    also: impl FnOnce(&Transcript, &Outcome) -> X,
+) -> ((FileReport, X), Option<String>) {
     let started = Instant::now();
     let planned = plan(text.into(), settings, !allow_findings).and_then(|(t, plans)| {
         let outcome = finish(&t, plans, settings)?;
         let report = FileReport::of(path.clone(), &t, &outcome);
-        Ok((report, outcome.changed.then(|| outcome.output.into_owned())))
+        let x = also(&t, &outcome);
+        Ok((
+            (report, x),
+            outcome.changed.then(|| outcome.output.into_owned()),
+        ))
     });
-    let (mut report, text) = planned.unwrap_or_else(|f| (f.into_report(&path), None));
+    let ((mut report, x), text) =
+        planned.unwrap_or_else(|f| ((f.into_report(&path), X::default()), None));
     report.time_ms = started.elapsed().as_millis() as u64;
-    (report, text)
+    ((report, x), text)
 }
 
 /// A row's report, failed when its compacted conversation could not be written back into

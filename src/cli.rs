@@ -500,8 +500,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 /// Arguments of `ctxc restore`.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The archive (NAME.ctxc-archive.json), or a session reference (`@ID`) for the archive
-    /// beside a session compacted in place with --archive.
+    /// The archive (NAME.ctxc-archive.json), the compacted file it is beside (a Parquet
+    /// dataset too), or a session reference (`@ID`) for the archive beside a session
+    /// compacted in place with --archive.
     #[arg(value_name = "ARCHIVE")]
     pub archive: PathBuf,
 
@@ -537,8 +538,9 @@ pub struct RestoreArgs {
 pub enum ArchiveCommand {
     /// What each compaction of an archive dropped or summarized.
     Show {
-        /// The archive (NAME.ctxc-archive.json), or a session reference (`@ID`) for the
-        /// archive beside a session compacted in place with --archive.
+        /// The archive (NAME.ctxc-archive.json), the compacted file it is beside (a Parquet
+        /// dataset too), or a session reference (`@ID`) for the archive beside a session
+        /// compacted in place with --archive.
         #[arg(value_name = "ARCHIVE")]
         archive: PathBuf,
 

@@ -46,9 +46,30 @@ pub struct Claim {
 /// Follows `path` to the file it names, locks it and reads it (a regular file of at most
 /// `max_bytes`).
 pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
+    let (target, mut file, opened) = lock(path, max_bytes)?;
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", target.display()))?;
+    let read = file.metadata()?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let claim = checked(target, file, read, hash)?;
+    Ok((claim, bytes))
+}
+
+/// Like [`claim`], for a file not to be held in memory (a Parquet dataset): locked and
+/// checked the same, hashed in pieces; it is read through [`Claim::file`].
+pub fn claim_file(path: &Path, max_bytes: u64) -> Result<Claim> {
+    let (target, file, _) = lock(path, max_bytes)?;
+    let read = file.metadata()?;
+    let hash = hash_of(&file).with_context(|| format!("reading {}", target.display()))?;
+    checked(target, file, read, hash)
+}
+
+/// The file `path` names, opened and locked, and its metadata.
+fn lock(path: &Path, max_bytes: u64) -> Result<(PathBuf, File, Metadata)> {
     let target =
         std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.display()))?;
-    let mut file = File::open(&target).with_context(|| format!("opening {}", target.display()))?;
+    let file = File::open(&target).with_context(|| format!("opening {}", target.display()))?;
     // fs4 rather than std's File::try_lock, which needs Rust 1.89 (the crate supports 1.85).
     match fs4::FileExt::try_lock(&file) {
         Ok(()) => {}
@@ -70,11 +91,12 @@ pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
         );
     }
     crate::discover::check_regular(&opened, max_bytes).map_err(anyhow::Error::msg)?;
-    let mut bytes = Vec::with_capacity(opened.len() as usize);
-    file.read_to_end(&mut bytes)
-        .with_context(|| format!("reading {}", target.display()))?;
-    let read = file.metadata()?;
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    Ok((target, file, opened))
+}
+
+/// The claim of a file read with this metadata and hash, once it is seen unchanged and held
+/// open for writing by no one.
+fn checked(target: PathBuf, file: File, read: Metadata, hash: u64) -> Result<Claim> {
     let claim = Claim {
         target,
         file,
@@ -82,12 +104,28 @@ pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
         hash,
         notes: RefCell::default(),
     };
-    claim.unchanged(bytes.len() as u64)?;
+    claim.unchanged(claim.read.len())?;
     // Refused now rather than after the work and the backup; replace() looks again.
     if let Some(holders) = writers::probe(&claim.file) {
         return Err(writers::held(&claim.target, &holders));
     }
-    Ok((claim, bytes))
+    Ok(claim)
+}
+
+/// The xxh3-64 of a file's bytes, read in pieces from its start (whatever its offset).
+fn hash_of(file: &File) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    loop {
+        let n = file.read_at(&mut buf, at)?;
+        if n == 0 {
+            return Ok(hasher.digest());
+        }
+        hasher.update(&buf[..n]);
+        at += n as u64;
+    }
 }
 
 impl Claim {
@@ -95,11 +133,53 @@ impl Claim {
     /// file exists, unless it holds exactly `original` (a run stopped after writing it): that
     /// one is the backup, and a note says so.
     pub fn backup(&self, suffix: &str, original: &[u8]) -> Result<PathBuf> {
+        self.backup_with(
+            suffix,
+            |path| holds_exactly(path, original),
+            || self.written(original),
+        )
+    }
+
+    /// Like [`Claim::backup`], copying the claimed file in pieces (a dataset): the copy must
+    /// hash as the file did when claimed.
+    pub fn backup_file(&self, suffix: &str) -> Result<PathBuf> {
+        let same = |path: &Path| {
+            nofollow(path).is_some_and(|f| {
+                f.metadata().is_ok_and(|m| m.len() == self.read.len())
+                    && hash_of(&f).is_ok_and(|h| h == self.hash)
+            })
+        };
+        self.backup_with(suffix, same, || {
+            let mut tmp = self.temp()?;
+            (&self.file).seek(std::io::SeekFrom::Start(0))?;
+            let mut from = std::io::BufReader::new(&self.file);
+            std::io::copy(&mut from, &mut tmp)
+                .and_then(|_| tmp.flush())
+                .with_context(|| format!("writing beside {}", self.target.display()))?;
+            if hash_of(tmp.as_file())? != self.hash {
+                bail!(
+                    "{} changed while ctxc was copying it to its backup: left as it is",
+                    self.target.display()
+                );
+            }
+            self.seal(&tmp)?;
+            Ok(tmp)
+        })
+    }
+
+    /// The backup at the target's name + `suffix`, written by `write` unless a file is there
+    /// already: kept when `same` says it holds the original, else refused.
+    fn backup_with(
+        &self,
+        suffix: &str,
+        same: impl Fn(&Path) -> bool,
+        write: impl FnOnce() -> Result<tempfiles::TempFile>,
+    ) -> Result<PathBuf> {
         let mut name = self.target.as_os_str().to_os_string();
         name.push(suffix);
         let path = PathBuf::from(name);
         if path.symlink_metadata().is_ok() {
-            if holds_exactly(&path, original) {
+            if same(&path) {
                 self.notes.borrow_mut().push(format!(
                     "the backup {} was there already, byte for byte this file (left by an interrupted run?): kept as the backup",
                     path.display()
@@ -112,7 +192,7 @@ impl Claim {
                 self.target.display()
             );
         }
-        let tmp = self.written(original)?;
+        let tmp = write()?;
         tmp.persist_new(&path).with_context(|| {
             format!(
                 "writing the backup {} (never overwritten); {} was left as it is",
@@ -123,6 +203,19 @@ impl Claim {
         Ok(path)
     }
 
+    /// The claimed file, to read (another handle on the inode that was claimed).
+    pub fn file(&self) -> Result<File> {
+        self.file
+            .try_clone()
+            .with_context(|| format!("reading {}", self.target.display()))
+    }
+
+    /// A temporary file beside the target, for [`Claim::replace_with`].
+    pub fn temp(&self) -> Result<tempfiles::TempFile> {
+        let dir = self.target.parent().unwrap_or(Path::new("."));
+        tempfiles::create_in(dir)
+    }
+
     /// What the report should say about this file.
     pub fn notes(&self) -> Vec<String> {
         self.notes.borrow().clone()
@@ -131,7 +224,13 @@ impl Claim {
     /// Replaces the target with `bytes`, if it still holds exactly what was read and no other
     /// process holds it open for writing.
     pub fn replace(&self, bytes: &[u8]) -> Result<()> {
-        let tmp = self.written(bytes)?;
+        self.replace_with(self.written(bytes)?)
+    }
+
+    /// Like [`Claim::replace`], with the new content written to `tmp` (from [`Claim::temp`]):
+    /// it gets the target's owner, group and mode, and is flushed to disk first.
+    pub fn replace_with(&self, tmp: tempfiles::TempFile) -> Result<()> {
+        self.seal(&tmp)?;
         let read_len = self.read.len();
         // Before the last check: under a lease no write can come after it unseen.
         let exclusion = writers::exclude(&self.file);
@@ -218,9 +317,10 @@ impl Claim {
         if now.modified().ok() != self.read.modified().ok() {
             return Err(changed("modified since read"));
         }
-        let content = std::fs::read(&self.target)
+        let content = File::open(&self.target)
+            .and_then(|f| hash_of(&f))
             .with_context(|| format!("reading {}", self.target.display()))?;
-        if xxhash_rust::xxh3::xxh3_64(&content) != self.hash {
+        if content != self.hash {
             return Err(changed("its content differs from what was read"));
         }
         Ok(())
@@ -229,10 +329,15 @@ impl Claim {
     /// A temporary file beside the target holding `bytes`, with the target's owner, group and
     /// mode, flushed to disk.
     fn written(&self, bytes: &[u8]) -> Result<tempfiles::TempFile> {
-        let dir = self.target.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfiles::create_in(dir)?;
+        let mut tmp = self.temp()?;
         tmp.write_all(bytes)
             .with_context(|| format!("writing beside {}", self.target.display()))?;
+        self.seal(&tmp)?;
+        Ok(tmp)
+    }
+
+    /// Gives a temporary file the target's owner, group and mode, and flushes it to disk.
+    fn seal(&self, tmp: &tempfiles::TempFile) -> Result<()> {
         let mine = tmp.as_file().metadata()?;
         if (mine.uid(), mine.gid()) != (self.read.uid(), self.read.gid()) {
             std::os::unix::fs::fchown(tmp.as_file(), Some(self.read.uid()), Some(self.read.gid()))
@@ -249,25 +354,29 @@ impl Claim {
         tmp.as_file()
             .set_permissions(mode)
             .and_then(|_| tmp.as_file().sync_all())
-            .with_context(|| format!("writing beside {}", self.target.display()))?;
-        Ok(tmp)
+            .with_context(|| format!("writing beside {}", self.target.display()))
     }
+}
+
+/// `path` opened for reading if it is a regular file (not through a symlink).
+fn nofollow(path: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    file.metadata()
+        .is_ok_and(|m| m.file_type().is_file())
+        .then_some(file)
 }
 
 /// Whether `path` is a regular file (not through a symlink) holding exactly `bytes`.
 fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
-    use std::os::unix::fs::OpenOptionsExt;
-    let Ok(mut file) = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-    else {
+    let Some(mut file) = nofollow(path) else {
         return false;
     };
-    if !file
-        .metadata()
-        .is_ok_and(|m| m.file_type().is_file() && m.len() == bytes.len() as u64)
-    {
+    if !file.metadata().is_ok_and(|m| m.len() == bytes.len() as u64) {
         return false;
     }
     let mut held = Vec::with_capacity(bytes.len());

@@ -35,6 +35,9 @@ struct Entry {
     /// xxh3-128 of the output bytes.
     output_hash: String,
     report: FileReport,
+    /// A Parquet dataset's reports, one per row (its `report` is then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rows: Option<Vec<FileReport>>,
 }
 
 /// An open manifest: what earlier runs recorded, and the file new entries go to.
@@ -116,6 +119,27 @@ impl Manifest {
         now: Option<&Identity>,
         output: Option<&Path>,
     ) -> Option<FileReport> {
+        self.finished_entry(input, now, output)
+            .filter(|e| e.rows.is_none())
+            .map(|e| e.report.clone())
+    }
+
+    /// Like [`Manifest::finished`] for a dataset: the reports of its rows.
+    pub fn finished_rows(
+        &self,
+        input: &str,
+        now: Option<&Identity>,
+        output: Option<&Path>,
+    ) -> Option<Vec<FileReport>> {
+        self.finished_entry(input, now, output)?.rows.clone()
+    }
+
+    fn finished_entry(
+        &self,
+        input: &str,
+        now: Option<&Identity>,
+        output: Option<&Path>,
+    ) -> Option<&Entry> {
         let entry = self.earlier.get(input)?;
         if entry.output.as_deref() != output.map(|p| p.to_string_lossy()).as_deref() {
             return None;
@@ -126,12 +150,14 @@ impl Manifest {
         if !in_place && !same_input {
             return None;
         }
+        // Hashed in pieces: a dataset may not fit in memory.
         let done = match output {
-            Some(path) => std::fs::read(path)
-                .is_ok_and(|bytes| crate::archive::hash(&bytes) == entry.output_hash),
+            Some(path) => File::open(path)
+                .and_then(|f| crate::archive::hash_file(&f))
+                .is_ok_and(|(_, hash)| hash == entry.output_hash),
             None => true,
         };
-        done.then(|| entry.report.clone())
+        done.then_some(entry)
     }
 
     /// Whether an earlier attempt of this run was about to write `output` (so it may be
@@ -149,15 +175,67 @@ impl Manifest {
         bytes: &[u8],
         report: &FileReport,
     ) -> Result<()> {
-        let entry = Entry {
+        let hash = crate::archive::hash(bytes);
+        self.append(input, identity, output, hash, report.clone())
+    }
+
+    /// Records that the dataset `input` is about to be written to `output`, whose bytes hash
+    /// to `output_hash` ([`crate::archive::hash`]), with the reports of its rows: `rows`
+    /// writes them, as JSON separated by commas, straight into the manifest.
+    pub fn record_rows(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        rows: &dyn Fn(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        let entry = self.entry(input, identity, output, output_hash, FileReport::default());
+        let head = serde_json::to_string(&entry)?;
+        let head = head.strip_suffix('}').expect("an entry is an object");
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = std::io::BufWriter::new(&*file);
+        out.write_all(head.as_bytes())
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(out.write_all(b",\"rows\":[")?))
+            .and_then(|()| rows(&mut out))
+            .and_then(|()| Ok(out.write_all(b"]}\n")?))
+            .and_then(|()| Ok(out.flush()?))
+            .and_then(|()| Ok(file.sync_data()?))
+            .with_context(|| format!("writing the manifest {}", self.path.display()))?;
+        crate::failpoint::hit("manifest-entry");
+        Ok(())
+    }
+
+    fn entry(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        report: FileReport,
+    ) -> Entry {
+        Entry {
             input: input.to_string(),
             size: identity.map_or(0, |i| i.size),
             modified_ns: identity.map_or(0, |i| i.modified_ns),
             settings: self.settings.clone(),
             output: output.map(|p| p.to_string_lossy().into_owned()),
-            output_hash: crate::archive::hash(bytes),
-            report: report.clone(),
-        };
+            output_hash,
+            report,
+            rows: None,
+        }
+    }
+
+    fn append(
+        &self,
+        input: &str,
+        identity: Option<&Identity>,
+        output: Option<&Path>,
+        output_hash: String,
+        report: FileReport,
+    ) -> Result<()> {
+        let entry = self.entry(input, identity, output, output_hash, report);
         let mut line = serde_json::to_string(&entry)?;
         line.push('\n');
         let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
@@ -180,7 +258,13 @@ fn parse(text: &str, path: &Path, settings: &str) -> Result<HashMap<String, Entr
             continue;
         }
         match serde_json::from_str::<Entry>(line) {
-            Ok(entry) if entry.settings == settings => {
+            Ok(mut entry) if entry.settings == settings => {
+                // Reports keep their retention as its counts.
+                for report in
+                    std::iter::once(&mut entry.report).chain(entry.rows.iter_mut().flatten())
+                {
+                    report.retention = report.retention_counts.into();
+                }
                 entries.insert(entry.input.clone(), entry);
             }
             Ok(_) => {}

@@ -21,6 +21,26 @@ impl fmt::Display for OutputFailed {
     }
 }
 
+/// Standard output as a writer: each write goes through [`write_stdout`] (for a report
+/// streamed in pieces; wrap it in a `BufWriter`).
+pub struct Stdout;
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        write_stdout(buf).map_err(|e| match e.root_cause().downcast_ref::<std::io::Error>() {
+            Some(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+                std::io::Error::from(std::io::ErrorKind::BrokenPipe)
+            }
+            _ => std::io::Error::other(format!("{e:#}")),
+        })?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Writes `bytes` to standard output and flushes them.
 pub fn write_stdout(bytes: &[u8]) -> Result<()> {
     if bytes.is_empty() {

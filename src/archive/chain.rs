@@ -29,10 +29,10 @@ pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
     let Some(last) = records.last_mut().filter(|r| r.pending) else {
         return false;
     };
+    // Read in pieces: a dataset may be larger than memory.
     let reached = paths::candidates(archive_path, &last.output)
         .iter()
-        .filter_map(|(p, _)| std::fs::read(p).ok())
-        .any(|bytes| holds_output(&bytes, last));
+        .any(|(p, _)| super::file_holds_output(p, last));
     if reached {
         last.pending = false;
         false

@@ -43,13 +43,14 @@ mod record;
 mod time;
 mod undo;
 
-pub use chain::{first_of_generation, holds_output, settle};
+pub use chain::{first_of_generation, holds_output, link, settle};
+pub use delta::apply;
 pub use model::{
-    Action, Archive, ConversationRecord, Edit, FileRef, KIND, Piece, Record, SCHEMA_VERSION,
-    SUFFIX, StepRecord, hash,
+    Action, Archive, ConversationRecord, DATASET_SCHEMA_VERSION, DatasetRecord, Edit, FileRef,
+    KIND, Piece, Record, RowRestore, SCHEMA_VERSION, SUFFIX, StepRecord, hash, hash_of,
 };
 pub use paths::{Base, archive_name, archive_path, candidates, resolve};
-pub use record::record;
+pub use record::{conversations, dataset_record, file_ref_of, record, triggers};
 pub use time::rfc3339;
 pub use undo::{Undone, undo};
 
@@ -77,6 +78,30 @@ pub struct ArchiveJob<'a> {
     pub settings: serde_json::Value,
 }
 
+/// One compacted Parquet dataset to archive: where its files are, and its record (built by
+/// the caller from its rows, with [`FileRef`]s of the input and the output as written).
+pub struct DatasetJob<'a> {
+    /// The input file (`None` for standard input).
+    pub input: Option<&'a Path>,
+    /// Where the compacted dataset is written.
+    pub output: &'a Path,
+    /// `--archive-dir`, if given.
+    pub archive_dir: Option<&'a Path>,
+    /// The command-line path the input was found under.
+    pub input_root: Option<&'a Path>,
+    /// The record, its `dataset` set.
+    pub record: Record,
+}
+
+/// Where a compaction's files are.
+#[derive(Clone, Copy)]
+struct Places<'a> {
+    input: Option<&'a Path>,
+    output: &'a Path,
+    archive_dir: Option<&'a Path>,
+    input_root: Option<&'a Path>,
+}
+
 /// An archive written with its newest record pending: [`Pending::commit`] it once the output
 /// is in place, [`Pending::roll_back`] when the output could not be written.
 pub struct Pending {
@@ -97,14 +122,44 @@ pub struct Pending {
 /// started over when it is this output's and records a compaction of this very input (a
 /// re-run): nothing it kept is lost then.
 pub fn begin(job: &ArchiveJob) -> Result<Pending> {
-    let path = archive_path(job.output, job.archive_dir, job.input, job.input_root);
     let mut new = record(job.original, job.outcome, job.settings.clone());
     ensure_restorable(&mut new, job);
-    new.input.path = job.input.map(absolute_string);
-    new.output.path = Some(absolute_string(job.output));
     new.output_copy = Some(job.outcome.output.to_string());
+    let places = Places {
+        input: job.input,
+        output: job.output,
+        archive_dir: job.archive_dir,
+        input_root: job.input_root,
+    };
+    start(new, places, Some(&job.original.source))
+}
+
+/// Writes the archive of a dataset's compaction, its new record pending. It joins an earlier
+/// archive as [`begin`] says; a dataset keeps no copy of its output (a file of any size), so a
+/// dataset rewritten since its last compaction starts a generation that cannot link back.
+pub fn begin_dataset(job: DatasetJob) -> Result<Pending> {
+    let places = Places {
+        input: job.input,
+        output: job.output,
+        archive_dir: job.archive_dir,
+        input_root: job.input_root,
+    };
+    start(job.record, places, None)
+}
+
+/// Writes the archive with `new` pending, after the records it joins. `source`: the input's
+/// text, to link a new generation back to the last one.
+fn start(mut new: Record, places: Places, source: Option<&str>) -> Result<Pending> {
+    let path = archive_path(
+        places.output,
+        places.archive_dir,
+        places.input,
+        places.input_root,
+    );
+    new.input.path = places.input.map(absolute_string);
+    new.output.path = Some(absolute_string(places.output));
     new.pending = true;
-    let mut records = earlier_records(job, &path, &mut new)?;
+    let mut records = earlier_records(places, source, &path, &mut new)?;
     check_target(&path, &new.output)?;
     records.push(new);
     for r in &mut records {
@@ -121,7 +176,10 @@ pub fn begin(job: &ArchiveJob) -> Result<Pending> {
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
     // The archive holds the input's content: it gets the input's permissions.
-    let like = job.input.filter(|p| p.is_file()).unwrap_or(job.output);
+    let like = places
+        .input
+        .filter(|p| p.is_file())
+        .unwrap_or(places.output);
     let pending = Pending {
         path,
         archive: Archive::new(records),
@@ -131,6 +189,38 @@ pub fn begin(job: &ArchiveJob) -> Result<Pending> {
     pending.write()?;
     crate::failpoint::hit("archive-pending");
     Ok(pending)
+}
+
+/// The size and [`hash`] of a file's bytes, read in pieces (a dataset may not fit in memory).
+pub fn hash_file(file: &std::fs::File) -> std::io::Result<(u64, String)> {
+    hash_prefix(file, u64::MAX)
+}
+
+/// The size and [`hash`] of the first `limit` bytes of a file (fewer when it is shorter).
+fn hash_prefix(file: &std::fs::File, limit: u64) -> std::io::Result<(u64, String)> {
+    use std::os::unix::fs::FileExt;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    while at < limit {
+        let want = (limit - at).min(buf.len() as u64) as usize;
+        let n = file.read_at(&mut buf[..want], at)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        at += n as u64;
+    }
+    Ok((at, model::hash_of(hasher.digest128())))
+}
+
+/// Whether the file at `path` holds the record's output, or begins with it; read in pieces.
+pub fn file_holds_output(path: &Path, record: &Record) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    hash_prefix(&file, record.output.bytes)
+        .is_ok_and(|(n, h)| n == record.output.bytes && h == record.output.hash)
 }
 
 impl Pending {
@@ -188,7 +278,12 @@ fn absolute_string(path: &Path) -> String {
 
 /// The records `new` joins, with its generation (and link back) set: those of an archive that
 /// follows the input, or of this output's own archive at `target`.
-fn earlier_records(job: &ArchiveJob, target: &Path, new: &mut Record) -> Result<Vec<Record>> {
+fn earlier_records(
+    job: Places,
+    source: Option<&str>,
+    target: &Path,
+    new: &mut Record,
+) -> Result<Vec<Record>> {
     let Some(input) = job.input else {
         return Ok(Vec::new());
     };
@@ -226,10 +321,12 @@ fn earlier_records(job: &ArchiveJob, target: &Path, new: &mut Record) -> Result<
             continue;
         }
         new.generation = last.generation + 1;
-        new.previous_output =
-            chain::last_output(&earlier.records, job.original.source.as_bytes(), &candidate)
+        // A dataset's earlier output is not text to link.
+        new.previous_output = source.and_then(|source| {
+            chain::last_output(&earlier.records, source.as_bytes(), &candidate)
                 .and_then(|bytes| String::from_utf8(bytes).ok())
-                .map(|previous| chain::link(&job.original.source, &previous));
+                .map(|previous| chain::link(source, &previous))
+        });
         return Ok(earlier.records);
     }
     Ok(Vec::new())

@@ -9,8 +9,12 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The schema version this ctxc writes and reads.
+/// The schema version this ctxc writes for transcript files.
 pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema version of an archive that holds a dataset's compaction ([`Record::dataset`]):
+/// a ctxc that reads only schema 2 refuses it rather than restore it as a file.
+pub const DATASET_SCHEMA_VERSION: u32 = 3;
 
 /// The oldest schema this ctxc still reads.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
@@ -25,7 +29,7 @@ pub const SUFFIX: &str = ".ctxc-archive.json";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Archive {
-    /// [`SCHEMA_VERSION`] when written.
+    /// [`SCHEMA_VERSION`] when written ([`DATASET_SCHEMA_VERSION`] for a dataset's).
     pub schema_version: u32,
     /// Always [`KIND`].
     pub kind: String,
@@ -79,6 +83,44 @@ pub struct Record {
     /// output never reached the file (a crash, a refused replace) is not a compaction.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// A Parquet dataset's compaction (schema 3): its rows come back value-identical, not
+    /// byte-identical, so `restore` is empty and the changed rows' restore data is here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<DatasetRecord>,
+}
+
+/// What a compaction changed in a Parquet dataset, to give every row back value-identical.
+///
+/// A row's conversation is taken as the JSON text ctxc reads it as (a list-of-struct value
+/// written out by Arrow's JSON writer, a JSON string as it is): the archive rebuilds the
+/// original text of each changed row from the compacted row's text, and `restore` writes it
+/// back into the column's own type. Every other column, and every row not listed, is copied
+/// from the compacted dataset, where they are as they were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetRecord {
+    /// The conversation column.
+    pub column: String,
+    /// Rows in the dataset.
+    pub rows: u64,
+    /// [`hash`] over every row's conversation text, in row order (a null counted as one):
+    /// the input's, which a restore to this record's input is checked against.
+    pub values_hash: String,
+    /// The rows the compaction changed, in row order.
+    pub changed: Vec<RowRestore>,
+}
+
+/// One changed row of a dataset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowRestore {
+    /// Its index, from 0.
+    pub row: u64,
+    /// [`hash`] of its original text.
+    pub hash: String,
+    /// Its original text rebuilt from the compacted row's text (pieces as in
+    /// [`Record::restore`], ranges of the compacted text).
+    pub restore: Vec<Piece>,
 }
 
 fn first_generation() -> u32 {
@@ -207,14 +249,19 @@ pub enum Piece {
 
 /// The hash archives keep of a file: `xxh3-128:` and 32 hex digits.
 pub fn hash(bytes: &[u8]) -> String {
-    format!("xxh3-128:{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    hash_of(xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// [`hash`] of bytes hashed in pieces: the xxh3-128 `digest` written out.
+pub fn hash_of(digest: u128) -> String {
+    format!("xxh3-128:{digest:032x}")
 }
 
 impl Archive {
     /// An archive of these records.
     pub fn new(records: Vec<Record>) -> Self {
         Archive {
-            schema_version: SCHEMA_VERSION,
+            schema_version: schema_of(&records),
             kind: KIND.into(),
             records,
         }
@@ -238,17 +285,17 @@ impl Archive {
             );
         }
         let version = probe.get("schemaVersion").and_then(|v| v.as_u64());
-        let known = u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION);
+        let known = u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(DATASET_SCHEMA_VERSION);
         if !version.is_some_and(|v| known.contains(&v)) {
             bail!(
-                "{} has archive schema {}; this ctxc reads schemas {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}",
+                "{} has archive schema {}; this ctxc reads schemas {OLDEST_SCHEMA_VERSION} to {DATASET_SCHEMA_VERSION}",
                 path.display(),
                 version.map_or("(none)".into(), |v| v.to_string())
             );
         }
         let mut archive: Archive = serde_json::from_value(probe)
             .with_context(|| format!("{} is a damaged ctxc archive", path.display()))?;
-        archive.schema_version = SCHEMA_VERSION;
+        archive.schema_version = schema_of(&archive.records);
         if archive.records.is_empty() {
             bail!("{} holds no compaction records", path.display());
         }
@@ -262,26 +309,53 @@ impl Archive {
         Archive::parse(&text, path)
     }
 
-    /// The archive as written: compact JSON (pretty printing doubles the records of files
+    /// The archive as written (its schema that of its records): compact JSON (pretty printing doubles the records of files
     /// with many conversations; `ctxc archive show` is the readable view) and a final newline.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string(self).expect("archives always serialize");
+        /// The archive borrowed, with the schema its records need.
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out<'a> {
+            schema_version: u32,
+            kind: &'a str,
+            records: &'a [Record],
+        }
+        let out = Out {
+            schema_version: schema_of(&self.records),
+            kind: &self.kind,
+            records: &self.records,
+        };
+        let mut text = serde_json::to_string(&out).expect("archives always serialize");
         text.push('\n');
         text
+    }
+}
+
+/// The schema `records` need: [`DATASET_SCHEMA_VERSION`] when one is a dataset's.
+fn schema_of(records: &[Record]) -> u32 {
+    if records.iter().any(|r| r.dataset.is_some()) {
+        DATASET_SCHEMA_VERSION
+    } else {
+        SCHEMA_VERSION
     }
 }
 
 impl Record {
     /// Original bytes the record keeps to rebuild its input.
     pub fn archived_bytes(&self) -> usize {
-        self.restore
-            .iter()
-            .map(|p| match p {
-                Piece::Text(t) => t.len(),
-                Piece::Copy(_) => 0,
-            })
-            .sum()
+        let rows = self.dataset.iter().flat_map(|d| &d.changed);
+        text_bytes(&self.restore) + rows.map(|r| text_bytes(&r.restore)).sum::<usize>()
     }
+}
+
+fn text_bytes(pieces: &[Piece]) -> usize {
+    pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Text(t) => t.len(),
+            Piece::Copy(_) => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -307,10 +381,10 @@ mod tests {
             err.contains("a.ctxc-archive.json is not a ctxc archive"),
             "{err}"
         );
-        let newer = r#"{"schemaVersion": 3, "kind": "ctxc-archive", "records": []}"#;
+        let newer = r#"{"schemaVersion": 4, "kind": "ctxc-archive", "records": []}"#;
         let err = parse(newer).unwrap_err().to_string();
         assert!(
-            err.contains("schema 3; this ctxc reads schemas 1 to 2"),
+            err.contains("schema 4; this ctxc reads schemas 1 to 3"),
             "{err}"
         );
         let broken = "{\"kind\": \"ctxc-archive\",\n \"records\": [}";

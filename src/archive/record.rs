@@ -3,7 +3,9 @@
 //! step with the plan before it — and the restore pieces.
 
 use super::delta;
-use super::model::{Action, ConversationRecord, Edit, FileRef, Record, StepRecord, hash};
+use super::model::{
+    Action, ConversationRecord, DatasetRecord, Edit, FileRef, Record, StepRecord, hash,
+};
 use crate::engine::Compaction;
 use crate::json::LineIndex;
 use crate::pipeline::{ConversationResult, Outcome};
@@ -13,23 +15,8 @@ use std::collections::HashMap;
 
 /// The record of compacting `original` into `outcome.output`, with no paths yet.
 pub fn record(original: &Transcript, outcome: &Outcome, settings: serde_json::Value) -> Record {
-    let lines = LineIndex::new(&original.source);
-    let conversations: Vec<ConversationRecord> = outcome
-        .conversations
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !r.triggers.is_empty() || r.compaction.is_some())
-        .map(|(c, r)| {
-            let edited = outcome.spans.get(c).is_some_and(Option::is_some);
-            conversation(&original.conversations[c], r, edited, &lines)
-        })
-        .collect();
-    let mut triggers: Vec<String> = Vec::new();
-    for name in conversations.iter().flat_map(|c| &c.triggers) {
-        if !triggers.contains(name) {
-            triggers.push(name.clone());
-        }
-    }
+    let conversations = conversations(original, outcome);
+    let triggers = triggers(&conversations);
     Record {
         ctxc_version: env!("CARGO_PKG_VERSION").into(),
         time: super::time::now(),
@@ -45,7 +32,72 @@ pub fn record(original: &Transcript, outcome: &Outcome, settings: serde_json::Va
         previous_output: None,
         output_copy: None,
         pending: false,
+        dataset: None,
     }
+}
+
+/// The record of compacting a Parquet dataset: its files, what happened to the
+/// conversations of its rows, and their restore data; no paths yet.
+pub fn dataset_record(
+    files: (FileRef, FileRef),
+    conversations: Vec<ConversationRecord>,
+    settings: serde_json::Value,
+    dataset: DatasetRecord,
+) -> Record {
+    let (input, output) = files;
+    Record {
+        ctxc_version: env!("CARGO_PKG_VERSION").into(),
+        time: super::time::now(),
+        format: "parquet".into(),
+        input,
+        output,
+        changed: !dataset.changed.is_empty(),
+        triggers: triggers(&conversations),
+        settings,
+        conversations,
+        restore: Vec::new(),
+        generation: 1,
+        previous_output: None,
+        output_copy: None,
+        pending: false,
+        dataset: Some(dataset),
+    }
+}
+
+/// A file's size and hash, no paths yet.
+pub fn file_ref_of(bytes: u64, hash: String) -> FileRef {
+    FileRef {
+        path: None,
+        relative_to_archive: None,
+        bytes,
+        hash,
+    }
+}
+
+/// What happened to each conversation compaction ran on (those where a trigger fired).
+pub fn conversations(original: &Transcript, outcome: &Outcome) -> Vec<ConversationRecord> {
+    let lines = LineIndex::new(&original.source);
+    outcome
+        .conversations
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.triggers.is_empty() || r.compaction.is_some())
+        .map(|(c, r)| {
+            let edited = outcome.spans.get(c).is_some_and(Option::is_some);
+            conversation(&original.conversations[c], r, edited, &lines)
+        })
+        .collect()
+}
+
+/// The triggers that fired in any of `conversations`, in order of first appearance.
+pub fn triggers(conversations: &[ConversationRecord]) -> Vec<String> {
+    let mut triggers: Vec<String> = Vec::new();
+    for name in conversations.iter().flat_map(|c| &c.triggers) {
+        if !triggers.contains(name) {
+            triggers.push(name.clone());
+        }
+    }
+    triggers
 }
 
 fn file_ref(bytes: &[u8]) -> FileRef {

@@ -71,13 +71,35 @@ struct RecordView<'a> {
     triggers: &'a [String],
     /// Original bytes the archive keeps for this compaction.
     archived_bytes: usize,
+    /// A Parquet dataset's compaction: its conversation column and rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dataset: Option<DatasetView<'a>>,
     conversations: &'a [ConversationRecord],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DatasetView<'a> {
+    column: &'a str,
+    rows: u64,
+    /// Rows whose conversation the compaction changed (and the archive gives back).
+    changed_rows: usize,
+}
+
+impl<'a> DatasetView<'a> {
+    fn of(r: &'a Record) -> Option<Self> {
+        r.dataset.as_ref().map(|d| DatasetView {
+            column: &d.column,
+            rows: d.rows,
+            changed_rows: d.changed.len(),
+        })
+    }
 }
 
 impl<'a> View<'a> {
     fn of(path: &Path, archive: &'a Archive) -> Self {
         View {
-            schema_version: crate::archive::SCHEMA_VERSION,
+            schema_version: archive.schema_version,
             archive: path.display().to_string(),
             records: archive
                 .records
@@ -95,6 +117,7 @@ impl<'a> View<'a> {
                     changed: r.changed,
                     triggers: &r.triggers,
                     archived_bytes: r.archived_bytes(),
+                    dataset: DatasetView::of(r),
                     conversations: &r.conversations,
                 })
                 .collect(),
@@ -187,21 +210,42 @@ fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
         "  triggers: {triggers}; original bytes kept: {}",
         thousands(r.archived_bytes() as u64)
     );
+    if let Some(d) = DatasetView::of(r) {
+        let _ = writeln!(
+            out,
+            "  dataset: {} rows, column {}; {} row{} changed, restored value-identical",
+            thousands(d.rows),
+            d.column,
+            thousands(d.changed_rows as u64),
+            if d.changed_rows == 1 { "" } else { "s" }
+        );
+    }
     for c in &r.conversations {
         render_conversation(out, c);
     }
 }
 
 fn render_conversation(out: &mut String, c: &ConversationRecord) {
-    let place = if c.location.is_empty() {
-        "conversation".to_string()
-    } else {
-        format!("conversation {}", c.location)
+    // A dataset's row: `#row=N`, then where in the row's conversation.
+    let place = match c.location.strip_prefix("#row=") {
+        Some(row) => {
+            let (n, inner) = row.split_at(
+                row.find(|ch: char| !ch.is_ascii_digit())
+                    .unwrap_or(row.len()),
+            );
+            let inner = if inner.is_empty() {
+                String::new()
+            } else {
+                format!(" {inner}")
+            };
+            format!("row {n}{inner}")
+        }
+        None if c.location.is_empty() => format!("conversation ({})", lines(c.lines)),
+        None => format!("conversation {} ({})", c.location, lines(c.lines)),
     };
     let _ = writeln!(
         out,
-        "  {place} ({}): {} → {} tokens{}, {} → {} messages{}",
-        lines(c.lines),
+        "  {place}: {} → {} tokens{}, {} → {} messages{}",
         thousands(c.tokens_before as u64),
         thousands(c.tokens_after as u64),
         c.target_tokens.map_or(String::new(), |t| format!(

@@ -2,9 +2,7 @@
 //! atomically (and archives) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
-use super::compact_report::{
-    CompactReport, FileReport, SCHEMA_VERSION, Status, summary_failures, table, totals,
-};
+use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
 use crate::ExitStatus;
 use crate::api::{self, Failed};
 use crate::archive::{self, ArchiveJob};
@@ -29,6 +27,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 mod parquet;
+mod spool;
+
+use spool::{Spool, Spooled};
 
 /// Where a file's output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,8 @@ enum Destination {
 
 /// One input with everything decided about it before it is read.
 struct Job {
+    /// Its place among the run's jobs.
+    id: usize,
     input: Input,
     /// The command-line path it was found under.
     root: Option<PathBuf>,
@@ -59,6 +62,8 @@ struct Conduct<'a> {
     stop: AtomicBool,
     bytes_done: AtomicU64,
     bytes_total: u64,
+    /// Where reports go as they come.
+    spool: &'a Spool,
 }
 
 /// Runs `ctxc compact`.
@@ -107,6 +112,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
             ),
         );
     }
+    let spool = Spool::new()?;
     let conduct = Conduct {
         args,
         manifest: manifest.as_ref(),
@@ -115,57 +121,69 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         stop: AtomicBool::new(false),
         bytes_done: AtomicU64::new(0),
         bytes_total,
+        spool: &spool,
     };
-    let mut files: Vec<FileReport> = errors
-        .into_iter()
-        .map(|e| FileReport::failed(e.path, e.message))
-        .collect();
-    let done: Vec<FileReport> = if args.confirm {
+    for e in errors {
+        spool.add(usize::MAX, &FileReport::failed(e.path, e.message));
+    }
+    if args.confirm {
         // Questions come one at a time, in order.
-        jobs.iter()
-            .flat_map(|job| conduct.file(job, &settings))
-            .collect()
+        jobs.iter().for_each(|job| conduct.file(job, &settings));
     } else {
-        jobs.par_iter()
-            .flat_map_iter(|job| conduct.file(job, &settings))
-            .collect()
-    };
-    files.extend(done);
-    files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
+        jobs.par_iter().for_each(|job| conduct.file(job, &settings));
+    }
+    let spooled = spool.finish()?;
     progress.finish();
-    if files
-        .iter()
-        .any(|f| f.error.as_deref() == Some(BROKEN_PIPE))
-    {
+    // One pass over the reports: totals, failures, resume commands.
+    let mut tally = Tally::default();
+    let (mut failures, mut resumes, mut broken_pipe) = (Vec::new(), Vec::new(), false);
+    spooled.each(|f| {
+        tally.add(&f);
+        broken_pipe |= f.error.as_deref() == Some(BROKEN_PIPE);
+        if f.status == Status::Failed {
+            failures.push(f.error_message().unwrap_or_default());
+        }
+        if let Some(command) = f.resume {
+            resumes.push((f.path, command));
+        }
+        Ok(())
+    })?;
+    if broken_pipe {
         return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
     }
-    for f in files.iter().filter(|f| f.status == Status::Failed) {
-        progress.warn(&f.error_message().unwrap_or_default());
+    for failure in &failures {
+        progress.warn(failure);
     }
     // Like a failed file, a summarizer that failed is said even with -q: the run "worked", but
     // not with the summaries asked for.
-    for failure in summary_failures(&files) {
+    for failure in tally.summary_failures() {
         progress.warn(&failure.note());
     }
+    // The report without its files, which are printed from the spool.
     let report = CompactReport {
         schema_version: SCHEMA_VERSION,
         tokenizer: config.tokens.clone(),
         strategies: config.strategies.clone(),
         summarizer: summarizer.name().to_string(),
         dry_run: args.dry_run,
-        totals: totals(&files),
-        files,
+        totals: tally.totals(),
+        files: Vec::new(),
     };
     let transcript_on_stdout = jobs.iter().any(|j| j.dest == Destination::Stdout);
-    print(&report, args.report.format(), quiet, transcript_on_stdout)?;
+    print(
+        &report,
+        &spooled,
+        args.report.format(),
+        quiet,
+        transcript_on_stdout,
+    )?;
     if !quiet {
-        for f in report.files.iter().filter(|f| f.resume.is_some()) {
-            let command = f.resume.as_deref().unwrap_or_default();
-            eprintln!("ctxc: {}: resume it with: {command}", f.path);
+        for (path, command) in &resumes {
+            eprintln!("ctxc: {path}: resume it with: {command}");
         }
     }
     if let Some(path) = &args.report_file {
-        write_report_file(&report, path)?;
+        write_report_file(&report, &spooled, path)?;
     }
     Ok(if report.totals.failed == 0 {
         ExitStatus::Success
@@ -291,6 +309,7 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         };
         let input = inputs.into_iter().next().expect("one input");
         return Ok(vec![Job {
+            id: 0,
             root: root_of(&input, given),
             input,
             dest,
@@ -307,7 +326,8 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
     }
     Ok(inputs
         .into_iter()
-        .map(|input| {
+        .enumerate()
+        .map(|(id, input)| {
             let root = root_of(&input, given);
             let dest = match (&input, args.dry_run) {
                 (_, true) => Destination::Nowhere,
@@ -318,7 +338,12 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                     None => Destination::File(discover::beside(path)),
                 },
             };
-            Job { input, root, dest }
+            Job {
+                id,
+                input,
+                root,
+                dest,
+            }
         })
         .collect())
 }
@@ -371,18 +396,18 @@ const BROKEN_PIPE: &str = "standard output was closed";
 
 impl Conduct<'_> {
     /// Reads, compacts and writes one input; every failure ends up in its report. A dataset
-    /// has one report per row.
-    fn file(&self, job: &Job, settings: &Settings) -> Vec<FileReport> {
+    /// has one report per row. The reports go to the spool.
+    fn file(&self, job: &Job, settings: &Settings) {
         let path = job.input.display();
         if self.args.fail_fast && self.stop.load(Ordering::Relaxed) {
             self.progress.advance();
-            return vec![FileReport::skipped(
-                path,
-                "an earlier file failed (--fail-fast)",
-            )];
+            let skipped = FileReport::skipped(path, "an earlier file failed (--fail-fast)");
+            self.spool.add(job.id, &skipped);
+            return;
         }
         let started = Instant::now();
         let reports = match dataset::sniff(&job.input, self.args.input.limit.max_input_bytes) {
+            // A dataset's rows are reported as they are done.
             Ok(Sniffed::Parquet(file)) => self.dataset(job, file, settings),
             Ok(Sniffed::Other(read)) => {
                 let mut report = self
@@ -395,14 +420,19 @@ impl Conduct<'_> {
                 vec![Failed::at("read", e.line)(anyhow::anyhow!(e.message)).into_report(&path)]
             }
         };
-        for report in &reports {
-            if report.status == Status::Failed {
-                self.stop.store(true, Ordering::Relaxed);
-            }
-            self.log(report);
+        for report in reports {
+            self.emit(job, &report);
         }
         self.progress.advance();
-        reports
+    }
+
+    /// A report done: logged, counted for `--fail-fast`, and spooled.
+    fn emit(&self, job: &Job, report: &FileReport) {
+        if report.status == Status::Failed {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.log(report);
+        self.spool.add(job.id, report);
     }
 
     /// Compacts one transcript file (whose bytes, for standard input, were already `read`).
@@ -700,11 +730,31 @@ fn check_destination(
     Ok(())
 }
 
-fn print(report: &CompactReport, format: OutputFormat, quiet: bool, to_stderr: bool) -> Result<()> {
+/// Prints the report (`report`, its files in `files`): JSON streamed, other formats laid out
+/// from all the reports.
+fn print(
+    report: &CompactReport,
+    files: &Spooled,
+    format: OutputFormat,
+    quiet: bool,
+    to_stderr: bool,
+) -> Result<()> {
     if quiet && format == OutputFormat::Table {
         return Ok(());
     }
-    let text = report::render(format, report, &table(report))?;
+    if format == OutputFormat::Json {
+        if to_stderr {
+            let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+            files.write_json(report, &mut err)?;
+            return Ok(err.flush()?);
+        }
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, crate::output::Stdout);
+        return files
+            .write_json(report, &mut out)
+            .and_then(|()| out.flush().map_err(Into::into))
+            .context(crate::output::OutputFailed);
+    }
+    let text = rendered(report, files, format)?;
     if to_stderr {
         std::io::stderr().lock().write_all(text.as_bytes())?;
     } else {
@@ -713,9 +763,39 @@ fn print(report: &CompactReport, format: OutputFormat, quiet: bool, to_stderr: b
     Ok(())
 }
 
+/// The report with all its files, in a format other than JSON.
+fn rendered(report: &CompactReport, files: &Spooled, format: OutputFormat) -> Result<String> {
+    let whole = CompactReport {
+        schema_version: report.schema_version,
+        tokenizer: report.tokenizer.clone(),
+        strategies: report.strategies.clone(),
+        summarizer: report.summarizer.clone(),
+        dry_run: report.dry_run,
+        files: files.all()?,
+        totals: report.totals.clone(),
+    };
+    report::render(format, &whole, &table(&whole))
+}
+
 /// Writes the report to `path` in the format its extension names.
-fn write_report_file(report: &CompactReport, path: &Path) -> Result<()> {
-    let text = report::render(report::format_of_path(path), report, &table(report))?;
-    discover::write_atomic(path, text.as_bytes(), None)
-        .with_context(|| format!("writing the report {}", path.display()))
+fn write_report_file(report: &CompactReport, files: &Spooled, path: &Path) -> Result<()> {
+    let format = report::format_of_path(path);
+    let written = if format == OutputFormat::Json {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        crate::tempfiles::create_in(dir).and_then(|tmp| {
+            let mut out = std::io::BufWriter::new(tmp.as_file());
+            files.write_json(report, &mut out)?;
+            out.flush()?;
+            drop(out);
+            tmp.as_file().sync_all()?;
+            tmp.persist(path)
+        })
+    } else {
+        rendered(report, files, format)
+            .and_then(|text| discover::write_atomic(path, text.as_bytes(), None))
+    };
+    written.with_context(|| format!("writing the report {}", path.display()))
 }

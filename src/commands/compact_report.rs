@@ -482,13 +482,28 @@ pub fn summary_failures(files: &[FileReport]) -> Vec<SummaryFailure> {
 
 /// Totals of `files`.
 pub fn totals(files: &[FileReport]) -> Totals {
-    let mut t = Totals {
-        files: files.len(),
-        ..Totals::default()
-    };
-    let mut fallbacks = 0;
-    let mut time = 0;
+    let mut tally = Tally::default();
     for f in files {
+        tally.add(f);
+    }
+    tally.totals()
+}
+
+/// Totals and summary failures, counted one file at a time (a dataset's rows are not all in
+/// memory at once).
+#[derive(Debug, Default)]
+pub struct Tally {
+    t: Totals,
+    fallbacks: usize,
+    time: u64,
+    failures: Vec<SummaryFailure>,
+}
+
+impl Tally {
+    /// Counts one more file.
+    pub fn add(&mut self, f: &FileReport) {
+        let t = &mut self.t;
+        t.files += 1;
         match f.status {
             Status::Compacted => t.compacted += 1,
             Status::Unchanged => t.unchanged += 1,
@@ -502,25 +517,38 @@ pub fn totals(files: &[FileReport]) -> Totals {
         t.context_tokens_after += f.context_tokens_after;
         t.summaries += f.summaries;
         t.summary_requests += f.summary_requests;
-        fallbacks += f.summary_fallbacks.len();
+        self.fallbacks += f.summary_fallbacks.len();
         t.llm_calls += f.llm_calls;
         t.llm_prompt_tokens += f.llm_prompt_tokens;
         t.llm_completion_tokens += f.llm_completion_tokens;
         t.retention += f.retention;
-        time += f.time_ms;
+        self.time += f.time_ms;
+        for failure in &f.summary_failures {
+            add_failure(&mut self.failures, failure.clone());
+        }
     }
-    t.saved_ratio = saved(t.context_tokens_before, t.context_tokens_after);
-    t.summary_success_rate = if t.summary_requests == 0 {
-        1.0
-    } else {
-        1.0 - fallbacks as f64 / t.summary_requests as f64
-    };
-    t.mean_time_ms = if files.is_empty() {
-        0.0
-    } else {
-        time as f64 / files.len() as f64
-    };
-    t
+
+    /// The totals of the files counted.
+    pub fn totals(&self) -> Totals {
+        let mut t = self.t.clone();
+        t.saved_ratio = saved(t.context_tokens_before, t.context_tokens_after);
+        t.summary_success_rate = if t.summary_requests == 0 {
+            1.0
+        } else {
+            1.0 - self.fallbacks as f64 / t.summary_requests as f64
+        };
+        t.mean_time_ms = if t.files == 0 {
+            0.0
+        } else {
+            self.time as f64 / t.files as f64
+        };
+        t
+    }
+
+    /// The summary failures of the files counted, by cause, in the order they first appear.
+    pub fn summary_failures(&self) -> &[SummaryFailure] {
+        &self.failures
+    }
 }
 
 fn percent(ratio: f64) -> String {

@@ -51,9 +51,28 @@ pub(crate) fn archive_of(arg: &Path) -> Result<PathBuf> {
         .next()
         .unwrap_or_else(|| arg.to_path_buf());
     if path == arg {
-        return Ok(path);
+        return Ok(beside(path));
     }
     Ok(archive::archive_path(&path, None, None, None))
+}
+
+/// A compacted file given where its archive is asked for (`ctxc restore small.parquet`): the
+/// archive beside it, when there is one; any other path as it is.
+fn beside(path: PathBuf) -> PathBuf {
+    let archive = archive::archive_path(&path, None, None, None);
+    if path.to_string_lossy().ends_with(archive::SUFFIX) || !archive.is_file() {
+        return path;
+    }
+    // A dataset is not read whole to find out; any other file is an archive if it reads as one.
+    let mut head = [0u8; 4];
+    let parquet = std::fs::File::open(&path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && &head == crate::dataset::PARQUET_MAGIC;
+    if parquet || (path.is_file() && Archive::read(&path).is_err()) {
+        return archive;
+    }
+    path
 }
 
 /// The bytes the restore starts from: the last compaction's output.
@@ -95,6 +114,9 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
     let target = target_record(args, records)?;
     let steps = n - target;
     let last = records.last().expect("not empty");
+    if last.dataset.is_some() {
+        return restore_dataset(args, records, target, quiet);
+    }
     let compacted = find_compacted(&args.archive, last, args.force).map_err(Stop::Failed)?;
     if !compacted.matches && !args.force {
         return Err(Stop::Failed(changed_error(&compacted, last, &args.archive)));
@@ -150,6 +172,139 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         }
     }
     Ok(())
+}
+
+/// Restores a Parquet dataset to the input of `records[target]`: written again from the
+/// compacted dataset with the changed rows put back, value-identical (not byte-identical).
+fn restore_dataset(
+    args: &RestoreArgs,
+    records: &[Record],
+    target: usize,
+    quiet: bool,
+) -> Result<(), Stop> {
+    let n = records.len();
+    let last = &records[n - 1];
+    let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
+    let dest = destination(args, &records[target], base)?;
+    let fail = |e: anyhow::Error| Stop::Failed(e);
+    let compacted = std::fs::File::open(&path)
+        .with_context(|| format!("reading the compacted dataset {}", path.display()))
+        .map_err(fail)?;
+    let tmp = match &dest {
+        Some(dest) => {
+            let dir = match dest.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating {}", dir.display()))
+                .map_err(fail)?;
+            Some(crate::tempfiles::create_in(dir).map_err(fail)?)
+        }
+        None => None,
+    };
+    let unnamed = match &tmp {
+        Some(_) => None,
+        None => Some(tempfile::tempfile().map_err(|e| fail(e.into()))?),
+    };
+    let out = tmp
+        .as_ref()
+        .map(|t| t.as_file())
+        .or(unnamed.as_ref())
+        .expect("one of them");
+    let restored = crate::dataset::restore::undo(&records[target..], compacted, out, args.force)
+        .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e:#}", args.archive.display())))?;
+    match (tmp, dest.as_ref()) {
+        (Some(tmp), Some(dest)) => {
+            if let Ok(meta) = std::fs::metadata(&path) {
+                tmp.as_file()
+                    .set_permissions(meta.permissions())
+                    .with_context(|| format!("setting permissions of {}", dest.display()))
+                    .map_err(fail)?;
+            }
+            tmp.persist(dest)
+                .with_context(|| format!("writing the restored dataset {}", dest.display()))
+                .map_err(fail)?;
+        }
+        _ => {
+            use std::io::{Seek, Write};
+            let mut file = unnamed.expect("standard output's");
+            let mut stdout = std::io::stdout().lock();
+            file.rewind()
+                .and_then(|()| std::io::copy(&mut file, &mut stdout))
+                .and_then(|_| stdout.flush())
+                .map_err(|e| fail(e.into()))?;
+        }
+    }
+    if !matches {
+        warn(&format!(
+            "{} did not match the archive: restored from it anyway (--force)",
+            path.display()
+        ));
+    }
+    for mismatch in &restored.mismatches {
+        warn(mismatch);
+    }
+    if !quiet {
+        let checked = if restored.mismatches.is_empty() && matches {
+            "every row's values verified"
+        } else {
+            "NOT verified: it differs from what was compacted"
+        };
+        eprintln!(
+            "ctxc: restored {} from {} to {} ({} rows, {} put back; {} of {n} compaction{} \
+             undone, {checked}; a dataset comes back value-identical, not byte-identical)",
+            what(records, target),
+            path.display(),
+            dest.map_or("standard output".into(), |p| p.display().to_string()),
+            crate::report::thousands(restored.rows),
+            crate::report::thousands(restored.restored as u64),
+            n - target,
+            plural(n),
+        );
+    }
+    Ok(())
+}
+
+/// The compacted dataset the last record wrote: the first file it names that holds exactly
+/// its output; with `force`, else the first that exists (and whether it matches).
+fn find_compacted_dataset(
+    archive_path: &Path,
+    last: &Record,
+    force: bool,
+) -> Result<(PathBuf, Base, bool), Stop> {
+    let candidates = archive::candidates(archive_path, &last.output);
+    let exact = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.len() == last.output.bytes)
+            && archive::file_holds_output(p, last)
+    };
+    if let Some((path, base)) = candidates.iter().find(|(p, _)| p.is_file() && exact(p)) {
+        return Ok((path.clone(), *base, true));
+    }
+    let Some((path, base)) = candidates.iter().find(|(p, _)| p.is_file()) else {
+        let looked: Vec<String> = candidates
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        return Err(Stop::Failed(anyhow!(
+            "cannot find the compacted dataset that {} restores from (looked for {}); an \
+             archive keeps no copy of a dataset",
+            archive_path.display(),
+            looked.join(" and ")
+        )));
+    };
+    if !force {
+        return Err(Stop::Failed(anyhow!(
+            "{} has changed since it was compacted: it does not match the archive {} \
+             (expected {} bytes, {}). Restoring from it would not give back the original; \
+             --force restores anyway and says which rows do not match",
+            path.display(),
+            archive_path.display(),
+            crate::report::thousands(last.output.bytes),
+            last.output.hash,
+        )));
+    }
+    Ok((path.clone(), *base, false))
 }
 
 /// The record whose input is restored: from `--steps`, `--generation`, else the first.

@@ -51,7 +51,10 @@ pub enum Written {
 
 /// A batch rewritten by [`Column::rewrite`], and each result with its row's index in the batch
 /// and what became of the row.
-pub type Rewritten<R> = (RecordBatch, Vec<(usize, R, Written)>);
+pub type RewrittenBatch<R> = (RecordBatch, Vec<(usize, R, Written)>);
+
+/// What became of a row, and its new text when the column keeps originals.
+pub(super) type RowWritten = (Written, Option<String>);
 
 /// The conversation column of a schema: where it is, and how it holds a conversation.
 #[derive(Debug, Clone)]
@@ -60,6 +63,8 @@ pub struct Column {
     shape: Shape,
     /// The key a bare message list is wrapped under.
     key: &'static str,
+    /// Whether a replaced row must be able to come back exactly ([`Column::keep_originals`]).
+    exact: bool,
 }
 
 impl Column {
@@ -104,12 +109,24 @@ impl Column {
             .into_iter()
             .find(|k| k == field.name())
             .unwrap_or("messages");
-        Ok(Column { index, shape, key })
+        Ok(Column {
+            index,
+            shape,
+            key,
+            exact: false,
+        })
     }
 
     /// The column's index in the schema.
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// Makes [`Column::rebuild`] replace a row only when its original value comes back
+    /// exactly from its text (a list-of-struct value through JSON), and hand back each
+    /// replaced row's new text: what an archive needs to give every row back.
+    pub fn keep_originals(&mut self) {
+        self.exact = true;
     }
 
     /// Calls `each` on every row of `batch` that holds a conversation (not null), in
@@ -122,19 +139,7 @@ impl Column {
         each: impl Fn(Row) -> R + Sync,
     ) -> Result<Vec<(usize, R)>> {
         let texts = self.texts(batch.column(self.index))?;
-        Ok((0..texts.len())
-            .into_par_iter()
-            .filter_map(|i| {
-                let text = texts.get(i)?;
-                Some((
-                    i,
-                    each(Row {
-                        index: first + i,
-                        text,
-                    }),
-                ))
-            })
-            .collect())
+        Ok(run(&texts, first, each))
     }
 
     /// Like [`Column::read`], with `each` also returning the row's compacted text (`None` to
@@ -145,16 +150,18 @@ impl Column {
         batch: &RecordBatch,
         first: usize,
         each: impl Fn(Row) -> (R, Option<String>) + Sync,
-    ) -> Result<Rewritten<R>> {
+    ) -> Result<RewrittenBatch<R>> {
         let column = batch.column(self.index);
-        let done: Vec<(usize, (R, Option<String>))> = self.read(batch, first, each)?;
-        let done: Vec<(usize, R, Option<String>)> =
-            done.into_iter().map(|(i, (r, out))| (i, r, out)).collect();
-        let (column, written) = self.rebuild(column, &done)?;
+        let texts = self.texts(column)?;
+        let done: Vec<(usize, R, Option<String>)> = run(&texts, first, each)
+            .into_iter()
+            .map(|(i, (r, out))| (i, r, out))
+            .collect();
+        let (column, written) = self.rebuild(column, &texts, &done)?;
         let results = done
             .into_iter()
             .zip(written)
-            .map(|((i, r, _), w)| (i, r, w))
+            .map(|((i, r, _), (w, _))| (i, r, w))
             .collect();
         let mut columns = batch.columns().to_vec();
         columns[self.index] = column;
@@ -235,12 +242,13 @@ impl Column {
     }
 
     /// The conversation column with the compacted rows put in, and what became of each row
-    /// of `done`.
-    fn rebuild<R>(
+    /// of `done` (with, when the dataset keeps originals, a replaced row's new text).
+    pub(super) fn rebuild<R>(
         &self,
         column: &ArrayRef,
+        texts: &Texts,
         done: &[(usize, R, Option<String>)],
-    ) -> Result<(ArrayRef, Vec<Written>)> {
+    ) -> Result<(ArrayRef, Vec<RowWritten>)> {
         let originals = match self.shape {
             Shape::Json => strings(column),
             Shape::Structs => Vec::new(),
@@ -250,22 +258,34 @@ impl Column {
         let mut values: Vec<(usize, ArrayRef)> = Vec::new();
         for (i, _, output) in done {
             let Some(output) = output else {
-                written.push(Written::Kept);
+                written.push((Written::Kept, None));
                 continue;
             };
             let wrapped = match self.shape {
                 Shape::Json => originals[*i].is_some_and(is_list),
                 Shape::Structs => true,
             };
-            match self
+            let value = self
                 .unwrap(wrapped, output)
                 .and_then(|value| self.value(column, value))
-            {
-                Ok(value) => {
+                .and_then(|value| {
+                    let stored = match (self.exact, self.shape) {
+                        (false, _) => None,
+                        (true, Shape::Json) => Some(output.clone()),
+                        (true, Shape::Structs) => {
+                            let original = texts.get(*i).expect("a row with a conversation");
+                            self.comes_back(column, *i, original)?;
+                            Some(self.texts(&value)?.get(0).unwrap_or_default().to_string())
+                        }
+                    };
+                    Ok((value, stored))
+                });
+            match value {
+                Ok((value, stored)) => {
                     values.push((*i, value));
-                    written.push(Written::Replaced);
+                    written.push((Written::Replaced, stored));
                 }
-                Err(e) => written.push(Written::Refused(format!("{e:#}"))),
+                Err(e) => written.push((Written::Refused(format!("{e:#}")), None)),
             }
         }
         if values.is_empty() {
@@ -286,6 +306,22 @@ impl Column {
             .collect();
         let column = arrow_select::interleave::interleave(&sources, &indices)?;
         Ok((column, written))
+    }
+
+    /// Fails unless row `i`'s value comes back equal from its text `original`: what lets an
+    /// archive keep a list-of-struct value as text.
+    fn comes_back(&self, column: &ArrayRef, i: usize, original: &str) -> Result<()> {
+        let back = self
+            .unwrap(true, original)
+            .and_then(|text| self.value(column, text));
+        match back {
+            Ok(back) if back.as_ref() == column.slice(i, 1).as_ref() => Ok(()),
+            Ok(_) => bail!(
+                "its original value would not come back exactly from an archive (the column's \
+                 type does not go through JSON unchanged)"
+            ),
+            Err(e) => bail!("its original value would not come back from an archive: {e:#}"),
+        }
     }
 
     /// One row's compacted value as a one-element array of the column's type.
@@ -318,6 +354,43 @@ impl Column {
                     .ok_or_else(|| anyhow!("the compacted conversation is not one value"))?;
                 Ok(batch.column(0).clone())
             }
+        }
+    }
+}
+
+/// Calls `each` on every row of `texts` that holds a conversation (not null), in parallel;
+/// the results come back in row order, with the row's index in the batch (its [`Row::index`]
+/// is `first` plus that).
+pub(super) fn run<R: Send>(
+    texts: &Texts,
+    first: usize,
+    each: impl Fn(Row) -> R + Sync,
+) -> Vec<(usize, R)> {
+    (0..texts.len())
+        .into_par_iter()
+        .filter_map(|i| {
+            let text = texts.get(i)?;
+            Some((
+                i,
+                each(Row {
+                    index: first + i,
+                    text,
+                }),
+            ))
+        })
+        .collect()
+}
+
+/// Adds a row group's texts to a dataset's values hash: equal for equal conversation values,
+/// a null counted as one.
+pub(super) fn hash_texts(hasher: &mut xxhash_rust::xxh3::Xxh3, texts: &Texts) {
+    for row in 0..texts.len() {
+        match texts.get(row) {
+            Some(text) => {
+                hasher.update(&(text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
+            }
+            None => hasher.update(&u64::MAX.to_le_bytes()),
         }
     }
 }

@@ -14,9 +14,10 @@
 
 mod batch;
 mod parquet;
+pub mod restore;
 
-pub use self::batch::{Column, Rewritten, Written};
-pub use self::parquet::Dataset;
+pub use self::batch::{Column, Written};
+pub use self::parquet::{Dataset, Done, Rewritten};
 
 use crate::discover::{Input, LoadError};
 use std::cmp::Ordering;

@@ -4,7 +4,7 @@
 //! row group at a time).
 
 use super::Row;
-use super::batch::{Column, Written};
+use super::batch::{self, Column, Written, hash_texts};
 use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
@@ -26,6 +26,32 @@ pub struct Dataset {
     column: Column,
 }
 
+/// A row as it went back into the dataset: what [`Dataset::rewrite`] hands its sink, in row
+/// order.
+pub struct Done<'a, R> {
+    /// The row's index in the file, from 0.
+    pub index: usize,
+    /// What the row's closure returned.
+    pub result: R,
+    /// What became of the row.
+    pub written: Written,
+    /// The row's conversation as read.
+    pub text: &'a str,
+    /// For a replaced row of a dataset that keeps originals: its new value's text, as it
+    /// reads back from the dataset written.
+    pub stored: Option<String>,
+}
+
+/// What [`Dataset::rewrite`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewritten {
+    /// Rows in the dataset.
+    pub rows: u64,
+    /// [`crate::archive::hash`] over every row's conversation text as read (see
+    /// [`Dataset::values_hash`]).
+    pub values_hash: String,
+}
+
 impl Dataset {
     /// Opens a Parquet file and finds its conversation column: `column` if given, else the
     /// first of [`super::COLUMN_NAMES`] there is.
@@ -34,6 +60,30 @@ impl Dataset {
             .context("reading the Parquet footer")?;
         let column = Column::find(meta.schema(), column, "--column")?;
         Ok(Dataset { file, meta, column })
+    }
+
+    /// Makes [`Dataset::rewrite`] replace a row only when its original value comes back
+    /// exactly from its text (a list-of-struct value through JSON), and hand the sink each
+    /// replaced row's new text: what an archive needs to give every row back.
+    pub fn keep_originals(&mut self) {
+        self.column.keep_originals();
+    }
+
+    /// Rows in the dataset.
+    pub fn rows(&self) -> u64 {
+        self.meta.metadata().file_metadata().num_rows().max(0) as u64
+    }
+
+    /// A hash over every row's conversation text, in row order, a null counted as one: equal
+    /// for two datasets whose conversation columns hold equal values.
+    pub fn values_hash(&self) -> Result<String> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for group in 0..self.groups() {
+            let batch = self.read_group(group)?;
+            let texts = self.column.texts(batch.column(self.column.index()))?;
+            hash_texts(&mut hasher, &texts);
+        }
+        Ok(crate::archive::hash_of(hasher.digest128()))
     }
 
     /// The conversation column's name.
@@ -57,24 +107,45 @@ impl Dataset {
 
     /// Like [`Dataset::read`], with `each` also returning the row's compacted text (`None`
     /// to leave it alone), and writes the dataset to `out` (when given) with those texts in
-    /// the conversation column. Each result comes with what became of its row.
+    /// the conversation column. Each row's result goes to `sink` with what became of the row,
+    /// in row order, as soon as its row group is done: nothing is kept for the whole file.
     pub fn rewrite<R: Send, W: Write + Send>(
         &self,
         out: Option<W>,
         each: impl Fn(Row) -> (R, Option<String>) + Sync,
-    ) -> Result<Vec<(R, Written)>> {
+        mut sink: impl FnMut(Done<R>) -> Result<()>,
+    ) -> Result<Rewritten> {
         let mut writer = out
             .map(|w| ArrowWriter::try_new(w, self.meta.schema().clone(), Some(self.properties())))
             .transpose()
             .context("starting the Parquet output")?;
-        let mut results = Vec::new();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let mut first = 0;
         for group in 0..self.groups() {
             let batch = self.read_group(group)?;
-            let (rewritten, done) = self.column.rewrite(&batch, first, &each)?;
-            results.extend(done.into_iter().map(|(_, r, w)| (r, w)));
+            let column = batch.column(self.column.index());
+            let texts = self.column.texts(column)?;
+            hash_texts(&mut hasher, &texts);
+            let done: Vec<(usize, R, Option<String>)> = batch::run(&texts, first, &each)
+                .into_iter()
+                .map(|(i, (r, output))| (i, r, output))
+                .collect();
+            let (new_column, written) = self.column.rebuild(column, &texts, &done)?;
+            for ((i, result, _), (written, stored)) in done.into_iter().zip(written) {
+                sink(Done {
+                    index: first + i,
+                    result,
+                    written,
+                    text: texts.get(i).expect("a row with a conversation"),
+                    stored,
+                })?;
+            }
+            drop(texts);
             if let Some(writer) = writer.as_mut() {
-                writer.write(&rewritten).context("writing a row group")?;
+                let mut columns = batch.columns().to_vec();
+                columns[self.column.index()] = new_column;
+                let batch = RecordBatch::try_new(batch.schema(), columns)?;
+                writer.write(&batch).context("writing a row group")?;
                 // The input's row groups end where they ended.
                 writer.flush().context("writing a row group")?;
             }
@@ -83,7 +154,10 @@ impl Dataset {
         if let Some(writer) = writer {
             writer.close().context("writing the Parquet footer")?;
         }
-        Ok(results)
+        Ok(Rewritten {
+            rows: first as u64,
+            values_hash: crate::archive::hash_of(hasher.digest128()),
+        })
     }
 
     fn groups(&self) -> usize {
@@ -148,6 +222,9 @@ impl Dataset {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_schema::{DataType, Field, Schema};
     use serde_json::json;
     use std::sync::Arc;
 
@@ -170,6 +247,21 @@ mod tests {
         writer.close().unwrap();
         let dataset = Dataset::open(file.reopen().unwrap(), None).unwrap();
         (file, dataset)
+    }
+
+    /// [`Dataset::rewrite`] with each row's result and what became of it collected.
+    fn rewritten<R: Send>(
+        d: &Dataset,
+        out: &tempfile::NamedTempFile,
+        each: impl Fn(Row) -> (R, Option<String>) + Sync,
+    ) -> Vec<(R, Written)> {
+        let mut all = Vec::new();
+        d.rewrite(Some(out.reopen().unwrap()), each, |done| {
+            all.push((done.result, done.written));
+            Ok(())
+        })
+        .unwrap();
+        all
     }
 
     fn message(text: &str) -> serde_json::Value {
@@ -199,15 +291,13 @@ mod tests {
             ]
         );
         let out = tempfile::NamedTempFile::new().unwrap();
-        let written = d
-            .rewrite(Some(out.reopen().unwrap()), |row| {
-                let text = match row.index {
-                    0 => r#"{"messages":[{"role":"user","content":"A"}]}"#,
-                    _ => r#"{"messages":[{"role":"user","content":"C","extra":1}]}"#,
-                };
-                (row.index, Some(text.to_string()))
-            })
-            .unwrap();
+        let written = rewritten(&d, &out, |row| {
+            let text = match row.index {
+                0 => r#"{"messages":[{"role":"user","content":"A"}]}"#,
+                _ => r#"{"messages":[{"role":"user","content":"C","extra":1}]}"#,
+            };
+            (row.index, Some(text.to_string()))
+        });
         assert_eq!(written[0], (0, Written::Replaced));
         assert!(matches!(&written[1], (2, Written::Refused(why)) if why.contains("extra")));
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
@@ -227,11 +317,7 @@ mod tests {
         let (_file, d) = dataset(&[json!({"messages": parts})]);
         let out = tempfile::NamedTempFile::new().unwrap();
         let summary = r#"{"messages":[{"role":"user","content":"[ctxc summary]\nb"}]}"#;
-        let written = d
-            .rewrite(Some(out.reopen().unwrap()), |_| {
-                ((), Some(summary.to_string()))
-            })
-            .unwrap();
+        let written = rewritten(&d, &out, |_| ((), Some(summary.to_string())));
         assert_eq!(written, [((), Written::Replaced)]);
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
@@ -256,17 +342,85 @@ mod tests {
         assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("a")));
         assert_eq!(texts[1], object);
         let out = tempfile::NamedTempFile::new().unwrap();
-        d.rewrite(Some(out.reopen().unwrap()), |row| {
+        rewritten(&d, &out, |row| {
             (
                 row.index,
                 Some(row.text.replace("\"a\"", "\"A\"").replace("\"b\"", "\"B\"")),
             )
-        })
-        .unwrap();
+        });
         let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
         assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("A")));
         assert_eq!(texts[1], json!({"messages": message("B")}).to_string());
+    }
+
+    /// With originals kept, a row whose original value would not come back from its JSON
+    /// text (a NaN, which JSON cannot hold) is refused and keeps its value; the others are
+    /// replaced and their new text handed on.
+    #[test]
+    fn a_value_that_would_not_come_back_from_an_archive_is_not_replaced() {
+        use arrow_array::{Float64Array, ListArray, StructArray};
+        // Two rows of one message, read from JSON; then the second score made NaN.
+        let (_json, from_json) = dataset(&[
+            json!({"messages": [{"role": "user", "content": "a", "score": 0.5}]}),
+            json!({"messages": [{"role": "user", "content": "b", "score": 0.5}]}),
+        ]);
+        let read = from_json.read_group(0).unwrap();
+        let template = read.column(0).as_list::<i32>();
+        let structs = template.values().as_struct();
+        let mut columns = structs.columns().to_vec();
+        let at = structs.fields().find("score").unwrap().0;
+        columns[at] = Arc::new(Float64Array::from(vec![0.5, f64::NAN]));
+        let messages = StructArray::new(structs.fields().clone(), columns, None);
+        let DataType::List(item) = template.data_type().clone() else {
+            unreachable!("a list")
+        };
+        let list = ListArray::new(item, template.offsets().clone(), Arc::new(messages), None);
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "messages",
+            list.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(list)]).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut writer = ArrowWriter::try_new(file.reopen().unwrap(), schema, None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let mut d = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        d.keep_originals();
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let mut seen = Vec::new();
+        d.rewrite(
+            Some(out.reopen().unwrap()),
+            |row| {
+                let text = r#"{"messages":[{"role":"user","content":"short"}]}"#;
+                (row.index, Some(text.to_string()))
+            },
+            |done| {
+                seen.push((done.index, done.written, done.stored));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen[0].1, Written::Replaced);
+        assert_eq!(
+            seen[0].2.as_deref(),
+            Some(r#"{"messages":[{"role":"user","content":"short"}]}"#)
+        );
+        assert!(
+            matches!(&seen[1].1, Written::Refused(why) if why.contains("come back")),
+            "{:?}",
+            seen[1]
+        );
+        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let batch = back.read_group(0).unwrap();
+        let values = batch.column(0).as_list::<i32>().value(1);
+        let score = values
+            .as_struct()
+            .column(at)
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .value(0);
+        assert!(score.is_nan(), "the refused row keeps its value");
     }
 
     #[test]

@@ -447,16 +447,6 @@ fn a_dataset_from_standard_input_goes_to_standard_output_and_a_dry_run_writes_no
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!dir.path().join("runs.compact.parquet").exists());
-    let out = ctxc()
-        .args(["compact", "--in-place", "--force"])
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--in-place does not replace a Parquet dataset")
-    );
 }
 
 #[test]
@@ -509,4 +499,446 @@ fn merged_reports_keep_rows_in_row_order() {
     let merged: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
     assert_eq!(paths(&merged), paths(&whole));
     assert_eq!(merged["totals"], whole["totals"]);
+}
+
+/// Asserts that two datasets hold equal rows: schema and its metadata, key-value metadata,
+/// row groups, codecs and every column's values (the bytes need not be equal).
+fn assert_same_rows(a: &Path, b: &Path) {
+    let (meta_a, rows_a) = read_dataset(a);
+    let (meta_b, rows_b) = read_dataset(b);
+    assert_eq!(rows_a.schema(), rows_b.schema());
+    assert_eq!(key_values(&meta_a), key_values(&meta_b));
+    assert_eq!(layout(&meta_a), layout(&meta_b));
+    for (i, field) in rows_a.schema().fields().iter().enumerate() {
+        assert_eq!(
+            rows_a.column(i).as_ref(),
+            rows_b.column(i).as_ref(),
+            "column {}",
+            field.name()
+        );
+    }
+}
+
+/// Runs ctxc in `dir`, expecting exit `code`; returns its output.
+fn run_in(dir: &Path, args: &[&str], code: i32) -> std::process::Output {
+    let out = ctxc().current_dir(dir).args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+const COMPACT: [&str; 4] = ["compact", "--force", "--target-ratio", "0.5"];
+
+#[test]
+fn an_archive_restores_every_row_value_identical_across_a_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rows = tau_bench_rows(12);
+    rows[7]["messages"] = Value::Null;
+    write_dataset(
+        &d.join("data.parquet"),
+        &rows,
+        5,
+        Compression::ZSTD(Default::default()),
+    );
+    let archive = [
+        &COMPACT[..],
+        &["--archive", "-o", "small.parquet", "data.parquet"],
+    ]
+    .concat();
+    run_in(d, &archive, 0);
+    let (before, after) = assert_same_but(
+        &d.join("data.parquet"),
+        &d.join("small.parquet"),
+        "messages",
+    );
+    assert_ne!(
+        before.as_ref(),
+        after.as_ref(),
+        "the conversations were compacted"
+    );
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(d.join("small.ctxc-archive.json")).unwrap()).unwrap();
+    assert_eq!(json["schemaVersion"], 3);
+    // The compacted dataset names its archive; the default destination, the original, exists.
+    let out = run_in(d, &["restore", "small.parquet"], 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("data.parquet exists"));
+    let out = run_in(d, &["restore", "small.parquet", "-o", "back.parquet"], 0);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("value-identical") && said.contains("11 put back"),
+        "{said}"
+    );
+    assert_same_rows(&d.join("data.parquet"), &d.join("back.parquet"));
+
+    let shown = stdout_of(&run_in(d, &["archive", "show", "small.parquet"], 0));
+    assert!(
+        shown.contains("dataset: 12 rows, column messages; 11 rows changed"),
+        "{shown}"
+    );
+    assert!(shown.contains("\n  row 0"), "{shown}");
+    assert!(!shown.contains("row 7"), "{shown}");
+    let view: Value = serde_json::from_str(&stdout_of(&run_in(
+        d,
+        &["archive", "show", "--json", "small.ctxc-archive.json"],
+        0,
+    )))
+    .unwrap();
+    assert_eq!(view["records"][0]["dataset"]["changedRows"], 11);
+    assert_eq!(view["records"][0]["format"], "parquet");
+
+    // Compacted again: the records chain, and each step back is value-identical.
+    let again = [
+        "compact",
+        "--force",
+        "--target-tokens",
+        "1500",
+        "--archive",
+        "-o",
+        "smaller.parquet",
+        "small.parquet",
+    ];
+    run_in(d, &again, 0);
+    let chained: Value =
+        serde_json::from_slice(&std::fs::read(d.join("smaller.ctxc-archive.json")).unwrap())
+            .unwrap();
+    assert_eq!(chained["records"].as_array().unwrap().len(), 2);
+    run_in(
+        d,
+        &["restore", "-q", "smaller.parquet", "-o", "first.parquet"],
+        0,
+    );
+    assert_same_rows(&d.join("data.parquet"), &d.join("first.parquet"));
+    run_in(
+        d,
+        &[
+            "restore",
+            "-q",
+            "smaller.parquet",
+            "--steps",
+            "1",
+            "-o",
+            "one.parquet",
+        ],
+        0,
+    );
+    assert_same_rows(&d.join("small.parquet"), &d.join("one.parquet"));
+
+    // A damaged archive is found out, and nothing is written.
+    let archive_path = d.join("small.ctxc-archive.json");
+    let kept = std::fs::read(&archive_path).unwrap();
+    let mut damaged: Value = serde_json::from_slice(&kept).unwrap();
+    let row = &mut damaged["records"][0]["dataset"]["changed"][2];
+    row["hash"] = json!(format!("xxh3-128:{}", "0".repeat(32)));
+    std::fs::write(&archive_path, damaged.to_string()).unwrap();
+    let out = run_in(d, &["restore", "small.parquet", "-o", "x.parquet"], 1);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("row 2:") && said.contains("damaged"),
+        "{said}"
+    );
+    assert!(!d.join("x.parquet").exists());
+    std::fs::write(&archive_path, &kept).unwrap();
+    // A compacted dataset that changed since is refused.
+    std::fs::copy(d.join("data.parquet"), d.join("small.parquet")).unwrap();
+    let out = run_in(
+        d,
+        &["restore", "small.ctxc-archive.json", "-o", "x.parquet"],
+        1,
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("has changed since it was compacted"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!d.join("x.parquet").exists());
+}
+
+#[test]
+fn a_json_string_column_and_its_bad_row_come_back_from_the_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = swe_agent_rows(3);
+    write_dataset(&d.join("t.parquet"), &rows, 4, Compression::SNAPPY);
+    let archive = [
+        &COMPACT[..],
+        &["--archive", "--out-dir", "out", "t.parquet"],
+    ]
+    .concat();
+    // The bad row fails the run; it is written as it was, and the archive has the others.
+    run_in(d, &archive, 1);
+    let out = d.join("out/t.parquet");
+    let (before, after) = assert_same_but(&d.join("t.parquet"), &out, "history");
+    assert_eq!(
+        before.as_string::<i32>().value(3),
+        after.as_string::<i32>().value(3)
+    );
+    assert_ne!(before.as_ref(), after.as_ref());
+    run_in(
+        d,
+        &["restore", "-q", "out/t.parquet", "-o", "back.parquet"],
+        0,
+    );
+    assert_same_rows(&d.join("t.parquet"), &d.join("back.parquet"));
+    // To standard output too.
+    let out = run_in(
+        d,
+        &["restore", "-q", "out/t.ctxc-archive.json", "-o", "-"],
+        0,
+    );
+    assert!(out.stdout.starts_with(b"PAR1"));
+    std::fs::write(d.join("piped.parquet"), &out.stdout).unwrap();
+    assert_same_rows(&d.join("t.parquet"), &d.join("piped.parquet"));
+}
+
+/// Whether a directory holds ctxc's temporary files.
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ctxc-"))
+        .collect()
+}
+
+#[test]
+fn in_place_keeps_a_backup_and_an_archive_that_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rows = tau_bench_rows(9);
+    rows[4]["messages"] = Value::Null;
+    write_dataset(&d.join("original.parquet"), &rows, 4, Compression::SNAPPY);
+    std::fs::copy(d.join("original.parquet"), d.join("runs.parquet")).unwrap();
+    let original = std::fs::read(d.join("runs.parquet")).unwrap();
+    let in_place = [
+        &COMPACT[..],
+        &["--in-place", "--backup", "--archive", "runs.parquet"],
+    ]
+    .concat();
+    run_in(d, &in_place, 0);
+    assert_eq!(std::fs::read(d.join("runs.parquet.bak")).unwrap(), original);
+    let (before, after) = assert_same_but(
+        &d.join("original.parquet"),
+        &d.join("runs.parquet"),
+        "messages",
+    );
+    assert_ne!(before.as_ref(), after.as_ref());
+    assert!(temporaries(d).is_empty(), "{:?}", temporaries(d));
+    run_in(
+        d,
+        &["restore", "-q", "runs.parquet", "-o", "back.parquet"],
+        0,
+    );
+    assert_same_rows(&d.join("original.parquet"), &d.join("back.parquet"));
+    // A second run never overwrites the backup.
+    let out = run_in(d, &in_place, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("never overwrites a backup"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(d.join("runs.parquet.bak")).unwrap(), original);
+}
+
+/// A kill (`CTXC_FAILPOINT`, as abrupt as `kill -9`) after the archive's record is pending,
+/// after the dataset is in place, after the record is committed: the dataset is the original
+/// or the compacted one, the original always comes back, and the next run finishes.
+#[test]
+fn a_kill_during_an_in_place_run_loses_nothing() {
+    for point in ["archive-pending", "output-in-place", "archive-committed"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write_dataset(
+            &d.join("original.parquet"),
+            &tau_bench_rows(6),
+            3,
+            Compression::SNAPPY,
+        );
+        std::fs::copy(d.join("original.parquet"), d.join("runs.parquet")).unwrap();
+        let original = std::fs::read(d.join("runs.parquet")).unwrap();
+        let in_place = [
+            &COMPACT[..],
+            &["--in-place", "--backup", "--archive", "runs.parquet"],
+        ]
+        .concat();
+        let killed = ctxc()
+            .current_dir(d)
+            .env("CTXC_FAILPOINT", point)
+            .args(&in_place)
+            .output()
+            .unwrap();
+        assert_eq!(killed.status.code(), None, "{point}: killed by a signal");
+        assert_eq!(
+            std::fs::read(d.join("runs.parquet.bak")).unwrap(),
+            original,
+            "{point}"
+        );
+        if point == "archive-pending" {
+            assert_eq!(
+                std::fs::read(d.join("runs.parquet")).unwrap(),
+                original,
+                "{point}"
+            );
+        } else {
+            run_in(
+                d,
+                &["restore", "-q", "runs.parquet", "-o", "back.parquet"],
+                0,
+            );
+            assert_same_rows(&d.join("original.parquet"), &d.join("back.parquet"));
+            std::fs::remove_file(d.join("back.parquet")).unwrap();
+        }
+        // The next run picks up from either: the backup holding the file is kept (pending),
+        // or a compacted dataset is compacted again, its record chained.
+        if point == "archive-pending" {
+            run_in(d, &in_place, 0);
+        } else {
+            let again = [&COMPACT[..], &["--in-place", "--archive", "runs.parquet"]].concat();
+            run_in(d, &again, 0);
+        }
+        run_in(
+            d,
+            &["restore", "-q", "runs.parquet", "-o", "back.parquet"],
+            0,
+        );
+        assert_same_rows(&d.join("original.parquet"), &d.join("back.parquet"));
+        assert_eq!(
+            std::fs::read(d.join("runs.parquet.bak")).unwrap(),
+            original,
+            "{point}"
+        );
+    }
+}
+
+/// The report entries of a run without their timings, which differ between runs.
+fn untimed(report: &Path) -> Vec<Value> {
+    let report: Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.as_object_mut().unwrap().remove("timeMs");
+            let output = f["output"]
+                .as_str()
+                .map(|o| o.replacen("whole/", "out/", 1));
+            f["output"] = json!(output);
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn a_resumed_run_skips_finished_datasets_redoes_the_rest_and_ends_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).unwrap();
+    for (k, name) in ["a", "b", "c"].iter().enumerate() {
+        let rows: Vec<Value> = tau_bench_rows(3 + 2 * k);
+        write_dataset(
+            &d.join(format!("in/{name}.parquet")),
+            &rows,
+            2,
+            Compression::SNAPPY,
+        );
+    }
+    let run = |out: &str, report: &str, failpoint: Option<&str>| {
+        let mut cmd = ctxc();
+        cmd.current_dir(d).args(COMPACT).args([
+            "-v",
+            "--jobs",
+            "1",
+            "--out-dir",
+            out,
+            "--report",
+            report,
+        ]);
+        if out == "out" {
+            cmd.args(["--resume-from", "manifest.jsonl"]);
+        }
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.arg("in").output().unwrap()
+    };
+    assert_eq!(run("whole", "whole.json", None).status.code(), Some(0));
+    // Killed as the second dataset's entry is recorded, before it is written.
+    let killed = run("out", "r.json", Some("manifest-entry:2"));
+    assert_eq!(killed.status.code(), None, "killed");
+    let written: Vec<_> = std::fs::read_dir(d.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".parquet"))
+        .collect();
+    assert_eq!(written, ["a.parquet"], "one dataset finished");
+    let resumed = run("out", "r.json", None);
+    assert_eq!(resumed.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(
+        said.matches("finished by an earlier run").count(),
+        1,
+        "{said}"
+    );
+    for name in ["a", "b", "c"] {
+        let file = format!("{name}.parquet");
+        assert_eq!(
+            std::fs::read(d.join("out").join(&file)).unwrap(),
+            std::fs::read(d.join("whole").join(&file)).unwrap(),
+            "{file} byte-identical"
+        );
+    }
+    assert!(
+        untimed(&d.join("r.json")) == untimed(&d.join("whole.json")),
+        "the same report"
+    );
+    // A finished run redoes nothing, and reports the same.
+    let again = run("out", "r2.json", None);
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(
+        said.matches("finished by an earlier run").count(),
+        3,
+        "{said}"
+    );
+    assert!(
+        untimed(&d.join("r2.json")) == untimed(&d.join("whole.json")),
+        "the same report"
+    );
+}
+
+/// In place, a dataset another process holds open for writing is refused, naming it, and
+/// left as it was with no backup; once it is closed the dataset is compacted.
+#[cfg(target_os = "linux")]
+#[test]
+fn in_place_refuses_a_dataset_held_open_for_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_dataset(
+        &d.join("runs.parquet"),
+        &tau_bench_rows(4),
+        2,
+        Compression::SNAPPY,
+    );
+    let original = std::fs::read(d.join("runs.parquet")).unwrap();
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("runs.parquet"))
+        .unwrap();
+    let in_place = [&COMPACT[..], &["--in-place", "--backup", "runs.parquet"]].concat();
+    let out = run_in(d, &in_place, 1);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("runs.parquet is open for writing by ")
+            && said.contains(&format!("(pid {})", std::process::id())),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(d.join("runs.parquet")).unwrap(), original);
+    assert!(!d.join("runs.parquet.bak").exists());
+    drop(writer);
+    run_in(d, &in_place, 0);
+    assert_ne!(std::fs::read(d.join("runs.parquet")).unwrap(), original);
+    assert_eq!(std::fs::read(d.join("runs.parquet.bak")).unwrap(), original);
 }

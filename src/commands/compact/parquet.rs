@@ -1,91 +1,339 @@
 //! `ctxc compact` on a Parquet dataset: each row's conversation through the same pipeline as
 //! a JSON file, one report per row, and the dataset written once (atomically, like any output)
 //! with the compacted conversations in place of the old ones.
+//!
+//! The dataset goes to a temporary file beside its destination a row group at a time; then,
+//! as for a file: the `--resume-from` entry, the backup (`--in-place --backup`, copied from the
+//! claimed file), the archive with its record pending (`--archive`: each changed row's
+//! original, see [`crate::archive::DatasetRecord`]), the rename (in place: under the file's
+//! lock, refused when the file changed or another process holds it open for writing), and
+//! the archive's record committed.
 
 use super::{BROKEN_PIPE, Conduct, Destination, Failed, Job, check_destination, is_broken_pipe};
+use crate::archive::{self, ConversationRecord, DatasetJob, DatasetRecord, FileRef, RowRestore};
 use crate::commands::compact_report::{FileReport, Status};
-use crate::dataset::{self, Dataset, Row, Written};
-use crate::pipeline::Settings;
-use anyhow::{Context, Result, bail};
+use crate::dataset::{self, Dataset, Done, Rewritten, Row, Written};
+use crate::discover::Input;
+use crate::inplace::{self, Claim};
+use crate::manifest::Identity;
+use crate::pipeline::{Outcome, Settings};
+use crate::tempfiles::TempFile;
+use crate::transcript::Transcript;
+use anyhow::{Context, Result, anyhow};
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// What a row hands back: its report, and (for an archive) what happened to its
+/// conversations.
+type RowResult = (FileReport, Vec<ConversationRecord>);
+
+/// What the rows of a dataset left for its archive (their reports are spooled as they come).
+#[derive(Default)]
+struct Rows {
+    /// For an archive: what happened to the conversations of the rows written back.
+    conversations: Vec<ConversationRecord>,
+    /// For an archive: the changed rows' restore data.
+    changed: Vec<RowRestore>,
+    /// Rows whose compacted conversation was written.
+    replaced: usize,
+}
+
+impl Rows {
+    /// Keeps what the archive needs of a row; returns its report.
+    fn add(&mut self, done: Done<RowResult>) -> FileReport {
+        let Done {
+            index,
+            result: (report, conversations),
+            written,
+            text,
+            stored,
+        } = done;
+        if !matches!(written, Written::Refused(_)) {
+            self.conversations.extend(conversations);
+        }
+        if written == Written::Replaced {
+            self.replaced += 1;
+            if let Some(stored) = stored {
+                self.changed.push(RowRestore {
+                    row: index as u64,
+                    hash: archive::hash(text.as_bytes()),
+                    restore: archive::link(&stored, text),
+                });
+            }
+        }
+        row_report((report, written))
+    }
+}
 
 impl Conduct<'_> {
-    /// Compacts every row of a dataset and writes it to the job's destination.
+    /// Compacts every row of a dataset and writes it to the job's destination. The rows'
+    /// reports go to the spool as their row groups are done; what is returned is left to
+    /// report (a dataset that failed as a whole, or the rows an earlier run finished).
     pub(super) fn dataset(&self, job: &Job, file: File, settings: &Settings) -> Vec<FileReport> {
         let path = job.input.display();
-        let failed = |step, e: anyhow::Error| vec![Failed::at(step, 0)(e).into_report(&path)];
-        if let Err(e) = self.refuse_for_dataset() {
-            return failed("write", e);
+        let failed = |f: Failed| vec![f.into_report(&path)];
+        if self.args.confirm && !self.args.dry_run {
+            let refused = anyhow!("--confirm does not ask about a Parquet dataset yet");
+            return failed(Failed::at("write", 0)(refused));
         }
-        if let Err(e) = check_destination(job, &self.args.outputs, false) {
-            return failed("write", e);
-        }
-        let dataset = match Dataset::open(file, self.args.input.column.as_deref()) {
-            Ok(d) => d,
-            Err(e) => return failed("read", e),
+        let identity = match &job.input {
+            Input::File(p) => Identity::of(p),
+            Input::Stdin => None,
         };
+        let dest = match &job.dest {
+            Destination::File(p) => Some(p.as_path()),
+            _ => None,
+        };
+        if let Some(m) = self.manifest {
+            if let Some(reports) = m.finished_rows(&path, identity.as_ref(), dest) {
+                self.progress.log(
+                    1,
+                    &format!("{path}: finished by an earlier run (--resume-from): skipped"),
+                );
+                return reports;
+            }
+        }
+        let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
+        if let Err(e) = check_destination(job, &self.args.outputs, replaceable) {
+            return failed(Failed::at("write", 0)(e));
+        }
+        match self.compact_dataset(job, file, settings, identity.as_ref()) {
+            Ok(()) => Vec::new(),
+            Err(f) => {
+                // Its rows were reported as done: the dataset as a whole failed instead.
+                self.spool.retract(job.id);
+                failed(f)
+            }
+        }
+    }
+
+    fn compact_dataset(
+        &self,
+        job: &Job,
+        file: File,
+        settings: &Settings,
+        identity: Option<&Identity>,
+    ) -> Result<(), Failed> {
+        let path = job.input.display();
+        let read = Failed::at("read", 0);
+        let in_place = self.args.outputs.in_place && !self.args.dry_run;
+        // In place, the file is locked and read through the claim: the inode checked before
+        // the rename is the one compacted.
+        let claim = match &job.input {
+            Input::File(p) if in_place => {
+                Some(inplace::claim_file(p, self.args.input.limit.max_input_bytes).map_err(&read)?)
+            }
+            _ => None,
+        };
+        let file = match &claim {
+            Some(claim) => claim.file().map_err(&read)?,
+            None => file,
+        };
+        let archiving = self.args.archive && matches!(job.dest, Destination::File(_));
+        let input_ref = if archiving {
+            let (bytes, hash) = archive::hash_file(&file)
+                .with_context(|| format!("reading {path}"))
+                .map_err(&read)?;
+            Some(archive::file_ref_of(bytes, hash))
+        } else {
+            None
+        };
+        let mut dataset = Dataset::open(file, self.args.input.column.as_deref()).map_err(&read)?;
+        if archiving {
+            dataset.keep_originals();
+        }
         let output = match &job.dest {
             Destination::File(p) => Some(p.display().to_string()),
             Destination::Stdout => Some("-".to_string()),
             Destination::Nowhere => None,
         };
-        let each = |row: Row| self.row(&path, row, settings, output.as_deref());
-        let written = match &job.dest {
-            Destination::Nowhere => dataset.rewrite::<_, std::io::Sink>(None, each),
+        let each = |row: Row| self.row(&path, row, settings, output.as_deref(), archiving);
+        let mut rows = Rows::default();
+        let sink = |done: Done<RowResult>| {
+            let report = rows.add(done);
+            self.emit(job, &report);
+            Ok(())
+        };
+        let write = Failed::at("write", 0);
+        match &job.dest {
+            Destination::Nowhere => {
+                dataset
+                    .rewrite::<_, std::io::Sink>(None, each, sink)
+                    .map_err(&write)?;
+            }
             Destination::Stdout => {
                 let mut out = BufWriter::new(std::io::stdout());
-                let rows = dataset.rewrite(Some(&mut out), each);
-                match rows.and_then(|rows| out.flush().map(|()| rows).map_err(Into::into)) {
-                    Err(e) if is_broken_pipe(&e) => Err(anyhow::anyhow!(BROKEN_PIPE)),
-                    other => other,
+                let written = dataset.rewrite(Some(&mut out), each, sink);
+                match written.and_then(|_| out.flush().map_err(Into::into)) {
+                    Err(e) if is_broken_pipe(&e) => return Err(write(anyhow!(BROKEN_PIPE))),
+                    other => other.map_err(&write)?,
                 }
             }
-            Destination::File(out) => write_file(&dataset, job, out, each),
-        };
-        match written {
-            Ok(rows) => rows.into_iter().map(row_report).collect(),
-            Err(e) => failed("write", e),
-        }
-    }
-
-    /// What a dataset cannot go through yet, refused before anything is read.
-    fn refuse_for_dataset(&self) -> Result<()> {
-        let args = self.args;
-        if args.dry_run {
-            return Ok(());
-        }
-        if args.outputs.in_place {
-            bail!(
-                "--in-place does not replace a Parquet dataset yet: use -o FILE or --out-dir DIR"
-            );
-        }
-        if args.archive {
-            bail!("--archive does not keep what is compacted out of a Parquet dataset yet");
-        }
-        if args.confirm {
-            bail!("--confirm does not ask about a Parquet dataset yet");
+            Destination::File(out) => {
+                let tmp = match &claim {
+                    Some(claim) => claim.temp(),
+                    None => temp_beside(out),
+                }
+                .map_err(&write)?;
+                let mut writer = BufWriter::new(tmp.as_file());
+                let read = dataset.rewrite(Some(&mut writer), each, sink);
+                let read = read
+                    .and_then(|read| {
+                        writer.flush()?;
+                        drop(writer);
+                        tmp.as_file().sync_all()?;
+                        Ok(read)
+                    })
+                    .with_context(|| format!("writing {}", out.display()))
+                    .map_err(&write)?;
+                let staged = Staged {
+                    job,
+                    out,
+                    dataset: &dataset,
+                    read,
+                    input_ref,
+                    identity,
+                };
+                self.place(staged, tmp, claim.as_ref(), &mut rows)
+                    .map_err(&write)?;
+            }
         }
         Ok(())
     }
 
-    /// One row through the pipeline ([`crate::api::compact_row`]): its report, and its
-    /// compacted text when it changed.
+    /// Puts a dataset written to `tmp` at its destination, with its manifest entry, backup
+    /// and archive, as a file's are.
+    fn place(
+        &self,
+        w: Staged,
+        tmp: TempFile,
+        claim: Option<&Claim>,
+        rows: &mut Rows,
+    ) -> Result<()> {
+        let path = w.job.input.display();
+        // In place, a dataset none of whose rows changed is left alone: no backup, no rewrite.
+        if claim.is_some() && rows.replaced == 0 {
+            return Ok(());
+        }
+        let (bytes, hash) = archive::hash_file(tmp.as_file())
+            .with_context(|| format!("reading back {}", w.out.display()))?;
+        if let Some(m) = self.manifest {
+            // The rows' reports, streamed from the spool into the entry.
+            let reports = |out: &mut dyn Write| {
+                let mut first = true;
+                self.spool.each_of(w.job.id, |line| {
+                    if !std::mem::take(&mut first) {
+                        out.write_all(b",")?;
+                    }
+                    Ok(out.write_all(line.as_bytes())?)
+                })
+            };
+            m.record_rows(&path, w.identity, Some(w.out), hash.clone(), &reports)?;
+        }
+        if let (Some(claim), Some(suffix)) = (claim, &self.args.outputs.backup) {
+            claim.backup_file(suffix)?;
+        }
+        let input = match &w.job.input {
+            Input::File(p) => Some(p.as_path()),
+            Input::Stdin => None,
+        };
+        // The archive first, its new record pending; committed once the output is in place,
+        // put back when it could not be.
+        let pending = match w.input_ref {
+            Some(input_ref) => {
+                let dataset = DatasetRecord {
+                    column: w.dataset.column_name().to_string(),
+                    rows: w.read.rows,
+                    values_hash: w.read.values_hash,
+                    changed: std::mem::take(&mut rows.changed),
+                };
+                let record = archive::dataset_record(
+                    (input_ref, archive::file_ref_of(bytes, hash)),
+                    std::mem::take(&mut rows.conversations),
+                    super::super::config::effective_json(self.config),
+                    dataset,
+                );
+                Some(archive::begin_dataset(DatasetJob {
+                    input,
+                    output: w.out,
+                    archive_dir: self.args.archive_dir.as_deref(),
+                    input_root: w.job.root.as_deref(),
+                    record,
+                })?)
+            }
+            None => None,
+        };
+        let written = match claim {
+            Some(claim) => claim.replace_with(tmp),
+            None => persist(tmp, input, w.out),
+        };
+        match (written, pending) {
+            (Ok(()), Some(pending)) => {
+                let archive = pending.path().to_path_buf();
+                if let Err(e) = pending.commit() {
+                    self.progress.warn(&format!(
+                        "{}: {e:#} (its last record stays pending, which is read right)",
+                        archive.display()
+                    ));
+                }
+            }
+            (Ok(()), None) => {}
+            (Err(e), Some(pending)) => {
+                if let Err(back) = pending.roll_back() {
+                    self.progress.warn(&format!("{back:#}"));
+                }
+                return Err(e);
+            }
+            (Err(e), None) => return Err(e),
+        }
+        // The rows were reported before the backup was looked at.
+        for note in claim.iter().flat_map(|c| c.notes()) {
+            self.progress.warn(&format!("{path}: {note}"));
+        }
+        Ok(())
+    }
+
+    /// One row through the pipeline ([`crate::api::compact_row_with`]): its report, what
+    /// happened to its conversations (for an archive), and its compacted text when it changed.
     fn row(
         &self,
         path: &str,
         row: Row,
         settings: &Settings,
         output: Option<&str>,
-    ) -> (FileReport, Option<String>) {
+        archiving: bool,
+    ) -> (RowResult, Option<String>) {
         let path = dataset::row_path(path, row.index);
-        let (mut report, text) =
-            crate::api::compact_row(path, row.text, settings, self.args.allow_findings);
+        let row_index = row.index;
+        let also = |t: &Transcript, outcome: &Outcome| {
+            let mut conversations = Vec::new();
+            if archiving {
+                conversations = archive::conversations(t, outcome);
+                for c in &mut conversations {
+                    c.location = format!("#row={row_index}{}", c.location);
+                }
+            }
+            conversations
+        };
+        let ((mut report, conversations), text) =
+            crate::api::compact_row_with(path, row.text, settings, self.args.allow_findings, also);
         if report.status != Status::Failed {
             report.output = output.map(str::to_string);
         }
-        (report, text)
+        ((report, conversations), text)
     }
+}
+
+/// A dataset written to a temporary file, to be put in place.
+struct Staged<'a> {
+    job: &'a Job,
+    out: &'a Path,
+    dataset: &'a Dataset,
+    read: Rewritten,
+    /// The input's size and hash, when it is archived.
+    input_ref: Option<FileRef>,
+    identity: Option<&'a Identity>,
 }
 
 /// A row's report, failed when its compacted conversation could not be written back.
@@ -93,33 +341,22 @@ fn row_report((report, written): (FileReport, Written)) -> FileReport {
     crate::api::row_report(report, written)
 }
 
-/// Writes the dataset to a temporary file beside `out`, renamed over it once complete.
-fn write_file<R: Send>(
-    dataset: &Dataset,
-    job: &Job,
-    out: &std::path::Path,
-    each: impl Fn(Row) -> (R, Option<String>) + Sync,
-) -> Result<Vec<(R, Written)>> {
+/// A temporary file in `out`'s directory (created if need be).
+fn temp_beside(out: &Path) -> Result<TempFile> {
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
+        _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = crate::tempfiles::create_in(dir)?;
-    let mut writer = BufWriter::new(tmp.as_file());
-    let rows = dataset.rewrite(Some(&mut writer), each)?;
-    writer
-        .flush()
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("writing {}", out.display()))?;
-    drop(writer);
-    if let crate::discover::Input::File(input) = &job.input {
-        if let Ok(meta) = std::fs::metadata(input) {
-            tmp.as_file()
-                .set_permissions(meta.permissions())
-                .with_context(|| format!("setting permissions of {}", out.display()))?;
-        }
+    crate::tempfiles::create_in(dir)
+}
+
+/// Renames `tmp` over `out`, with the input's permissions.
+fn persist(tmp: TempFile, input: Option<&Path>, out: &Path) -> Result<()> {
+    if let Some(meta) = input.and_then(|p| std::fs::metadata(p).ok()) {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .with_context(|| format!("setting permissions of {}", out.display()))?;
     }
-    tmp.persist(out)?;
-    Ok(rows)
+    tmp.persist(out)
 }
