@@ -22,6 +22,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -280,21 +281,44 @@ pub fn compact_batch(
     column: Option<&str>,
     options: &Options,
 ) -> Result<CompactedBatch, Failed> {
-    let found = Column::find(&batch.schema(), column, "column=").map_err(Failed::at("read", 0))?;
-    with_settings(options, |settings| {
-        let each = |row: dataset::Row| {
-            let path = dataset::row_path(&options.name, row.index);
-            compact_row(path, row.text, settings, options.allow_findings)
-        };
-        let (compacted, done) = found
-            .rewrite(batch, 0, each)
-            .map_err(Failed::at("write", 0))?;
-        let mut reports = vec![None; batch.num_rows()];
-        for (i, report, written) in done {
-            reports[i] = Some(row_report(report, written));
+    let mut done = compact_batches(std::slice::from_ref(batch), column, options)?;
+    Ok(done.remove(0))
+}
+
+/// [`compact_batch`] on each of `batches` (of one schema), in parallel, with one token counter
+/// (and so one count cache) for them all, as `ctxc compact` has one for all the row groups of
+/// a dataset. Row names count from 0 in each batch.
+pub fn compact_batches(
+    batches: &[RecordBatch],
+    column: Option<&str>,
+    options: &Options,
+) -> Result<Vec<CompactedBatch>, Failed> {
+    let found = match batches.first() {
+        Some(batch) => {
+            Column::find(&batch.schema(), column, "column=").map_err(Failed::at("read", 0))?
         }
-        let batch = with_report_columns(&compacted, &reports).map_err(Failed::at("write", 0))?;
-        Ok(CompactedBatch { batch, reports })
+        None => return Ok(Vec::new()),
+    };
+    with_settings(options, |settings| {
+        batches
+            .par_iter()
+            .map(|batch| {
+                let each = |row: dataset::Row| {
+                    let path = dataset::row_path(&options.name, row.index);
+                    compact_row(path, row.text, settings, options.allow_findings)
+                };
+                let (compacted, done) = found
+                    .rewrite(batch, 0, each)
+                    .map_err(Failed::at("write", 0))?;
+                let mut reports = vec![None; batch.num_rows()];
+                for (i, report, written) in done {
+                    reports[i] = Some(row_report(report, written));
+                }
+                let batch =
+                    with_report_columns(&compacted, &reports).map_err(Failed::at("write", 0))?;
+                Ok(CompactedBatch { batch, reports })
+            })
+            .collect()
     })
 }
 
@@ -491,6 +515,15 @@ mod tests {
         let error = out.column(9).as_string::<i32>();
         assert!(error.is_null(0) && error.is_null(1));
         assert!(error.value(2).starts_with("line 1: "), "{}", error.value(2));
+        // Batches compacted together, with one counter, give each batch's rows.
+        let both = compact_batches(&[batch.clone(), batch.slice(2, 1)], None, &options).unwrap();
+        assert_eq!(both.len(), 2);
+        assert_eq!(both[0].batch.columns()[..4], out.columns()[..4]);
+        assert_eq!(
+            both[1].batch.column(9).as_ref(),
+            out.column(9).slice(2, 1).as_ref()
+        );
+        assert!(compact_batches(&[], None, &options).unwrap().is_empty());
         // The column is found by name or given; another is refused.
         let err = compact_batch(&batch, Some("id"), &options).unwrap_err();
         assert_eq!(err.step, "read");

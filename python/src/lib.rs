@@ -12,7 +12,6 @@ use ctxc::transcript::{Finding, Format, ReadOptions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
-use rayon::prelude::*;
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -218,7 +217,7 @@ fn take_stream(capsule: &Bound<'_, PyCapsule>) -> PyResult<FFI_ArrowArrayStream>
 
 /// Compacts each row of the record batches an Arrow C stream capsule holds, as `ctxc compact`
 /// compacts each row of a Parquet dataset, the batches in parallel and the rows of each in
-/// parallel. Returns (a capsule of the stream of compacted batches, one per batch given, with
+/// parallel, with one token count cache for the call ([`api::compact_batches`]). Returns (a capsule of the stream of compacted batches, one per batch given, with
 /// the report columns; None) or (None, failure).
 #[pyfunction]
 #[pyo3(signature = (stream, column, call))]
@@ -253,15 +252,11 @@ fn compact_batches<'py>(
                 &batches[..]
             };
             let compacted: Vec<RecordBatch> = pool
-                .install(|| {
-                    given
-                        .par_iter()
-                        .map(|b| {
-                            api::compact_batch(b, column.as_deref(), &options).map(|c| c.batch)
-                        })
-                        .collect::<Result<_, _>>()
-                })
-                .map_err(failure)?;
+                .install(|| api::compact_batches(given, column.as_deref(), &options))
+                .map_err(failure)?
+                .into_iter()
+                .map(|c| c.batch)
+                .collect();
             let schema = compacted[0].schema();
             let out = if batches.is_empty() {
                 Vec::new()
