@@ -325,3 +325,40 @@ fn explain(e: &StoreError, url: &Url, doing: &str) -> anyhow::Error {
         _ => anyhow!("{doing} {url}: {e}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+
+    fn parts(texts: &[Option<&str>]) -> impl Iterator<Item = std::io::Result<PutPayload>> {
+        let parts: Vec<_> = texts
+            .iter()
+            .map(|t| match t {
+                Some(text) => Ok(payload(text.as_bytes())),
+                None => Err(std::io::Error::other("the disk went away")),
+            })
+            .collect();
+        parts.into_iter()
+    }
+
+    #[test]
+    fn a_multipart_upload_appears_whole_or_not_at_all() {
+        let store = InMemory::new();
+        let key = object_store::path::Path::from("out/a.jsonl");
+        let failed = parts(&[Some("one "), None, Some("three")]);
+        let err = client::block_on(multipart(&store, &key, failed)).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("failed and was aborted"),
+            "{err:#}"
+        );
+        assert!(
+            client::block_on(store.head(&key)).is_err(),
+            "nothing at the key"
+        );
+        let whole = parts(&[Some("one "), Some("two "), Some("three")]);
+        client::block_on(multipart(&store, &key, whole)).unwrap();
+        let got = client::block_on(async { store.get(&key).await?.bytes().await }).unwrap();
+        assert_eq!(&got[..], b"one two three");
+    }
+}

@@ -28,6 +28,7 @@ impl Conduct<'_> {
         };
         let output = match &job.dest {
             Destination::File(p) => Some(p.display().to_string()),
+            Destination::Remote(url) => Some(url.to_string()),
             Destination::Stdout => Some("-".to_string()),
             Destination::Nowhere => None,
         };
@@ -43,6 +44,7 @@ impl Conduct<'_> {
                 }
             }
             Destination::File(out) => write_file(&dataset, job, out, each),
+            Destination::Remote(url) => write_object(&dataset, url, each),
         };
         match written {
             Ok(rows) => rows.into_iter().map(row_report).collect(),
@@ -106,6 +108,24 @@ fn row_report((report, written): (FileReport, Written)) -> FileReport {
         }
         _ => report,
     }
+}
+
+/// Writes the dataset to an unnamed temporary file, then uploads it (in parts, so that the
+/// object appears only once complete).
+fn write_object<R: Send>(
+    dataset: &Dataset,
+    url: &crate::store::Url,
+    each: impl Fn(Row) -> (R, Option<String>) + Sync,
+) -> Result<Vec<(R, Written)>> {
+    let mut tmp = tempfile::tempfile().context("creating a temporary file for the dataset")?;
+    let mut writer = BufWriter::new(&tmp);
+    let rows = dataset.rewrite(Some(&mut writer), each)?;
+    writer
+        .flush()
+        .with_context(|| format!("writing the dataset for {url}"))?;
+    drop(writer);
+    crate::store::put_file(url, &mut tmp)?;
+    Ok(rows)
 }
 
 /// Writes the dataset to a temporary file beside `out`, renamed over it once complete.
