@@ -640,3 +640,67 @@ fn in_place_on_s3_keeps_a_backup_and_refuses_an_object_changed_meanwhile() {
     assert_eq!(manifest.status.code(), Some(2));
     assert!(stderr_of(&manifest).contains("keep it on a local or shared disk"));
 }
+
+#[test]
+fn a_parquet_dataset_is_read_from_and_written_to_a_bucket() {
+    let Some(bucket) = Bucket::new("dataset") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    let rows = crate::parquet::tau_bench_rows(8);
+    let codec = parquet::basic::Compression::ZSTD(Default::default());
+    crate::parquet::write_dataset(&input, &rows, 3, codec);
+    bucket.put("in/runs.parquet", &std::fs::read(&input).unwrap());
+    let local = json(
+        &ctxc()
+            .args(["stats", "--json"])
+            .arg(&input)
+            .output()
+            .unwrap(),
+    );
+    let url = bucket.url("in/runs.parquet");
+    let remote = json(
+        &bucket
+            .ctxc()
+            .args(["stats", "--json", &url])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(files_of(&remote), files_of(&local));
+    assert_eq!(remote["files"][1]["path"], format!("{url}#row=1"));
+
+    let out = dir.path().join("out.parquet");
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("-o")
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let remote = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--out-dir", &bucket.url("out/"), &bucket.url("in/")])
+        .output()
+        .unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", stderr_of(&remote));
+    assert_eq!(
+        bucket.get("out/runs.parquet").unwrap(),
+        std::fs::read(&out).unwrap()
+    );
+    // In place is not done for datasets, in a bucket either: refused by name.
+    let in_place = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--in-place", &url])
+        .output()
+        .unwrap();
+    assert_eq!(in_place.status.code(), Some(1));
+    assert!(
+        stderr_of(&in_place).contains("Parquet"),
+        "{}",
+        stderr_of(&in_place)
+    );
+}
