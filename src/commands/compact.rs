@@ -1,5 +1,5 @@
 //! `ctxc compact`: settings → inputs (sharded) → the pipeline, in parallel → outputs written
-//! atomically (and archives) → report. One file's failure is reported and counted; the others
+//! atomically, to files or objects (and archives, beside files) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
 use super::compact_report::{
@@ -631,8 +631,8 @@ impl Conduct<'_> {
         }
     }
 
-    /// The input's text; for `--in-place`, read under the file's lock, which the returned
-    /// claim holds until the file is replaced.
+    /// The input's text; for `--in-place`, read under the file's lock (an object: with its
+    /// ETag), which the returned claim holds until the input is replaced.
     fn load(&self, job: &Job, read: Option<Vec<u8>>) -> Result<(Option<Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let limit = self.args.input.limit.max_input_bytes;
