@@ -146,6 +146,21 @@ fn remote(
     }
 }
 
+/// Starts reading the objects among `inputs` ahead of the threads that will read them (see
+/// [`crate::store::prefetch`]).
+pub fn read_ahead(inputs: &[Input], limit: u64) {
+    let objects: Vec<Url> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Remote(url) => Some(url.clone()),
+            _ => None,
+        })
+        .collect();
+    if !objects.is_empty() {
+        crate::store::prefetch(&objects, limit);
+    }
+}
+
 fn glob_set(globs: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {

@@ -78,6 +78,9 @@ struct Job {
     /// The command-line path it was found under.
     root: Option<PathBuf>,
     dest: Destination,
+    /// Whether an object is at `dest` already, when a listing of the run's output objects
+    /// said (`None`: not listed, ask the store).
+    dest_exists: Option<bool>,
 }
 
 /// What the run does with outputs, beyond the pipeline.
@@ -97,7 +100,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let config = CompactConfig::resolve(args)?;
     let counter = config.tokens.counter()?;
     let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
-    let jobs = jobs(args, inputs)?;
+    let mut jobs = jobs(args, inputs)?;
+    prepare_remote(&mut jobs, args);
     if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         bail!("--confirm asks at a terminal, and standard input or error is not one");
     }
@@ -345,6 +349,7 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             root: root_of(&input, given),
             input,
             dest,
+            dest_exists: None,
         }]);
     }
     if outputs.in_place && inputs.contains(&Input::Stdin) {
@@ -380,9 +385,72 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                     },
                 },
             };
-            Job { input, root, dest }
+            Job {
+                input,
+                root,
+                dest,
+                dest_exists: None,
+            }
         })
         .collect())
+}
+
+/// Reads ahead the objects the run will read, and lists the output objects that exist already
+/// in one request per bucket rather than one per output.
+fn prepare_remote(jobs: &mut [Job], args: &CompactArgs) {
+    let in_place = args.outputs.in_place && !args.dry_run;
+    if !in_place {
+        // An object compacted in place is read when claimed, with its version.
+        let inputs: Vec<Input> = jobs.iter().map(|j| j.input.clone()).collect();
+        discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
+    }
+    if in_place || args.outputs.force_overwrite {
+        return;
+    }
+    let mut buckets: std::collections::BTreeMap<(store::Scheme, String), Vec<usize>> =
+        Default::default();
+    for (k, job) in jobs.iter().enumerate() {
+        if let Destination::Remote(url) = &job.dest {
+            buckets
+                .entry((url.scheme, url.bucket.clone()))
+                .or_default()
+                .push(k);
+        }
+    }
+    for members in buckets.values().filter(|m| m.len() > 1) {
+        let keys: Vec<&Url> = members
+            .iter()
+            .filter_map(|&k| match &jobs[k].dest {
+                Destination::Remote(url) => Some(url),
+                _ => None,
+            })
+            .collect();
+        // The longest prefix every key shares, cut back to a whole segment.
+        let mut common = keys[0].key.clone();
+        for url in &keys[1..] {
+            let shared = common
+                .char_indices()
+                .zip(url.key.chars())
+                .take_while(|((_, a), b)| a == b)
+                .last()
+                .map_or(0, |((i, a), _)| i + a.len_utf8());
+            common.truncate(shared);
+        }
+        common.truncate(common.rfind('/').map_or(0, |i| i + 1));
+        let prefix = Url {
+            key: common,
+            ..keys[0].clone()
+        };
+        // Not listed: each output is asked about on its own.
+        let Ok(existing) = store::keys_below(&prefix) else {
+            continue;
+        };
+        for &k in members {
+            if let Destination::Remote(url) = &jobs[k].dest {
+                jobs[k].dest_exists = Some(existing.contains(url));
+            }
+        }
+    }
 }
 
 /// `--out-dir`: a local directory or an object prefix.
@@ -853,7 +921,11 @@ fn check_destination(
                     "the output {out} is the input itself: ctxc never overwrites its input without --in-place"
                 );
             }
-            if !outputs.force_overwrite && !replaceable && store::head(out)?.is_some() {
+            let exists = match job.dest_exists {
+                Some(exists) => exists,
+                None => store::head(out)?.is_some(),
+            };
+            if !outputs.force_overwrite && !replaceable && exists {
                 bail!("the output {out} exists (--force-overwrite replaces it)");
             }
             return Ok(());

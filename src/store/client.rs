@@ -13,19 +13,26 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Runs `future` to completion on the store runtime, from any thread that is not itself
 /// inside a runtime (the CLI's threads are plain threads and rayon workers).
 pub fn block_on<F: Future>(future: F) -> F::Output {
+    runtime().block_on(future)
+}
+
+fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            // Two threads drive the connections; the futures themselves run on the calling
-            // threads (`block_on`), so rayon's workers each have requests in flight.
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("ctxc-store")
-                .enable_all()
-                .build()
-                .expect("starting the object-store runtime")
-        })
-        .block_on(future)
+    RUNTIME.get_or_init(|| {
+        // Two threads drive the connections; the futures themselves run on the calling
+        // threads (`block_on`), so rayon's workers each have requests in flight.
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ctxc-store")
+            .enable_all()
+            .build()
+            .expect("starting the object-store runtime")
+    })
+}
+
+/// Runs `future` in the background on the store runtime.
+pub fn spawn<F: Future<Output = ()> + Send + 'static>(future: F) {
+    runtime().spawn(future);
 }
 
 /// The clients built so far, by scheme and bucket.

@@ -16,7 +16,10 @@
 //! conditional writes is named in the error; nothing is overwritten blindly.
 
 mod client;
+mod prefetch;
 mod url;
+
+pub use prefetch::start as prefetch;
 
 pub use url::{Scheme, Url};
 
@@ -62,6 +65,7 @@ pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
     let listed: Vec<object_store::ObjectMeta> =
         client::block_on(store.list(key.as_ref()).try_collect())
             .map_err(|e| explain(&e, &prefix, "listing"))?;
+    remember_sizes(&listed, &prefix);
     let mut objects: Vec<(Url, Meta)> = listed
         .iter()
         .filter(|m| !m.location.as_ref().ends_with('/'))
@@ -75,6 +79,41 @@ pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
         .collect();
     objects.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(objects)
+}
+
+/// The sizes listings gave, for the read-ahead's budget.
+fn sizes() -> &'static std::sync::Mutex<std::collections::HashMap<Url, u64>> {
+    static SIZES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<Url, u64>>> =
+        std::sync::OnceLock::new();
+    SIZES.get_or_init(Default::default)
+}
+
+fn remember_sizes(listed: &[object_store::ObjectMeta], prefix: &Url) {
+    let mut sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
+    for m in listed {
+        let url = Url {
+            key: m.location.as_ref().to_string(),
+            ..prefix.clone()
+        };
+        sizes.insert(url, m.size);
+    }
+}
+
+fn known_size(url: &Url) -> Option<u64> {
+    let sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
+    sizes.get(url).copied()
+}
+
+/// The objects of `prefix`'s bucket whose keys start with its key (not only whole segments),
+/// as a set: what [`head`] would find, for many keys in one request.
+pub fn keys_below(prefix: &Url) -> Result<std::collections::HashSet<Url>> {
+    let dir = prefix.with_file_name("");
+    let listed = list(&dir)?;
+    Ok(listed
+        .into_iter()
+        .map(|(url, _)| url)
+        .filter(|url| url.key.starts_with(&prefix.key))
+        .collect())
 }
 
 /// What is at `url`: `None` when no object is there.
@@ -95,35 +134,41 @@ pub struct GetError(pub String);
 /// The bytes of the object at `url` and the version they are, refused without reading them
 /// when the store says it is larger than `limit` (and, should it grow while read, past it).
 pub fn get(url: &Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
-    let store = client::store(url).map_err(|e| GetError(format!("{e:#}")))?;
-    let key = client::key(url).map_err(|e| GetError(format!("{e:#}")))?;
+    match prefetch::take(url) {
+        Some(fetched) => fetched,
+        None => client::block_on(get_async(url.clone(), limit)),
+    }
+}
+
+/// [`get`], as a future that owns what it needs.
+async fn get_async(url: Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
+    let store = client::store(&url).map_err(|e| GetError(format!("{e:#}")))?;
+    let key = client::key(&url).map_err(|e| GetError(format!("{e:#}")))?;
     let fail = |e: StoreError| {
         GetError(match e {
             StoreError::NotFound { .. } => "no such object".to_string(),
-            e => format!("{:#}", explain(&e, url, "reading")),
+            e => format!("{:#}", explain(&e, &url, "reading")),
         })
     };
-    client::block_on(async {
-        let got = store.get(&key).await.map_err(fail)?;
-        let meta = Meta::from(&got.meta);
-        if meta.size > limit {
+    let got = store.get(&key).await.map_err(fail)?;
+    let meta = Meta::from(&got.meta);
+    if meta.size > limit {
+        return Err(GetError(format!(
+            "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
+            meta.size
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.size as usize);
+    let mut body = got.into_stream();
+    while let Some(chunk) = body.next().await {
+        bytes.extend_from_slice(&chunk.map_err(fail)?);
+        if bytes.len() as u64 > limit {
             return Err(GetError(format!(
-                "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
-                meta.size
+                "larger than --max-input-bytes ({limit} bytes): the rest was not read"
             )));
         }
-        let mut bytes = Vec::with_capacity(meta.size as usize);
-        let mut body = got.into_stream();
-        while let Some(chunk) = body.next().await {
-            bytes.extend_from_slice(&chunk.map_err(fail)?);
-            if bytes.len() as u64 > limit {
-                return Err(GetError(format!(
-                    "larger than --max-input-bytes ({limit} bytes): the rest was not read"
-                )));
-            }
-        }
-        Ok((bytes, meta))
-    })
+    }
+    Ok((bytes, meta))
 }
 
 /// Writes `bytes` to `url`, replacing what is there; the object appears only once complete
