@@ -1,5 +1,5 @@
 """The driver of scripts/s3-bench.sh: starts moto's server on a free loopback port, uploads a
-flattened copy of the corpus to s3://bench/in/, and times `ctxc compact --force --target-ratio
+flattened copy of the corpus (or another directory) to s3://bench/in/, and times `ctxc compact --force --target-ratio
 0.5` (and `ctxc stats`) on the local copy and on the bucket, alternating, REPS times each.
 Usage: python s3_bench.py CTXC MOTO_SERVER REPS CORPUS"""
 
@@ -55,7 +55,7 @@ try:
     total = 0
     for root, _, names in os.walk(corpus):
         for name in names:
-            if not name.endswith((".json", ".jsonl", ".traj")):
+            if not name.endswith((".json", ".jsonl", ".traj", ".parquet")):
                 continue
             path = os.path.join(root, name)
             flat = os.path.relpath(path, corpus).replace(os.sep, "__")
@@ -65,6 +65,19 @@ try:
             total += os.path.getsize(path)
     count = len(os.listdir(inputs))
     print(f"{count} files, {total / 1e6:.1f} MB; {ctxc}; {reps} runs each, alternating")
+
+    # What the stand-in alone needs to serve every object once, 8 requests at a time (as
+    # ctxc's read-ahead asks): the floor under the difference between the two runs.
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = [f"in/{name}" for name in sorted(os.listdir(inputs))]
+    floor = []
+    for _ in range(reps):
+        started = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda k: s3.get_object(Bucket="bench", Key=k)["Body"].read(), keys))
+        floor.append(time.perf_counter() - started)
+    print(f"stand-in alone: {len(keys)} GETs, 8 at a time: {statistics.median(floor):.2f} s")
 
     def timed(args):
         started = time.perf_counter()
