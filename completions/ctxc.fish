@@ -71,14 +71,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l base-url -d 'The A
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-timeout -d 'Seconds a summary request may take, connect and response [default: 30]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l llm-concurrency -d 'Summary requests in flight at once, whatever --jobs is [default: 4]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout; an object URL such as s3://bucket/key)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l resume-from -d 'Record each finished file in this manifest (JSON lines), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory instead (mirroring the inputs, like --out-dir)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also write the report to this file (format from its extension: .json, .yaml or .yml, .md; anything else a table)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'

@@ -115,8 +115,9 @@ pub struct LimitArgs {
 /// Where transcripts come from and how to read them.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Transcript files, directories (searched recursively), `-` for standard input, or
-    /// session references: `@ID`, `@PREFIX` of an id, `@` for this directory's latest session.
+    /// Transcript files, directories (searched recursively), `-` for standard input, session
+    /// references (`@ID`, `@PREFIX` of an id, `@` for this directory's latest session), or
+    /// objects and prefixes in object storage: `s3://`, `gs://`, `az://`, `https://`.
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
 
@@ -365,8 +366,8 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub report: OutputArgs,
 
-    /// Also write the report to this file (format from its extension: .json, .yaml or .yml,
-    /// .md; anything else a table).
+    /// Also write the report to this file or object URL (format from its extension: .json,
+    /// .yaml or .yml, .md; anything else a table).
     #[arg(long = "report", value_name = "FILE")]
     pub report_file: Option<PathBuf>,
 }
@@ -374,11 +375,13 @@ pub struct CompactArgs {
 /// Where compacted transcripts are written.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputPathArgs {
-    /// Write the output here instead of beside the input (one input only; `-` for stdout).
+    /// Write the output here instead of beside the input (one input only; `-` for stdout; an
+    /// object URL such as s3://bucket/key).
     #[arg(short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
     pub output: Option<PathBuf>,
 
-    /// Write outputs under this directory, mirroring the inputs' tree.
+    /// Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the
+    /// inputs' tree.
     #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
     pub out_dir: Option<PathBuf>,
 

@@ -1,6 +1,8 @@
-//! Inputs: command-line paths (files, directories searched recursively, `-` for stdin) turned
-//! into one sorted, de-duplicated list, and each input's text loaded with errors that name it.
+//! Inputs: command-line paths (files, directories searched recursively, `-` for stdin, object
+//! URLs and prefixes, see [`crate::store`]) turned into one sorted, de-duplicated list, and each
+//! input's text loaded with errors that name it.
 
+use crate::store::Url;
 use anyhow::{Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::io::Read;
@@ -14,6 +16,8 @@ pub enum Input {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// An object in an object store.
+    Remote(Url),
 }
 
 impl Input {
@@ -22,6 +26,7 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".into(),
             Input::File(path) => path.display().to_string(),
+            Input::Remote(url) => url.to_string(),
         }
     }
 }
@@ -48,6 +53,8 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
     for path in &paths {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
+        } else if let Some(url) = Url::of_path(path) {
+            remote(path, url, &matcher, globs, &mut inputs, &mut errors);
         } else if path.is_dir() {
             let before = inputs.len();
             walk(path, &matcher, &mut inputs, &mut errors);
@@ -72,8 +79,86 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
     inputs.retain(|input| match input {
         Input::File(p) => seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())),
         Input::Stdin => seen.insert(PathBuf::from("-")),
+        Input::Remote(url) => seen.insert(PathBuf::from(url.to_string())),
     });
     Ok((inputs, errors))
+}
+
+/// An object URL given on the command line: the object itself, or when it names a prefix (a
+/// trailing `/`, or a key with no object but objects below it), the objects below it whose
+/// names match `globs`, like a directory walk.
+fn remote(
+    path: &Path,
+    url: Result<Url>,
+    matcher: &GlobSet,
+    globs: &[String],
+    inputs: &mut Vec<Input>,
+    errors: &mut Vec<InputError>,
+) {
+    let mut fail = |message: String| {
+        errors.push(InputError {
+            path: path.display().to_string(),
+            message,
+        });
+    };
+    let url = match url {
+        Ok(url) => url,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    if let crate::store::Scheme::Http { .. } = url.scheme {
+        // A web server has no listing to walk: the URL must name the object.
+        return match crate::store::head(&url) {
+            _ if url.is_prefix() => fail(
+                "an http(s):// URL names one object; prefixes are listed on s3://, gs:// and az://"
+                    .into(),
+            ),
+            Ok(Some(_)) => inputs.push(Input::Remote(url)),
+            Ok(None) => fail("no such object".into()),
+            Err(e) => fail(format!("{e:#}")),
+        };
+    }
+    if !url.is_prefix() {
+        match crate::store::head(&url) {
+            Ok(Some(_)) => return inputs.push(Input::Remote(url)),
+            Ok(None) => {}
+            Err(e) => return fail(format!("{e:#}")),
+        }
+    }
+    let listed = match crate::store::list(&url) {
+        Ok(listed) => listed,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    if listed.is_empty() && !url.is_prefix() {
+        return fail("no such object, and no objects below it".into());
+    }
+    let before = inputs.len();
+    inputs.extend(
+        listed
+            .into_iter()
+            .filter(|(object, _)| matcher.is_match(object.file_name()))
+            .map(|(object, _)| Input::Remote(object)),
+    );
+    if inputs.len() == before {
+        fail(format!(
+            "no objects matching {} below this prefix",
+            globs.join(", ")
+        ));
+    }
+}
+
+/// Starts reading the objects among `inputs` ahead of the threads that will read them (see
+/// [`crate::store::prefetch`]).
+pub fn read_ahead(inputs: &[Input], limit: u64) {
+    let objects: Vec<Url> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Remote(url) => Some(url.clone()),
+            _ => None,
+        })
+        .collect();
+    if !objects.is_empty() {
+        crate::store::prefetch(&objects, limit);
+    }
 }
 
 fn glob_set(globs: &[String]) -> Result<GlobSet> {
@@ -120,6 +205,9 @@ pub fn load_bytes(input: &Input, limit: u64) -> Result<Vec<u8>, LoadError> {
     let whole = |message| LoadError { line: 0, message };
     match input {
         Input::Stdin => read_capped(std::io::stdin().lock(), 0, limit),
+        Input::Remote(url) => crate::store::get(url, limit)
+            .map(|(bytes, _)| bytes)
+            .map_err(|e| whole(e.0)),
         Input::File(path) => {
             let meta = std::fs::metadata(path).map_err(|e| io_error(&e))?;
             if !meta.file_type().is_fifo() {
@@ -230,8 +318,18 @@ pub fn mirrored(dir: &Path, input: &Path, root: Option<&Path>) -> PathBuf {
 /// Whether a file found in a directory is one of ctxc's own outputs, which a second run over
 /// the same directory must not take as input.
 pub fn is_ctxc_output(path: &Path) -> bool {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    is_ctxc_output_name(&path.file_name().unwrap_or_default().to_string_lossy())
+}
+
+/// [`is_ctxc_output`] of a file (or object) name.
+pub fn is_ctxc_output_name(name: &str) -> bool {
     name.contains(&format!(".{OUTPUT_INFIX}.")) || name.ends_with(".ctxc-archive.json")
+}
+
+/// [`beside`] for an object: `NAME.compact.EXT` under the same prefix.
+pub fn beside_remote(input: &Url) -> Url {
+    let local = beside(Path::new(input.file_name()));
+    input.with_file_name(&local.to_string_lossy())
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
@@ -280,7 +378,7 @@ mod tests {
             .iter()
             .map(|i| match i {
                 Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
-                Input::Stdin => "-".into(),
+                other => other.display(),
             })
             .collect();
         assert_eq!(names, ["a.json", "b.jsonl", "sub/c.traj"]);

@@ -25,3 +25,30 @@ pub fn hit(name: &str) {
     #[cfg(not(debug_assertions))]
     let _ = name;
 }
+
+/// Waits at the point of this name when `CTXC_PAUSE=NAME:DIR` (debug builds only): creates
+/// `DIR/paused`, then goes on once `DIR/go` exists (or after two minutes), so that a test can
+/// act at exactly this moment — change an object between its read and its replacement, say.
+pub fn pause(name: &str) {
+    #[cfg(debug_assertions)]
+    {
+        let Some(wanted) = std::env::var_os("CTXC_PAUSE") else {
+            return;
+        };
+        let wanted = wanted.to_string_lossy();
+        let Some((point, dir)) = wanted.split_once(':') else {
+            return;
+        };
+        if point != name {
+            return;
+        }
+        let dir = std::path::Path::new(dir);
+        let _ = std::fs::write(dir.join("paused"), name);
+        let started = std::time::Instant::now();
+        while !dir.join("go").exists() && started.elapsed().as_secs() < 120 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = name;
+}

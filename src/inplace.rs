@@ -19,6 +19,7 @@
 //!   before that writer's `open` goes on ([`writers`]);
 //! - the replacement keeps the original's owner, group and mode.
 
+pub mod remote;
 mod writers;
 
 use crate::tempfiles;

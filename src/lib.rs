@@ -28,6 +28,7 @@ pub mod resident;
 pub mod retention;
 pub mod sessions;
 pub mod shard;
+pub mod store;
 pub mod strategy;
 pub mod summarizer;
 pub mod tempfiles;

@@ -2,7 +2,8 @@
 //! is run again and redoes only what it had not finished.
 //!
 //! The manifest is JSON lines, one entry per file, appended (and flushed to disk) just before
-//! the file's output is written: the input's identity (path, size, modification time), a digest
+//! the file's output is written: the input's identity (path, size, modification time; for an
+//! object in a store, its URL, size and ETag), a digest
 //! of the settings, where the output goes, the hash of the output and the file's report. On a
 //! re-run with the same settings, a file is finished when its destination holds exactly that
 //! output (and, but in place, the input is the same size and age): it is skipped and its report
@@ -28,6 +29,10 @@ struct Entry {
     size: u64,
     /// Modification time of the input, nanoseconds since the epoch.
     modified_ns: i128,
+    /// The ETag of an input in an object store (which says its version, as the time does
+    /// not); absent for files, so their manifests read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    etag: Option<String>,
     /// [`settings_digest`] of the run.
     settings: String,
     /// The destination (`None`: a dry run).
@@ -50,10 +55,11 @@ pub struct Manifest {
     file: Mutex<File>,
 }
 
-/// How the input looks on disk now.
+/// How the input looks on disk (or in its store) now.
 pub struct Identity {
     size: u64,
     modified_ns: i128,
+    etag: Option<String>,
 }
 
 impl Identity {
@@ -63,7 +69,17 @@ impl Identity {
         Some(Identity {
             size: meta.len(),
             modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            etag: None,
         })
+    }
+
+    /// The identity of an object, from what its store says of it: size and ETag.
+    pub fn of_object(meta: &crate::store::Meta) -> Identity {
+        Identity {
+            size: meta.size,
+            modified_ns: 0,
+            etag: meta.etag.clone(),
+        }
     }
 }
 
@@ -145,16 +161,15 @@ impl Manifest {
             return None;
         }
         let in_place = output.is_some_and(|o| o.to_string_lossy() == input);
-        let same_input =
-            now.is_some_and(|n| n.size == entry.size && n.modified_ns == entry.modified_ns);
+        let same_input = now.is_some_and(|n| {
+            n.size == entry.size && n.modified_ns == entry.modified_ns && n.etag == entry.etag
+        });
         if !in_place && !same_input {
             return None;
         }
         // Hashed in pieces: a dataset may not fit in memory.
         let done = match output {
-            Some(path) => File::open(path)
-                .and_then(|f| crate::archive::hash_file(&f))
-                .is_ok_and(|(_, hash)| hash == entry.output_hash),
+            Some(path) => output_hash(path).is_some_and(|hash| hash == entry.output_hash),
             None => true,
         };
         done.then_some(entry)
@@ -219,6 +234,7 @@ impl Manifest {
             input: input.to_string(),
             size: identity.map_or(0, |i| i.size),
             modified_ns: identity.map_or(0, |i| i.modified_ns),
+            etag: identity.and_then(|i| i.etag.clone()),
             settings: self.settings.clone(),
             output: output.map(|p| p.to_string_lossy().into_owned()),
             output_hash,
@@ -245,6 +261,20 @@ impl Manifest {
             .with_context(|| format!("writing the manifest {}", self.path.display()))?;
         crate::failpoint::hit("manifest-entry");
         Ok(())
+    }
+}
+
+/// The hash ([`crate::archive::hash`]) of what a destination (a file, hashed in pieces, or an
+/// object named by its URL) holds now, if it can be read.
+fn output_hash(path: &Path) -> Option<String> {
+    match crate::store::Url::of_path(path) {
+        Some(url) => crate::store::get(&url.ok()?, u64::MAX)
+            .ok()
+            .map(|(bytes, _)| crate::archive::hash(&bytes)),
+        None => File::open(path)
+            .and_then(|f| crate::archive::hash_file(&f))
+            .ok()
+            .map(|(_, hash)| hash),
     }
 }
 

@@ -41,6 +41,7 @@ struct Totals {
 /// Runs `ctxc check`.
 pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let opts = ReadOptions {
         format: args.input.format,
         messages_path: args.input.messages_path.clone(),

@@ -1,5 +1,5 @@
 //! `ctxc compact`: settings → inputs (sharded) → the pipeline, in parallel → outputs written
-//! atomically (and archives) → report. One file's failure is reported and counted; the others
+//! atomically, to files or objects (and archives, beside files) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
 use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
@@ -16,6 +16,7 @@ use crate::pipeline::{Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
+use crate::store::{self, Url};
 use crate::summarizer::Summarizer;
 use crate::summarizer::extractive::Extractive;
 use crate::transcript::{self, Transcript};
@@ -36,10 +37,40 @@ use spool::{Spool, Spooled};
 enum Destination {
     /// A file (for `--in-place`, the input itself).
     File(PathBuf),
+    /// An object (for `--in-place`, the input itself).
+    Remote(Url),
     /// Standard output.
     Stdout,
     /// Nowhere (`--dry-run`).
     Nowhere,
+}
+
+impl Destination {
+    /// The file or object written, named as in reports and manifests.
+    fn name(&self) -> Option<PathBuf> {
+        match self {
+            Destination::File(path) => Some(path.clone()),
+            Destination::Remote(url) => Some(PathBuf::from(url.to_string())),
+            Destination::Stdout | Destination::Nowhere => None,
+        }
+    }
+}
+
+/// An input read for replacing in place, which holds what the replacement must check.
+enum Claim {
+    /// A local file, locked.
+    File(inplace::Claim),
+    /// An object, with the version read.
+    Object(inplace::remote::Claim),
+}
+
+impl Claim {
+    fn notes(&self) -> Vec<String> {
+        match self {
+            Claim::File(claim) => claim.notes(),
+            Claim::Object(claim) => claim.notes(),
+        }
+    }
 }
 
 /// One input with everything decided about it before it is read.
@@ -50,6 +81,9 @@ struct Job {
     /// The command-line path it was found under.
     root: Option<PathBuf>,
     dest: Destination,
+    /// Whether an object is at `dest` already, when a listing of the run's output objects
+    /// said (`None`: not listed, ask the store).
+    dest_exists: Option<bool>,
 }
 
 /// What the run does with outputs, beyond the pipeline.
@@ -71,7 +105,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let config = CompactConfig::resolve(args)?;
     let counter = config.tokens.counter()?;
     let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
-    let jobs = jobs(args, inputs)?;
+    let mut jobs = jobs(args, inputs)?;
+    prepare_remote(&mut jobs, args);
     if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         bail!("--confirm asks at a terminal, and standard input or error is not one");
     }
@@ -79,7 +114,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         .iter()
         .filter_map(|j| match &j.input {
             Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Input::Stdin => None,
+            // Listing gave sizes, but a request per object just for the progress bar is not
+            // worth it: objects count when read.
+            Input::Stdin | Input::Remote(_) => None,
         })
         .sum();
     // The remote-summarization notice is a safety disclosure: printed even with -q.
@@ -201,6 +238,13 @@ fn open_manifest(
     let Some(path) = &args.resume_from else {
         return Ok(None);
     };
+    if Url::of_path(path).is_some() {
+        bail!(
+            "--resume-from {}: the manifest is appended to and flushed line by line, which an \
+             object store cannot do: keep it on a local or shared disk",
+            path.display()
+        );
+    }
     if jobs.iter().any(|j| j.dest == Destination::Stdout) {
         bail!("--resume-from records files written, and this run writes to standard output");
     }
@@ -283,6 +327,10 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         .filter(|i| match i {
             // A directory walk must not pick up what an earlier run wrote.
             Input::File(p) => given.contains(p) || !discover::is_ctxc_output(p),
+            Input::Remote(url) => {
+                given.iter().any(|g| g.to_str() == Some(&*url.to_string()))
+                    || !discover::is_ctxc_output_name(url.file_name())
+            }
             Input::Stdin => true,
         })
         .filter(|i| shard.is_none_or(|s| in_shard(i, s)))
@@ -297,6 +345,12 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         }
         let dest = if args.dry_run {
             Destination::Nowhere
+        } else if let Some(url) = Url::of_path(output) {
+            let url = url?;
+            if url.is_prefix() {
+                bail!("-o names one object, and {url} is a prefix: use --out-dir for a prefix");
+            }
+            Destination::Remote(url)
         } else if output.as_os_str() == "-" {
             if args.archive {
                 bail!(
@@ -308,11 +362,13 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             Destination::File(output.clone())
         };
         let input = inputs.into_iter().next().expect("one input");
+        refuse_remote_archive(args, std::slice::from_ref(&input), Some(&dest))?;
         return Ok(vec![Job {
             id: 0,
             root: root_of(&input, given),
             input,
             dest,
+            dest_exists: None,
         }]);
     }
     if outputs.in_place && inputs.contains(&Input::Stdin) {
@@ -324,6 +380,12 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             "--archive keeps archives beside output files; standard input goes to standard output (use -o FILE)"
         );
     }
+    refuse_remote_archive(args, &inputs, None)?;
+    let out_dir = match outputs.out_dir.as_deref().map(Url::of_path) {
+        Some(Some(url)) => Some(OutDir::Remote(url?)),
+        Some(None) => outputs.out_dir.clone().map(OutDir::Local),
+        None => None,
+    };
     Ok(inputs
         .into_iter()
         .enumerate()
@@ -333,9 +395,14 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                 (_, true) => Destination::Nowhere,
                 (Input::Stdin, _) => Destination::Stdout,
                 (Input::File(path), _) if outputs.in_place => Destination::File(path.clone()),
-                (Input::File(path), _) => match &outputs.out_dir {
-                    Some(dir) => Destination::File(discover::mirrored(dir, path, root.as_deref())),
-                    None => Destination::File(discover::beside(path)),
+                (Input::Remote(url), _) if outputs.in_place => Destination::Remote(url.clone()),
+                (_, _) => match &out_dir {
+                    Some(dir) => dir.mirrored(&input, root.as_deref()),
+                    None => match &input {
+                        Input::Remote(url) => Destination::Remote(discover::beside_remote(url)),
+                        Input::File(path) => Destination::File(discover::beside(path)),
+                        Input::Stdin => Destination::Stdout,
+                    },
                 },
             };
             Job {
@@ -343,9 +410,126 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                 input,
                 root,
                 dest,
+                dest_exists: None,
             }
         })
         .collect())
+}
+
+/// Reads ahead the objects the run will read, and lists the output objects that exist already
+/// in one request per bucket rather than one per output.
+fn prepare_remote(jobs: &mut [Job], args: &CompactArgs) {
+    let in_place = args.outputs.in_place && !args.dry_run;
+    if !in_place {
+        // An object compacted in place is read when claimed, with its version.
+        let inputs: Vec<Input> = jobs.iter().map(|j| j.input.clone()).collect();
+        discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
+    }
+    if in_place || args.outputs.force_overwrite {
+        return;
+    }
+    let mut buckets: std::collections::BTreeMap<(store::Scheme, String), Vec<usize>> =
+        Default::default();
+    for (k, job) in jobs.iter().enumerate() {
+        if let Destination::Remote(url) = &job.dest {
+            buckets
+                .entry((url.scheme, url.bucket.clone()))
+                .or_default()
+                .push(k);
+        }
+    }
+    for members in buckets.values().filter(|m| m.len() > 1) {
+        let keys: Vec<&Url> = members
+            .iter()
+            .filter_map(|&k| match &jobs[k].dest {
+                Destination::Remote(url) => Some(url),
+                _ => None,
+            })
+            .collect();
+        // The longest prefix every key shares, cut back to a whole segment.
+        let mut common = keys[0].key.clone();
+        for url in &keys[1..] {
+            let shared = common
+                .char_indices()
+                .zip(url.key.chars())
+                .take_while(|((_, a), b)| a == b)
+                .last()
+                .map_or(0, |((i, a), _)| i + a.len_utf8());
+            common.truncate(shared);
+        }
+        common.truncate(common.rfind('/').map_or(0, |i| i + 1));
+        let prefix = Url {
+            key: common,
+            ..keys[0].clone()
+        };
+        // Not listed: each output is asked about on its own.
+        let Ok(existing) = store::keys_below(&prefix) else {
+            continue;
+        };
+        for &k in members {
+            if let Destination::Remote(url) = &jobs[k].dest {
+                jobs[k].dest_exists = Some(existing.contains(url));
+            }
+        }
+    }
+}
+
+/// `--out-dir`: a local directory or an object prefix.
+enum OutDir {
+    Local(PathBuf),
+    Remote(Url),
+}
+
+impl OutDir {
+    /// Where `input`'s output goes: its place below its root, mirrored under the directory.
+    fn mirrored(&self, input: &Input, root: Option<&Path>) -> Destination {
+        // The input's name below its root, with `/` between segments.
+        let relative = match input {
+            Input::File(path) => {
+                let below = discover::mirrored(Path::new(""), path, root);
+                let parts: Vec<_> = below.iter().map(|p| p.to_string_lossy()).collect();
+                parts.join("/")
+            }
+            Input::Remote(url) => {
+                let root = root.and_then(Url::of_path).and_then(Result::ok);
+                root.map_or(url.file_name(), |root| url.below(&root))
+                    .to_string()
+            }
+            Input::Stdin => String::new(),
+        };
+        match self {
+            OutDir::Local(dir) => match input {
+                Input::File(path) => Destination::File(discover::mirrored(dir, path, root)),
+                _ => Destination::File(dir.join(relative)),
+            },
+            OutDir::Remote(prefix) => Destination::Remote(prefix.join(&relative)),
+        }
+    }
+}
+
+/// `--archive` keeps archives as local files beside local outputs, read back by `restore`;
+/// with object storage on either side it is refused rather than half done.
+fn refuse_remote_archive(
+    args: &CompactArgs,
+    inputs: &[Input],
+    output: Option<&Destination>,
+) -> Result<()> {
+    if !args.archive || args.dry_run {
+        return Ok(());
+    }
+    let remote = inputs.iter().any(|i| matches!(i, Input::Remote(_)))
+        || matches!(output, Some(Destination::Remote(_)))
+        || [&args.outputs.out_dir, &args.archive_dir]
+            .into_iter()
+            .flatten()
+            .any(|p| Url::of_path(p).is_some());
+    if remote {
+        bail!(
+            "--archive is not supported with object storage (s3://, gs://, az://) yet: archives \
+             are local files beside local outputs; use --in-place --backup to keep originals"
+        );
+    }
+    Ok(())
 }
 
 /// Refuses to write `NAME.compact.jsonl` beside a session in a client's store: the client
@@ -381,8 +565,22 @@ fn in_shard(input: &Input, shard: Shard) -> bool {
 /// The command-line path an input was found under: the directory it was walked from, or the
 /// file itself.
 fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
-    let Input::File(path) = input else {
-        return None;
+    let path = match input {
+        Input::File(path) => path,
+        Input::Remote(url) => {
+            // The longest URL given that is this object or a prefix above it.
+            return given
+                .iter()
+                .filter_map(|g| Some((g, Url::of_path(g)?.ok()?)))
+                .filter(|(_, root)| {
+                    root == url
+                        || (root.scheme, &root.bucket) == (url.scheme, &url.bucket)
+                            && url.key.starts_with(&root.as_prefix().key)
+                })
+                .max_by_key(|(_, root)| root.key.len())
+                .map(|(g, _)| g.clone());
+        }
+        Input::Stdin => return None,
     };
     given
         .iter()
@@ -406,7 +604,16 @@ impl Conduct<'_> {
             return;
         }
         let started = Instant::now();
-        let reports = match dataset::sniff(&job.input, self.args.input.limit.max_input_bytes) {
+        // An object replaced in place is read once, with its version, by `load`.
+        let in_place_object = self.args.outputs.in_place
+            && !self.args.dry_run
+            && matches!(job.input, Input::Remote(_));
+        let sniffed = if in_place_object {
+            Ok(Sniffed::Other(None))
+        } else {
+            dataset::sniff(&job.input, self.args.input.limit.max_input_bytes)
+        };
+        let reports = match sniffed {
             // A dataset's rows are reported as they are done.
             Ok(Sniffed::Parquet(file)) => self.dataset(job, file, settings),
             Ok(Sniffed::Other(read)) => {
@@ -445,12 +652,14 @@ impl Conduct<'_> {
         let path = job.input.display();
         let identity = match &job.input {
             Input::File(p) => Identity::of(p),
-            Input::Stdin => None,
+            Input::Remote(url) if self.manifest.is_some() => store::head(url)
+                .ok()
+                .flatten()
+                .map(|meta| Identity::of_object(&meta)),
+            Input::Remote(_) | Input::Stdin => None,
         };
-        let dest = match &job.dest {
-            Destination::File(p) => Some(p.as_path()),
-            _ => None,
-        };
+        let dest = job.dest.name();
+        let dest = dest.as_deref();
         if let Some(m) = self.manifest {
             if let Some(report) = m.finished(&path, identity.as_ref(), dest) {
                 self.progress.log(
@@ -492,9 +701,7 @@ impl Conduct<'_> {
             .map_err(Failed::at("write", 0))?;
         }
         let written = self.write(job, &t, &outcome, claim.as_ref());
-        report
-            .notes
-            .extend(claim.iter().flat_map(inplace::Claim::notes));
+        report.notes.extend(claim.iter().flat_map(Claim::notes));
         match written {
             Ok(output) => {
                 self.finish(&mut report, output);
@@ -518,19 +725,20 @@ impl Conduct<'_> {
         }
     }
 
-    /// The input's text; for `--in-place`, read under the file's lock, which the returned
-    /// claim holds until the file is replaced.
-    fn load(
-        &self,
-        job: &Job,
-        read: Option<Vec<u8>>,
-    ) -> Result<(Option<inplace::Claim>, String), Failed> {
+    /// The input's text; for `--in-place`, read under the file's lock (an object: with its
+    /// ETag), which the returned claim holds until the input is replaced.
+    fn load(&self, job: &Job, read: Option<Vec<u8>>) -> Result<(Option<Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let limit = self.args.input.limit.max_input_bytes;
         let (claim, bytes) = match &job.input {
             Input::File(path) if in_place => {
                 let (claim, bytes) = inplace::claim(path, limit).map_err(Failed::at("read", 0))?;
-                (Some(claim), bytes)
+                (Some(Claim::File(claim)), bytes)
+            }
+            Input::Remote(url) if in_place => {
+                let (claim, bytes) =
+                    inplace::remote::claim(url, limit).map_err(Failed::at("read", 0))?;
+                (Some(Claim::Object(claim)), bytes)
             }
             input => {
                 let bytes = match read {
@@ -552,14 +760,33 @@ impl Conduct<'_> {
         job: &Job,
         t: &Transcript,
         outcome: &Outcome,
-        claim: Option<&inplace::Claim>,
+        claim: Option<&Claim>,
     ) -> Result<Option<String>> {
         let like = match &job.input {
             Input::File(p) => Some(p.as_path()),
-            Input::Stdin => None,
+            Input::Stdin | Input::Remote(_) => None,
         };
         match &job.dest {
             Destination::Nowhere => Ok(None),
+            Destination::Remote(url) => {
+                let bytes = outcome.output.as_bytes();
+                match claim {
+                    Some(Claim::Object(claim)) => {
+                        // An unchanged object is left alone: no backup, no rewrite.
+                        if outcome.output == t.source {
+                            return Ok(Some(url.to_string()));
+                        }
+                        if let Some(suffix) = &self.args.outputs.backup {
+                            claim.backup(suffix, t.source.as_bytes())?;
+                        }
+                        claim.replace(bytes)?;
+                    }
+                    _ => {
+                        store::put(url, bytes)?;
+                    }
+                }
+                Ok(Some(url.to_string()))
+            }
             Destination::Stdout => {
                 match crate::output::write_stdout(outcome.output.as_bytes()) {
                     Err(e) if is_broken_pipe(&e) => bail!(BROKEN_PIPE),
@@ -568,6 +795,10 @@ impl Conduct<'_> {
                 Ok(Some("-".into()))
             }
             Destination::File(path) => {
+                let claim = match claim {
+                    Some(Claim::File(claim)) => Some(claim),
+                    _ => None,
+                };
                 if let Some(claim) = claim {
                     // An unchanged file is left alone: no backup, no rewrite.
                     if outcome.output == t.source {
@@ -705,12 +936,28 @@ fn check_destination(
     outputs: &crate::cli::OutputPathArgs,
     replaceable: bool,
 ) -> Result<()> {
-    let Destination::File(out) = &job.dest else {
-        return Ok(());
-    };
     if outputs.in_place {
         return Ok(());
     }
+    let out = match &job.dest {
+        Destination::File(out) => out,
+        Destination::Remote(out) => {
+            if job.input == Input::Remote(out.clone()) {
+                bail!(
+                    "the output {out} is the input itself: ctxc never overwrites its input without --in-place"
+                );
+            }
+            let exists = match job.dest_exists {
+                Some(exists) => exists,
+                None => store::head(out)?.is_some(),
+            };
+            if !outputs.force_overwrite && !replaceable && exists {
+                bail!("the output {out} exists (--force-overwrite replaces it)");
+            }
+            return Ok(());
+        }
+        Destination::Stdout | Destination::Nowhere => return Ok(()),
+    };
     if let Input::File(path) = &job.input {
         if let (Ok(a), Ok(b)) = (path.canonicalize(), out.canonicalize()) {
             if a == b {
@@ -777,9 +1024,29 @@ fn rendered(report: &CompactReport, files: &Spooled, format: OutputFormat) -> Re
     report::render(format, &whole, &table(&whole))
 }
 
-/// Writes the report to `path` in the format its extension names.
+/// Writes the report to `path` (a file, or an object named by its URL) in the format its
+/// extension names.
 fn write_report_file(report: &CompactReport, files: &Spooled, path: &Path) -> Result<()> {
     let format = report::format_of_path(path);
+    if let Some(url) = Url::of_path(path) {
+        let url = url?;
+        let uploaded = if format == OutputFormat::Json {
+            // Streamed from the spool to an unnamed file, then uploaded (in parts when large).
+            tempfile::tempfile()
+                .map_err(Into::into)
+                .and_then(|mut tmp| {
+                    let mut out = std::io::BufWriter::new(&tmp);
+                    files.write_json(report, &mut out)?;
+                    out.flush()?;
+                    drop(out);
+                    store::put_file(&url, &mut tmp).map(drop)
+                })
+        } else {
+            rendered(report, files, format)
+                .and_then(|text| store::put(&url, text.as_bytes()).map(drop))
+        };
+        return uploaded.with_context(|| format!("writing the report {url}"));
+    }
     let written = if format == OutputFormat::Json {
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,

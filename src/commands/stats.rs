@@ -152,6 +152,7 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         messages_path: args.input.messages_path.clone(),
     };
     let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let limit = args.input.limit.max_input_bytes;
     let progress = Progress::new(inputs.len(), quiet);
     let mut files: Vec<FileStats> = errors

@@ -80,6 +80,20 @@ pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
                 .map_err(|e| load_error(&e))
         }
         Input::Stdin => sniff_reader(&mut std::io::stdin().lock(), limit),
+        // An object is read whole (capped) in one request either way; a dataset's bytes then go
+        // to a temporary file, which Parquet is read from.
+        Input::Remote(url) => {
+            let (bytes, _) = crate::store::get(url, limit).map_err(|e| LoadError {
+                line: 0,
+                message: e.0,
+            })?;
+            if !bytes.starts_with(PARQUET_MAGIC) {
+                return Ok(Sniffed::Other(Some(bytes)));
+            }
+            let mut file = tempfile::tempfile().map_err(|e| load_error(&e))?;
+            file.write_all(&bytes).map_err(|e| load_error(&e))?;
+            Ok(Sniffed::Parquet(file))
+        }
     }
 }
 

@@ -9,6 +9,7 @@ mod fleet;
 mod inplace;
 mod man;
 mod parquet;
+mod s3;
 mod sessions;
 mod stats;
 

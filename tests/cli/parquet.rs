@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// Writes `rows` (JSON objects, one per row; the schema inferred from them) as a Parquet file
 /// of row groups of `group` rows, with `codec` and a key-value pair of metadata.
-fn write_dataset(path: &Path, rows: &[Value], group: usize, codec: Compression) {
+pub(crate) fn write_dataset(path: &Path, rows: &[Value], group: usize, codec: Compression) {
     let schema = arrow_json::reader::infer_json_schema_from_iterator(rows.iter().map(Ok)).unwrap();
     let schema =
         Arc::new(schema.with_metadata([("dataset".to_string(), "ctxc test".to_string())].into()));
@@ -117,7 +117,7 @@ fn extras(i: usize, row: &mut serde_json::Map<String, Value>) {
 }
 
 /// The first `n` tau-bench runs, their messages a list-of-struct `messages` column.
-fn tau_bench_rows(n: usize) -> Vec<Value> {
+pub(crate) fn tau_bench_rows(n: usize) -> Vec<Value> {
     let text = std::fs::read_to_string(shared("corpus/openai-chat/tau-bench/gpt-4o-airline.json"))
         .unwrap();
     let runs: Vec<Value> = serde_json::from_str(&text).unwrap();

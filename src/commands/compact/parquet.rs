@@ -77,9 +77,10 @@ impl Conduct<'_> {
             let refused = anyhow!("--confirm does not ask about a Parquet dataset yet");
             return failed(Failed::at("write", 0)(refused));
         }
+        // A dataset in a store has no manifest entry: it is redone on a re-run.
         let identity = match &job.input {
             Input::File(p) => Identity::of(p),
-            Input::Stdin => None,
+            Input::Stdin | Input::Remote(_) => None,
         };
         let dest = match &job.dest {
             Destination::File(p) => Some(p.as_path()),
@@ -145,6 +146,7 @@ impl Conduct<'_> {
         }
         let output = match &job.dest {
             Destination::File(p) => Some(p.display().to_string()),
+            Destination::Remote(url) => Some(url.to_string()),
             Destination::Stdout => Some("-".to_string()),
             Destination::Nowhere => None,
         };
@@ -198,6 +200,21 @@ impl Conduct<'_> {
                 self.place(staged, tmp, claim.as_ref(), &mut rows)
                     .map_err(&write)?;
             }
+            Destination::Remote(url) => {
+                // Written whole to an unnamed temporary file, then uploaded (in parts: the
+                // object appears only once complete).
+                let mut tmp = tempfile::tempfile()
+                    .context("creating a temporary file for the dataset")
+                    .map_err(&write)?;
+                let mut writer = BufWriter::new(&tmp);
+                dataset
+                    .rewrite(Some(&mut writer), each, sink)
+                    .and_then(|_| Ok(writer.flush()?))
+                    .with_context(|| format!("writing the dataset for {url}"))
+                    .map_err(&write)?;
+                drop(writer);
+                crate::store::put_file(url, &mut tmp).map_err(&write)?;
+            }
         }
         Ok(())
     }
@@ -236,7 +253,7 @@ impl Conduct<'_> {
         }
         let input = match &w.job.input {
             Input::File(p) => Some(p.as_path()),
-            Input::Stdin => None,
+            Input::Stdin | Input::Remote(_) => None,
         };
         // The archive first, its new record pending; committed once the output is in place,
         // put back when it could not be.

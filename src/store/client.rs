@@ -1,0 +1,96 @@
+//! The async side of [`crate::store`]: one tokio runtime for the whole process, and one
+//! `object_store` client per bucket, built from the provider's standard environment the first
+//! time the bucket is used and shared by every thread after that.
+
+use super::{Scheme, Url};
+use anyhow::{Context, Result};
+use object_store::ObjectStore;
+use object_store::path::Path as Key;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Runs `future` to completion on the store runtime, from any thread that is not itself
+/// inside a runtime (the CLI's threads are plain threads and rayon workers).
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    runtime().block_on(future)
+}
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        // Two threads drive the connections; the futures themselves run on the calling
+        // threads (`block_on`), so rayon's workers each have requests in flight.
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ctxc-store")
+            .enable_all()
+            .build()
+            .expect("starting the object-store runtime")
+    })
+}
+
+/// Runs `future` in the background on the store runtime.
+pub fn spawn<F: Future<Output = ()> + Send + 'static>(future: F) {
+    runtime().spawn(future);
+}
+
+/// The clients built so far, by scheme and bucket.
+type Clients = Mutex<HashMap<(Scheme, String), Arc<dyn ObjectStore>>>;
+
+/// The client for `url`'s bucket, built on first use.
+pub fn store(url: &Url) -> Result<Arc<dyn ObjectStore>> {
+    static STORES: OnceLock<Clients> = OnceLock::new();
+    let stores = STORES.get_or_init(Mutex::default);
+    let id = (url.scheme, url.bucket.clone());
+    if let Some(store) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        return Ok(Arc::clone(store));
+    }
+    let store = build(url).with_context(|| format!("setting up the client for {url}"))?;
+    let mut stores = stores.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(Arc::clone(stores.entry(id).or_insert(store)))
+}
+
+/// A client configured the way each provider's own tools are: from the environment, then the
+/// provider's credential chain (instance and workload identity included).
+fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
+    use object_store::ClientOptions;
+    Ok(match url.scheme {
+        // AWS_ACCESS_KEY_ID/SECRET/SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL(_S3),
+        // AWS_ALLOW_HTTP, web identity (EKS), ECS task roles, EC2 instance metadata.
+        Scheme::S3 => Arc::new(
+            object_store::aws::AmazonS3Builder::from_env()
+                .with_bucket_name(&url.bucket)
+                .build()?,
+        ),
+        // GOOGLE_SERVICE_ACCOUNT(_KEY), GOOGLE_APPLICATION_CREDENTIALS, gcloud's application
+        // default credentials, the GCE/GKE metadata server.
+        Scheme::Gcs => Arc::new(
+            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                .with_bucket_name(&url.bucket)
+                .build()?,
+        ),
+        // AZURE_STORAGE_ACCOUNT_NAME with a key, SAS or client secret, workload identity
+        // (AKS), managed identity, the Azure CLI's login.
+        Scheme::Azure => Arc::new(
+            object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_container_name(&url.bucket)
+                .build()?,
+        ),
+        Scheme::Http { tls } => {
+            let origin = format!("{}://{}", if tls { "https" } else { "http" }, url.bucket);
+            Arc::new(
+                object_store::http::HttpBuilder::new()
+                    .with_url(origin)
+                    .with_client_options(ClientOptions::new().with_allow_http(!tls))
+                    .build()?,
+            )
+        }
+    })
+}
+
+/// The `object_store` path of a key (a prefix without its trailing `/`).
+pub fn key(url: &Url) -> Result<Key> {
+    let key = url.key.trim_end_matches('/');
+    Key::parse(key).map_err(|e| anyhow::anyhow!("{url}: not a key this client can address: {e}"))
+}

@@ -1,0 +1,409 @@
+//! Object storage (`s3://`, `gs://`, `az://`, read-only `https://`) for the synchronous CLI.
+//!
+//! The rest of ctxc never sees async code: this module owns the runtime and the clients
+//! ([`client`]) and offers blocking calls — list a prefix, head, get (capped like a local read),
+//! put (atomic), create (only where nothing is) and update (only while the object is still the
+//! version that was read). Every error names the object's URL.
+//!
+//! **Atomic writes.** An object store shows an object only once its upload is complete, so a
+//! single `PUT` is already atomic. Outputs larger than [`PART_SIZE`] go up as a multipart
+//! upload, which becomes the object when it is completed; a failed upload is aborted. A
+//! process killed mid-upload leaves an incomplete upload (billed, never visible at the key)
+//! for the bucket's lifecycle rule to remove.
+//!
+//! **Conditional writes.** [`update`] sends `If-Match` with the ETag read: a store that holds
+//! another version refuses, and ctxc reports the object as changed. A store that cannot do
+//! conditional writes is named in the error; nothing is overwritten blindly.
+
+mod client;
+mod prefetch;
+mod url;
+
+pub use prefetch::start as prefetch;
+
+pub use url::{Scheme, Url};
+
+use anyhow::{Context, Result, anyhow, bail};
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt};
+use object_store::{
+    Error as StoreError, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
+};
+
+/// Uploads larger than this go up in parts of this size (S3's parts must be at least 5 MiB
+/// but the last, and there are at most 10,000 of them: 80 GB, past any `--max-input-bytes`).
+pub const PART_SIZE: usize = 8 << 20;
+
+/// Parts of one upload in flight at once.
+const PARTS_IN_FLIGHT: usize = 4;
+
+/// What a store says about an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its entity tag: the version a conditional write names.
+    pub etag: Option<String>,
+}
+
+impl From<&object_store::ObjectMeta> for Meta {
+    fn from(meta: &object_store::ObjectMeta) -> Meta {
+        Meta {
+            size: meta.size,
+            etag: meta.e_tag.clone(),
+        }
+    }
+}
+
+/// The objects below `prefix` (a prefix URL, or a key taken as one), sorted by key; directory
+/// markers (keys ending in `/`) left out.
+pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
+    let prefix = prefix.as_prefix();
+    let store = client::store(&prefix)?;
+    let key = client::key(&prefix)?;
+    let key = (!prefix.key.is_empty()).then_some(key);
+    let listed: Vec<object_store::ObjectMeta> =
+        client::block_on(store.list(key.as_ref()).try_collect())
+            .map_err(|e| explain(&e, &prefix, "listing"))?;
+    remember_sizes(&listed, &prefix);
+    let mut objects: Vec<(Url, Meta)> = listed
+        .iter()
+        .filter(|m| !m.location.as_ref().ends_with('/'))
+        .map(|m| {
+            let url = Url {
+                key: m.location.as_ref().to_string(),
+                ..prefix.clone()
+            };
+            (url, Meta::from(m))
+        })
+        .collect();
+    objects.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(objects)
+}
+
+/// The sizes listings gave, for the read-ahead's budget.
+fn sizes() -> &'static std::sync::Mutex<std::collections::HashMap<Url, u64>> {
+    static SIZES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<Url, u64>>> =
+        std::sync::OnceLock::new();
+    SIZES.get_or_init(Default::default)
+}
+
+fn remember_sizes(listed: &[object_store::ObjectMeta], prefix: &Url) {
+    let mut sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
+    for m in listed {
+        let url = Url {
+            key: m.location.as_ref().to_string(),
+            ..prefix.clone()
+        };
+        sizes.insert(url, m.size);
+    }
+}
+
+fn known_size(url: &Url) -> Option<u64> {
+    let sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
+    sizes.get(url).copied()
+}
+
+/// The objects of `prefix`'s bucket whose keys start with its key (not only whole segments),
+/// as a set: what [`head`] would find, for many keys in one request.
+pub fn keys_below(prefix: &Url) -> Result<std::collections::HashSet<Url>> {
+    let dir = prefix.with_file_name("");
+    let listed = list(&dir)?;
+    Ok(listed
+        .into_iter()
+        .map(|(url, _)| url)
+        .filter(|url| url.key.starts_with(&prefix.key))
+        .collect())
+}
+
+/// What is at `url`: `None` when no object is there.
+pub fn head(url: &Url) -> Result<Option<Meta>> {
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    match client::block_on(store.head(&key)) {
+        Ok(meta) => Ok(Some(Meta::from(&meta))),
+        Err(StoreError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(explain(&e, url, "reading")),
+    }
+}
+
+/// Why an object could not be read, with the message to print after its URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GetError(pub String);
+
+/// The bytes of the object at `url` and the version they are, refused without reading them
+/// when the store says it is larger than `limit` (and, should it grow while read, past it).
+pub fn get(url: &Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
+    match prefetch::take(url) {
+        Some(fetched) => fetched,
+        None => client::block_on(get_async(url.clone(), limit)),
+    }
+}
+
+/// [`get`], as a future that owns what it needs.
+async fn get_async(url: Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
+    let store = client::store(&url).map_err(|e| GetError(format!("{e:#}")))?;
+    let key = client::key(&url).map_err(|e| GetError(format!("{e:#}")))?;
+    let fail = |e: StoreError| {
+        GetError(match e {
+            StoreError::NotFound { .. } => "no such object".to_string(),
+            e => format!("{:#}", explain(&e, &url, "reading")),
+        })
+    };
+    let got = store.get(&key).await.map_err(fail)?;
+    let meta = Meta::from(&got.meta);
+    if meta.size > limit {
+        return Err(GetError(format!(
+            "larger than --max-input-bytes ({limit} bytes): {} bytes, not read",
+            meta.size
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.size as usize);
+    let mut body = got.into_stream();
+    while let Some(chunk) = body.next().await {
+        bytes.extend_from_slice(&chunk.map_err(fail)?);
+        if bytes.len() as u64 > limit {
+            return Err(GetError(format!(
+                "larger than --max-input-bytes ({limit} bytes): the rest was not read"
+            )));
+        }
+    }
+    Ok((bytes, meta))
+}
+
+/// Writes `bytes` to `url`, replacing what is there; the object appears only once complete
+/// (multipart above [`PART_SIZE`], aborted on failure).
+pub fn put(url: &Url, bytes: &[u8]) -> Result<Meta> {
+    writable(url)?;
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    let written = if bytes.len() <= PART_SIZE {
+        client::block_on(store.put_opts(&key, payload(bytes), PutOptions::default()))
+            .map_err(|e| explain(&e, url, "writing"))?
+    } else {
+        let parts = bytes.chunks(PART_SIZE).map(|chunk| Ok(payload(chunk)));
+        client::block_on(multipart(&*store, &key, parts))
+            .with_context(|| format!("writing {url}"))?
+    };
+    crate::failpoint::hit("remote-put");
+    Ok(Meta {
+        size: bytes.len() as u64,
+        etag: written.e_tag,
+    })
+}
+
+/// Writes what `file` holds (from its start) to `url` like [`put`], reading it a part at a
+/// time: memory holds the parts in flight, not the file.
+pub fn put_file(url: &Url, file: &mut std::fs::File) -> Result<Meta> {
+    use std::io::{Read, Seek};
+    writable(url)?;
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    let size = file.metadata()?.len();
+    file.rewind()?;
+    let parts = std::iter::from_fn(|| {
+        let mut part = Vec::with_capacity(PART_SIZE);
+        match (&mut *file).take(PART_SIZE as u64).read_to_end(&mut part) {
+            Ok(0) => None,
+            Ok(_) => Some(Ok(PutPayload::from(Bytes::from(part)))),
+            Err(e) => Some(Err(e)),
+        }
+    });
+    let written = if size <= PART_SIZE as u64 {
+        let mut all = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut all)?;
+        client::block_on(store.put_opts(&key, payload(&all), PutOptions::default()))
+            .map_err(|e| explain(&e, url, "writing"))?
+    } else {
+        client::block_on(multipart(&*store, &key, parts))
+            .with_context(|| format!("writing {url}"))?
+    };
+    crate::failpoint::hit("remote-put");
+    Ok(Meta {
+        size,
+        etag: written.e_tag,
+    })
+}
+
+/// Whether [`create`] wrote the object or found one there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// Written.
+    New,
+    /// Something was there already; nothing was written.
+    Exists,
+}
+
+/// Writes `bytes` to `url` only if no object is there (`If-None-Match: *`).
+pub fn create(url: &Url, bytes: &[u8]) -> Result<Created> {
+    writable(url)?;
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    let opts = PutOptions::from(PutMode::Create);
+    match client::block_on(store.put_opts(&key, payload(bytes), opts)) {
+        Ok(_) => Ok(Created::New),
+        Err(StoreError::AlreadyExists { .. } | StoreError::Precondition { .. }) => {
+            Ok(Created::Exists)
+        }
+        Err(e @ (StoreError::NotImplemented { .. } | StoreError::NotSupported { .. })) => {
+            Err(anyhow!(
+                "{url}: this store does not support conditional writes ({e}), so ctxc cannot \
+                 write without risking an overwrite"
+            ))
+        }
+        Err(e) => Err(explain(&e, url, "writing")),
+    }
+}
+
+/// Why [`update`] did not write.
+#[derive(Debug)]
+pub enum UpdateError {
+    /// The object is no longer the version read (or is gone).
+    Changed,
+    /// The store cannot write conditionally (or gave no ETag to condition on).
+    Unsupported(String),
+    /// Anything else.
+    Other(anyhow::Error),
+}
+
+/// Replaces the object at `url` with `bytes` only while it is still the version `read`
+/// (`If-Match` on its ETag). One `PUT`: up to the store's single-upload size (5 GiB on S3).
+pub fn update(url: &Url, bytes: &[u8], read: &Meta) -> Result<Meta, UpdateError> {
+    writable(url).map_err(UpdateError::Other)?;
+    let Some(etag) = read.etag.clone() else {
+        return Err(UpdateError::Unsupported(
+            "the store gave no ETag when the object was read".into(),
+        ));
+    };
+    let store = client::store(url).map_err(UpdateError::Other)?;
+    let key = client::key(url).map_err(UpdateError::Other)?;
+    let mode = PutMode::Update(object_store::UpdateVersion {
+        e_tag: Some(etag),
+        version: None,
+    });
+    match client::block_on(store.put_opts(&key, payload(bytes), PutOptions::from(mode))) {
+        Ok(written) => Ok(Meta {
+            size: bytes.len() as u64,
+            etag: written.e_tag,
+        }),
+        Err(StoreError::Precondition { .. } | StoreError::NotFound { .. }) => {
+            Err(UpdateError::Changed)
+        }
+        Err(e @ (StoreError::NotImplemented { .. } | StoreError::NotSupported { .. })) => {
+            Err(UpdateError::Unsupported(e.to_string()))
+        }
+        Err(e) => Err(UpdateError::Other(explain(&e, url, "writing"))),
+    }
+}
+
+fn writable(url: &Url) -> Result<()> {
+    if !url.scheme.writable() {
+        bail!("{url}: http(s):// URLs are read only: write to s3://, gs:// or az://");
+    }
+    Ok(())
+}
+
+fn payload(bytes: &[u8]) -> PutPayload {
+    PutPayload::from(Bytes::copy_from_slice(bytes))
+}
+
+/// Uploads `parts` (in order), a few at a time, and completes the upload; any failure aborts
+/// it, so that nothing partial is ever kept.
+async fn multipart(
+    store: &dyn ObjectStore,
+    key: &object_store::path::Path,
+    parts: impl Iterator<Item = std::io::Result<PutPayload>>,
+) -> Result<object_store::PutResult> {
+    let mut upload = store.put_multipart(key).await?;
+    let done = upload_parts(&mut *upload, parts).await;
+    let done = match done {
+        Ok(()) => upload.complete().await.map_err(anyhow::Error::new),
+        Err(e) => Err(e),
+    };
+    match done {
+        Ok(result) => Ok(result),
+        Err(e) => {
+            let error = e.context("the multipart upload failed and was aborted");
+            match upload.abort().await {
+                Ok(()) => Err(error),
+                Err(abort) => Err(error.context(format!(
+                    "the incomplete upload could not be aborted either ({abort}): it is not \
+                     visible at the key; the bucket's lifecycle rule removes it"
+                ))),
+            }
+        }
+    }
+}
+
+/// Sends every part, at most [`PARTS_IN_FLIGHT`] at a time; stops at the first failure.
+async fn upload_parts(
+    upload: &mut dyn object_store::MultipartUpload,
+    mut parts: impl Iterator<Item = std::io::Result<PutPayload>>,
+) -> Result<()> {
+    let mut in_flight = futures_util::stream::FuturesOrdered::new();
+    loop {
+        while in_flight.len() < PARTS_IN_FLIGHT {
+            match parts.next() {
+                Some(part) => in_flight.push_back(upload.put_part(part?)),
+                None => break,
+            }
+        }
+        match in_flight.next().await {
+            Some(sent) => sent?,
+            None => return Ok(()),
+        }
+        crate::failpoint::hit("upload-part");
+    }
+}
+
+/// An `object_store` error as ctxc words it: what was being done, on which object.
+fn explain(e: &StoreError, url: &Url, doing: &str) -> anyhow::Error {
+    match e {
+        // A write finds no bucket; a read, no object (or no bucket: S3 says which, in `e`).
+        StoreError::NotFound { .. } if doing == "writing" => {
+            anyhow!("{doing} {url}: no such bucket ({e})")
+        }
+        StoreError::NotFound { .. } => anyhow!("{doing} {url}: no such object"),
+        StoreError::Precondition { .. } => {
+            anyhow!("{doing} {url}: the object changed meanwhile ({e})")
+        }
+        _ => anyhow!("{doing} {url}: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+
+    fn parts(texts: &[Option<&str>]) -> impl Iterator<Item = std::io::Result<PutPayload>> {
+        let parts: Vec<_> = texts
+            .iter()
+            .map(|t| match t {
+                Some(text) => Ok(payload(text.as_bytes())),
+                None => Err(std::io::Error::other("the disk went away")),
+            })
+            .collect();
+        parts.into_iter()
+    }
+
+    #[test]
+    fn a_multipart_upload_appears_whole_or_not_at_all() {
+        let store = InMemory::new();
+        let key = object_store::path::Path::from("out/a.jsonl");
+        let failed = parts(&[Some("one "), None, Some("three")]);
+        let err = client::block_on(multipart(&store, &key, failed)).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("failed and was aborted"),
+            "{err:#}"
+        );
+        assert!(
+            client::block_on(store.head(&key)).is_err(),
+            "nothing at the key"
+        );
+        let whole = parts(&[Some("one "), Some("two "), Some("three")]);
+        client::block_on(multipart(&store, &key, whole)).unwrap();
+        let got = client::block_on(async { store.get(&key).await?.bytes().await }).unwrap();
+        assert_eq!(&got[..], b"one two three");
+    }
+}

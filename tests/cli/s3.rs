@@ -1,0 +1,706 @@
+//! Object storage: `stats`, `check` and `compact` on `s3://` prefixes against a real
+//! S3-compatible server on loopback (moto's, installed by `scripts/s3-standin.sh`): outputs
+//! byte-identical to a local run, a run killed mid-upload leaving nothing at a final key and
+//! resuming to the same end, and `--in-place` keeping its backup and refusing an object that
+//! changed since it was read.
+//!
+//! Without moto installed the tests print why and pass, unless `CTXC_S3_REQUIRED` is set (as
+//! `.ci/run` does).
+
+use crate::compact::corpus_workspace;
+use crate::ctxc;
+use object_store::ObjectStoreExt;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+/// The moto server shared by this binary's tests (each test uses a bucket of its own). It is
+/// started through a shell that stops it when this process's end closes its standard input, so
+/// no server outlives the tests.
+struct Moto {
+    endpoint: String,
+    _shell: Mutex<Child>,
+}
+
+fn moto_server() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CTXC_MOTO_SERVER") {
+        return Some(path.into());
+    }
+    let venv = std::env::var_os("CTXC_S3_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::root().join("target/s3-standin"));
+    Some(venv.join("bin/moto_server")).filter(|p| p.exists())
+}
+
+/// The shared server, or `None` (after saying why) when moto is not installed.
+fn moto() -> Option<&'static Moto> {
+    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        let Some(server) = moto_server() else {
+            let why = "moto_server not found (run scripts/s3-standin.sh, or set CTXC_MOTO_SERVER)";
+            if std::env::var_os("CTXC_S3_REQUIRED").is_some() {
+                panic!("CTXC_S3_REQUIRED is set and {why}");
+            }
+            eprintln!("SKIPPED: object-storage tests: {why}");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut shell = Command::new("sh")
+            .arg("-c")
+            .arg(r#""$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & pid=$!; echo started; read _; kill $pid"#)
+            .arg(&server)
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starting moto_server");
+        let mut line = String::new();
+        BufReader::new(shell.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed().as_secs() < 60, "moto_server did not start");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Some(Moto {
+            endpoint,
+            _shell: Mutex::new(shell),
+        })
+    })
+    .as_ref()
+}
+
+/// One test's bucket on the shared server.
+struct Bucket {
+    name: String,
+    endpoint: String,
+    client: AmazonS3,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Bucket {
+    /// A new bucket, or `None` when moto is not installed.
+    fn new(name: &str) -> Option<Bucket> {
+        let moto = moto()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        create_bucket(&moto.endpoint, name);
+        let client = AmazonS3Builder::new()
+            .with_endpoint(&moto.endpoint)
+            .with_allow_http(true)
+            .with_bucket_name(name)
+            .with_region("us-east-1")
+            .with_access_key_id("test")
+            .with_secret_access_key("test")
+            .build()
+            .unwrap();
+        Some(Bucket {
+            name: name.to_string(),
+            endpoint: moto.endpoint.clone(),
+            client,
+            runtime,
+        })
+    }
+
+    fn url(&self, key: &str) -> String {
+        format!("s3://{}/{key}", self.name)
+    }
+
+    fn put(&self, key: &str, bytes: &[u8]) {
+        let payload = object_store::PutPayload::from(bytes.to_vec());
+        self.runtime
+            .block_on(self.client.put(&key.into(), payload))
+            .unwrap();
+    }
+
+    fn get(&self, key: &str) -> Option<Vec<u8>> {
+        let got = self.runtime.block_on(async {
+            let got = self.client.get(&key.into()).await?;
+            got.bytes().await
+        });
+        got.ok().map(|b| b.to_vec())
+    }
+
+    /// Every object below `prefix`, relative to it, with its bytes, sorted.
+    fn tree(&self, prefix: &str) -> Vec<(String, Vec<u8>)> {
+        use futures_util::TryStreamExt;
+        let listed: Vec<object_store::ObjectMeta> = self
+            .runtime
+            .block_on(
+                object_store::ObjectStore::list(&self.client, Some(&prefix.into())).try_collect(),
+            )
+            .unwrap();
+        let mut files: Vec<(String, Vec<u8>)> = listed
+            .iter()
+            .map(|m| {
+                let key = m.location.as_ref();
+                let rel = key.strip_prefix(&format!("{prefix}/")).unwrap().to_string();
+                (rel, self.get(key).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Copies every file of `dir` (not below) to `prefix/NAME`.
+    fn upload(&self, dir: &Path, prefix: &str) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                let name = path.file_name().unwrap().to_string_lossy();
+                self.put(&format!("{prefix}/{name}"), &std::fs::read(&path).unwrap());
+            }
+        }
+    }
+
+    /// `ctxc` pointed at this server, with no other AWS settings of the machine.
+    fn ctxc(&self) -> assert_cmd::Command {
+        let mut cmd = ctxc();
+        for name in aws_vars() {
+            cmd.env_remove(name);
+        }
+        for (name, value) in self.env() {
+            cmd.env(name, value);
+        }
+        cmd
+    }
+
+    /// The settings that point ctxc at this server.
+    fn env(&self) -> [(&'static str, &str); 5] {
+        [
+            ("AWS_ENDPOINT_URL", &self.endpoint),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+            ("AWS_REGION", "us-east-1"),
+        ]
+    }
+}
+
+/// The machine's own AWS settings, which the tests keep away from ctxc.
+fn aws_vars() -> Vec<String> {
+    std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("AWS_") || name.starts_with("CTXC_"))
+        .collect()
+}
+
+/// Makes a bucket: moto takes an unsigned `PUT /BUCKET`.
+fn create_bucket(endpoint: &str, name: &str) {
+    unsigned_put(endpoint, name, "", b"");
+}
+
+/// An unsigned `PUT /PATH` with extra header lines, which moto takes.
+fn unsigned_put(endpoint: &str, path: &str, headers: &str, body: &[u8]) {
+    use std::io::{Read, Write};
+    let host = endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    let head = format!(
+        "PUT /{path} HTTP/1.1\r\nHost: {host}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every file under `dir`, relative, with its bytes, sorted.
+fn local_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(dir).unwrap();
+            let bytes = std::fs::read(entry.path()).unwrap();
+            files.push((rel.to_string_lossy().into_owned(), bytes));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A report's files with paths cut to their names and times left out: what must be equal
+/// between a local run and one on the store.
+fn files_of(report: &Value) -> Vec<Value> {
+    let name = |v: &Value| {
+        v.as_str()
+            .map(|s| s.rsplit('/').next().unwrap().to_string())
+    };
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            let o = f.as_object_mut().unwrap();
+            o.remove("timeMs");
+            for key in ["path", "output"] {
+                if let Some(n) = o.get(key).and_then(name) {
+                    o.insert(key.into(), n.into());
+                }
+            }
+            f
+        })
+        .collect()
+}
+
+fn json(out: &std::process::Output) -> Value {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const COMPACT: [&str; 6] = ["compact", "--force", "--target-ratio", "0.5", "--jobs", "1"];
+
+#[test]
+fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
+    let Some(bucket) = Bucket::new("corpus") else {
+        return;
+    };
+    let dir = corpus_workspace();
+    let d = dir.path();
+    bucket.upload(d, "in");
+    // Something --glob leaves out.
+    bucket.put("in/notes.txt", b"not a transcript");
+
+    let local_stats = json(&ctxc().args(["stats", "--json"]).arg(d).output().unwrap());
+    let remote_stats = bucket
+        .ctxc()
+        .args(["stats", "--json", &bucket.url("in/")])
+        .output()
+        .unwrap();
+    let remote_stats = json(&remote_stats);
+    assert_eq!(files_of(&remote_stats), files_of(&local_stats));
+    assert_eq!(remote_stats["totals"], local_stats["totals"]);
+    let first = remote_stats["files"][0]["path"].as_str().unwrap();
+    assert!(first.starts_with("s3://corpus/in/"), "{first}");
+
+    // The same object, made public, over plain HTTP: read only.
+    let name = local_tree(d)[0].0.clone();
+    let public = format!("corpus/public/{name}");
+    let bytes = std::fs::read(d.join(&name)).unwrap();
+    unsigned_put(
+        &bucket.endpoint,
+        &public,
+        "x-amz-acl: public-read\r\n",
+        &bytes,
+    );
+    let http = format!("{}/{public}", bucket.endpoint);
+    let one = json(
+        &bucket
+            .ctxc()
+            .args(["stats", "--json", &http])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(files_of(&one)[0], files_of(&local_stats)[0]);
+    let read_only = bucket
+        .ctxc()
+        .args(["compact", "--in-place", &http])
+        .output()
+        .unwrap();
+    assert_eq!(read_only.status.code(), Some(1));
+    assert!(
+        stderr_of(&read_only).contains("read only"),
+        "{}",
+        stderr_of(&read_only)
+    );
+    let to_http = bucket
+        .ctxc()
+        .args(["compact", "-o", &http.replace(&name, "y.json")])
+        .arg(bucket.url(&format!("in/{name}")))
+        .output()
+        .unwrap();
+    assert_eq!(to_http.status.code(), Some(1));
+    assert!(
+        stderr_of(&to_http).contains("read only"),
+        "{}",
+        stderr_of(&to_http)
+    );
+    let listing = bucket
+        .ctxc()
+        .args(["stats", &format!("{}/corpus/in/", bucket.endpoint)])
+        .output()
+        .unwrap();
+    assert!(
+        stderr_of(&listing).contains("names one object"),
+        "{}",
+        stderr_of(&listing)
+    );
+
+    let check = bucket
+        .ctxc()
+        .args(["check", &bucket.url("in")])
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", stderr_of(&check));
+
+    // An output of an earlier run, which compact skips.
+    bucket.put("in/old.compact.jsonl", b"[]");
+    let work = tempfile::tempdir().unwrap();
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("--out-dir")
+        .arg(work.path().join("out"))
+        .arg("--report")
+        .arg(work.path().join("local.json"))
+        .arg(d)
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let remote = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args([
+            "--out-dir",
+            &bucket.url("out/"),
+            "--report",
+            &bucket.url("report.json"),
+        ])
+        .arg(bucket.url("in/"))
+        .output()
+        .unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", stderr_of(&remote));
+    assert_eq!(
+        bucket.tree("out"),
+        local_tree(&work.path().join("out")),
+        "byte-identical"
+    );
+    let local_report: Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("local.json")).unwrap()).unwrap();
+    let remote_report: Value = serde_json::from_slice(&bucket.get("report.json").unwrap()).unwrap();
+    assert_eq!(files_of(&remote_report), files_of(&local_report));
+    assert_eq!(
+        remote_report["files"][0]["output"].as_str().unwrap(),
+        format!("s3://corpus/out/{}", local_tree(d)[0].0)
+    );
+
+    // An existing output is refused, by URL, and the others go on (exit 1).
+    let again = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--out-dir", &bucket.url("out/")])
+        .arg(bucket.url("in/"))
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stderr_of(&again).contains("the output s3://corpus/out/")
+            && stderr_of(&again).contains("exists"),
+        "{}",
+        stderr_of(&again)
+    );
+    // A missing object is named; so is a flag that does not work with object storage yet.
+    let missing = bucket
+        .ctxc()
+        .args(["stats", &bucket.url("in/nope.json")])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr_of(&missing).contains("s3://corpus/in/nope.json"),
+        "{}",
+        stderr_of(&missing)
+    );
+    let archive = bucket
+        .ctxc()
+        .args([
+            "compact",
+            "--archive",
+            "--out-dir",
+            &bucket.url("x/"),
+            &bucket.url("in/"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(archive.status.code(), Some(2));
+    assert!(stderr_of(&archive).contains("--archive is not supported with object storage"));
+}
+
+/// A transcript larger than two upload parts: an array of tau-bench runs, repeated.
+fn large_transcript() -> Vec<u8> {
+    let text = std::fs::read_to_string(crate::shared(
+        "corpus/openai-chat/tau-bench/gpt-4o-airline.json",
+    ))
+    .unwrap();
+    let runs: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(&text).unwrap();
+    let mut all = Vec::new();
+    while all.len() * text.len() / runs.len().max(1) < 20 << 20 {
+        all.extend(runs.iter().cloned());
+    }
+    serde_json::to_vec(&all).unwrap()
+}
+
+#[test]
+fn a_run_killed_mid_upload_leaves_no_partial_object_and_resumes_identical() {
+    let Some(bucket) = Bucket::new("killed") else {
+        return;
+    };
+    let dir = corpus_workspace();
+    let d = dir.path();
+    std::fs::write(d.join("aaa-large.json"), large_transcript()).unwrap();
+    bucket.upload(d, "in");
+    let work = tempfile::tempdir().unwrap();
+    let manifest = work.path().join("manifest.jsonl");
+    // The large transcript triggers nothing: it is written as it was, in parts.
+    const RUN: [&str; 4] = ["compact", "--jobs", "1", "-q"];
+    let run = |failpoint: Option<&str>| {
+        let mut cmd = bucket.ctxc();
+        cmd.args(RUN)
+            .args(["--out-dir", &bucket.url("out/"), "--resume-from"])
+            .arg(&manifest)
+            .arg(bucket.url("in/"));
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.output().unwrap()
+    };
+    // The large transcript comes first; killed after the first part of its output is sent.
+    let killed = run(Some("upload-part:1"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    assert!(
+        bucket.tree("out").is_empty(),
+        "nothing at a final key: {:?}",
+        keys(&bucket)
+    );
+    // Killed again after a few more outputs were in place.
+    let killed = run(Some("remote-put:3"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    let partial = bucket.tree("out");
+    assert_eq!(partial.len(), 3, "{:?}", keys(&bucket));
+    let finished = run(None);
+    assert_eq!(finished.status.code(), Some(0), "{}", stderr_of(&finished));
+
+    let local = ctxc()
+        .args(RUN)
+        .arg("--out-dir")
+        .arg(work.path().join("out"))
+        .arg(d)
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let expected = local_tree(&work.path().join("out"));
+    let outputs = bucket.tree("out");
+    assert_eq!(outputs.len(), expected.len());
+    assert!(
+        outputs[0].1.len() > 2 * ctxc::store::PART_SIZE,
+        "the large output went in parts"
+    );
+    assert!(outputs == expected, "byte-identical to the local run");
+    // Finished: a re-run redoes nothing.
+    let again = bucket
+        .ctxc()
+        .args(["compact", "--jobs", "1", "-v"])
+        .args(["--out-dir", &bucket.url("out/"), "--resume-from"])
+        .arg(&manifest)
+        .arg(bucket.url("in/"))
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_eq!(
+        stderr_of(&again)
+            .matches("finished by an earlier run")
+            .count(),
+        expected.len()
+    );
+}
+
+fn keys(bucket: &Bucket) -> Vec<String> {
+    bucket.tree("out").into_iter().map(|(k, _)| k).collect()
+}
+
+#[test]
+fn in_place_on_s3_keeps_a_backup_and_refuses_an_object_changed_meanwhile() {
+    let Some(bucket) = Bucket::new("inplace") else {
+        return;
+    };
+    let original =
+        std::fs::read(crate::shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap();
+    bucket.put("s/tool_heavy.jsonl", &original);
+    let url = bucket.url("s/tool_heavy.jsonl");
+    let pause = tempfile::tempdir().unwrap();
+    // Spawned (not run to its end) to act while it waits: the shielding of `ctxc()` by hand.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
+    for name in aws_vars() {
+        cmd.env_remove(name);
+    }
+    cmd.envs(bucket.env())
+        .env(
+            "XDG_CONFIG_HOME",
+            crate::root().join("target/no-user-config"),
+        )
+        .env(
+            "CTXC_PAUSE",
+            format!("remote-replace:{}", pause.path().display()),
+        )
+        .args(COMPACT)
+        .args(["--in-place", "--backup", &url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let started = std::time::Instant::now();
+    while !pause.path().join("paused").exists() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "ctxc never reached remote-replace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Between ctxc's read and its write, someone appends a record.
+    let mut changed = original.clone();
+    changed.extend_from_slice(b"{\"type\":\"user\",\"late\":true}\n");
+    bucket.put("s/tool_heavy.jsonl", &changed);
+    std::fs::write(pause.path().join("go"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&format!("{url} changed since ctxc read it")),
+        "{err}"
+    );
+    assert_eq!(
+        bucket.get("s/tool_heavy.jsonl").unwrap(),
+        changed,
+        "the change is kept"
+    );
+    assert_eq!(
+        bucket.get("s/tool_heavy.jsonl.bak").unwrap(),
+        original,
+        "backup first"
+    );
+
+    // Undisturbed, the object is replaced by what a local run writes; its backup, the
+    // original, was there already and is kept (a note says so).
+    bucket.put("s/tool_heavy.jsonl", &original);
+    let done = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--in-place", "--backup", &url])
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0), "{}", stderr_of(&done));
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("tool_heavy.jsonl");
+    std::fs::write(&input, &original).unwrap();
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("-o")
+        .arg(work.path().join("out.jsonl"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let compacted = std::fs::read(work.path().join("out.jsonl")).unwrap();
+    assert_ne!(compacted, original);
+    assert_eq!(bucket.get("s/tool_heavy.jsonl").unwrap(), compacted);
+    assert_eq!(bucket.get("s/tool_heavy.jsonl.bak").unwrap(), original);
+    // A second run: the backup holds another version, and is never overwritten.
+    let third = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--in-place", "--backup", &url])
+        .output()
+        .unwrap();
+    assert_eq!(third.status.code(), Some(1));
+    assert!(
+        stderr_of(&third).contains("never overwrites a backup"),
+        "{}",
+        stderr_of(&third)
+    );
+    assert_eq!(bucket.get("s/tool_heavy.jsonl.bak").unwrap(), original);
+    // The manifest stays on a disk.
+    let manifest = bucket
+        .ctxc()
+        .args([
+            "compact",
+            "--resume-from",
+            &bucket.url("m.jsonl"),
+            "--out-dir",
+            "x",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(manifest.status.code(), Some(2));
+    assert!(stderr_of(&manifest).contains("keep it on a local or shared disk"));
+}
+
+#[test]
+fn a_parquet_dataset_is_read_from_and_written_to_a_bucket() {
+    let Some(bucket) = Bucket::new("dataset") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    let rows = crate::parquet::tau_bench_rows(8);
+    let codec = parquet::basic::Compression::ZSTD(Default::default());
+    crate::parquet::write_dataset(&input, &rows, 3, codec);
+    bucket.put("in/runs.parquet", &std::fs::read(&input).unwrap());
+    let local = json(
+        &ctxc()
+            .args(["stats", "--json"])
+            .arg(&input)
+            .output()
+            .unwrap(),
+    );
+    let url = bucket.url("in/runs.parquet");
+    let remote = json(
+        &bucket
+            .ctxc()
+            .args(["stats", "--json", &url])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(files_of(&remote), files_of(&local));
+    assert_eq!(remote["files"][1]["path"], format!("{url}#row=1"));
+
+    let out = dir.path().join("out.parquet");
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("-o")
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let remote = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--out-dir", &bucket.url("out/"), &bucket.url("in/")])
+        .output()
+        .unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", stderr_of(&remote));
+    assert_eq!(
+        bucket.get("out/runs.parquet").unwrap(),
+        std::fs::read(&out).unwrap()
+    );
+    // In place is not done for datasets, in a bucket either: refused by name.
+    let in_place = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--in-place", &url])
+        .output()
+        .unwrap();
+    assert_eq!(in_place.status.code(), Some(1));
+    assert!(
+        stderr_of(&in_place).contains("Parquet"),
+        "{}",
+        stderr_of(&in_place)
+    );
+}
