@@ -690,6 +690,33 @@ fn a_parquet_dataset_is_read_from_and_written_to_a_bucket() {
         bucket.get("out/runs.parquet").unwrap(),
         std::fs::read(&out).unwrap()
     );
+    // With a manifest, a dataset uploaded by an earlier run is skipped, its rows' reports
+    // given again, and the object is not written anew.
+    let manifest = dir.path().join("run.manifest");
+    let resumed = |what: &str| {
+        let run = bucket
+            .ctxc()
+            .args(COMPACT)
+            .args(["-v", "--json", "--force-overwrite", "--resume-from"])
+            .arg(&manifest)
+            .args(["--out-dir", &bucket.url("again/"), &bucket.url("in/")])
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{what}: {}", stderr_of(&run));
+        (json(&run), stderr_of(&run))
+    };
+    let (first, _) = resumed("first run");
+    bucket.put("again/runs.parquet", b"changed meanwhile");
+    let (redone, log) = resumed("output changed: redone");
+    assert!(!log.contains("finished by an earlier run"), "{log}");
+    assert_eq!(
+        bucket.get("again/runs.parquet").unwrap(),
+        std::fs::read(&out).unwrap()
+    );
+    let (skipped, log) = resumed("finished: skipped");
+    assert!(log.contains("finished by an earlier run"), "{log}");
+    assert_eq!(files_of(&skipped).len(), files_of(&first).len());
+    assert_eq!(files_of(&redone).len(), files_of(&first).len());
     // In place is not done for datasets, in a bucket either: refused by name.
     let in_place = bucket
         .ctxc()

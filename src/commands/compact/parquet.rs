@@ -77,15 +77,16 @@ impl Conduct<'_> {
             let refused = anyhow!("--confirm does not ask about a Parquet dataset yet");
             return failed(Failed::at("write", 0)(refused));
         }
-        // A dataset in a store has no manifest entry: it is redone on a re-run.
         let identity = match &job.input {
             Input::File(p) => Identity::of(p),
-            Input::Stdin | Input::Remote(_) => None,
+            Input::Remote(url) if self.manifest.is_some() => crate::store::head(url)
+                .ok()
+                .flatten()
+                .map(|meta| Identity::of_object(&meta)),
+            Input::Remote(_) | Input::Stdin => None,
         };
-        let dest = match &job.dest {
-            Destination::File(p) => Some(p.as_path()),
-            _ => None,
-        };
+        let dest = job.dest.name();
+        let dest = dest.as_deref();
         if let Some(m) = self.manifest {
             if let Some(reports) = m.finished_rows(&path, identity.as_ref(), dest) {
                 self.progress.log(
@@ -213,10 +214,40 @@ impl Conduct<'_> {
                     .with_context(|| format!("writing the dataset for {url}"))
                     .map_err(&write)?;
                 drop(writer);
+                let (_, hash) = archive::hash_file(&tmp)
+                    .with_context(|| format!("reading back the dataset for {url}"))
+                    .map_err(&write)?;
+                let name = std::path::PathBuf::from(url.to_string());
+                self.record_rows(job, identity, &name, hash)
+                    .map_err(&write)?;
                 crate::store::put_file(url, &mut tmp).map_err(&write)?;
             }
         }
         Ok(())
+    }
+
+    /// The `--resume-from` entry of a dataset about to be written to `out` (a file, or an
+    /// object named by its URL), with its rows' reports streamed from the spool.
+    fn record_rows(
+        &self,
+        job: &Job,
+        identity: Option<&Identity>,
+        out: &Path,
+        hash: String,
+    ) -> Result<()> {
+        let Some(m) = self.manifest else {
+            return Ok(());
+        };
+        let reports = |out: &mut dyn Write| {
+            let mut first = true;
+            self.spool.each_of(job.id, |line| {
+                if !std::mem::take(&mut first) {
+                    out.write_all(b",")?;
+                }
+                Ok(out.write_all(line.as_bytes())?)
+            })
+        };
+        m.record_rows(&job.input.display(), identity, Some(out), hash, &reports)
     }
 
     /// Puts a dataset written to `tmp` at its destination, with its manifest entry, backup
@@ -235,19 +266,7 @@ impl Conduct<'_> {
         }
         let (bytes, hash) = archive::hash_file(tmp.as_file())
             .with_context(|| format!("reading back {}", w.out.display()))?;
-        if let Some(m) = self.manifest {
-            // The rows' reports, streamed from the spool into the entry.
-            let reports = |out: &mut dyn Write| {
-                let mut first = true;
-                self.spool.each_of(w.job.id, |line| {
-                    if !std::mem::take(&mut first) {
-                        out.write_all(b",")?;
-                    }
-                    Ok(out.write_all(line.as_bytes())?)
-                })
-            };
-            m.record_rows(&path, w.identity, Some(w.out), hash.clone(), &reports)?;
-        }
+        self.record_rows(w.job, w.identity, w.out, hash.clone())?;
         if let (Some(claim), Some(suffix)) = (claim, &self.args.outputs.backup) {
             claim.backup_file(suffix)?;
         }
