@@ -633,6 +633,33 @@ impl Conduct<'_> {
         self.progress.advance();
     }
 
+    /// Settles an archive's pending record once its output was put in place, or was not:
+    /// committed after the write, put back after a failed one. Only the failed write is an
+    /// error: the output is in place, so a pending record that cannot be marked committed is
+    /// read as committed (it matches the file), and that only warns.
+    fn settle(&self, written: Result<()>, pending: Option<archive::Pending>) -> Result<()> {
+        match (written, pending) {
+            (Ok(()), Some(pending)) => {
+                let archive = pending.path().to_path_buf();
+                if let Err(e) = pending.commit() {
+                    self.progress.warn(&format!(
+                        "{}: {e:#} (its last record stays pending, which is read right)",
+                        archive.display()
+                    ));
+                }
+                Ok(())
+            }
+            (Ok(()), None) => Ok(()),
+            (Err(e), Some(pending)) => {
+                if let Err(back) = pending.roll_back() {
+                    self.progress.warn(&format!("{back:#}"));
+                }
+                Err(e)
+            }
+            (Err(e), None) => Err(e),
+        }
+    }
+
     /// A report done: logged, counted for `--fail-fast`, and spooled.
     fn emit(&self, job: &Job, report: &FileReport) {
         if report.status == Status::Failed {
@@ -832,28 +859,7 @@ impl Conduct<'_> {
                     Some(claim) => claim.replace(outcome.output.as_bytes()),
                     None => discover::write_atomic(path, outcome.output.as_bytes(), like),
                 };
-                match (written, pending) {
-                    (Ok(()), Some(pending)) => {
-                        let archive = pending.path().to_path_buf();
-                        // The output is in place: a pending record that cannot be marked
-                        // committed is read as committed (it matches the file), so this only
-                        // warns.
-                        if let Err(e) = pending.commit() {
-                            self.progress.warn(&format!(
-                                "{}: {e:#} (its last record stays pending, which is read right)",
-                                archive.display()
-                            ));
-                        }
-                    }
-                    (Ok(()), None) => {}
-                    (Err(e), Some(pending)) => {
-                        if let Err(back) = pending.roll_back() {
-                            self.progress.warn(&format!("{back:#}"));
-                        }
-                        return Err(e);
-                    }
-                    (Err(e), None) => return Err(e),
-                }
+                self.settle(written, pending)?;
                 Ok(Some(path.display().to_string()))
             }
         }

@@ -304,25 +304,7 @@ impl Conduct<'_> {
             Some(claim) => claim.replace_with(tmp),
             None => persist(tmp, input, w.out),
         };
-        match (written, pending) {
-            (Ok(()), Some(pending)) => {
-                let archive = pending.path().to_path_buf();
-                if let Err(e) = pending.commit() {
-                    self.progress.warn(&format!(
-                        "{}: {e:#} (its last record stays pending, which is read right)",
-                        archive.display()
-                    ));
-                }
-            }
-            (Ok(()), None) => {}
-            (Err(e), Some(pending)) => {
-                if let Err(back) = pending.roll_back() {
-                    self.progress.warn(&format!("{back:#}"));
-                }
-                return Err(e);
-            }
-            (Err(e), None) => return Err(e),
-        }
+        self.settle(written, pending)?;
         // The rows were reported before the backup was looked at.
         for note in claim.iter().flat_map(|c| c.notes()) {
             self.progress.warn(&format!("{path}: {note}"));
