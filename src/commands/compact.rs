@@ -660,6 +660,19 @@ impl Conduct<'_> {
         }
     }
 
+    /// How an input looks now, for the `--resume-from` manifest: a file's size and time, or
+    /// (only when there is a manifest: it costs a request) an object's size and ETag.
+    fn identity(&self, input: &Input) -> Option<Identity> {
+        match input {
+            Input::File(p) => Identity::of(p),
+            Input::Remote(url) if self.manifest.is_some() => store::head(url)
+                .ok()
+                .flatten()
+                .map(|meta| Identity::of_object(&meta)),
+            Input::Remote(_) | Input::Stdin => None,
+        }
+    }
+
     /// A report done: logged, counted for `--fail-fast`, and spooled.
     fn emit(&self, job: &Job, report: &FileReport) {
         if report.status == Status::Failed {
@@ -677,14 +690,7 @@ impl Conduct<'_> {
         settings: &Settings,
     ) -> Result<FileReport, Failed> {
         let path = job.input.display();
-        let identity = match &job.input {
-            Input::File(p) => Identity::of(p),
-            Input::Remote(url) if self.manifest.is_some() => store::head(url)
-                .ok()
-                .flatten()
-                .map(|meta| Identity::of_object(&meta)),
-            Input::Remote(_) | Input::Stdin => None,
-        };
+        let identity = self.identity(&job.input);
         let dest = job.dest.name();
         let dest = dest.as_deref();
         if let Some(m) = self.manifest {

@@ -77,14 +77,7 @@ impl Conduct<'_> {
             let refused = anyhow!("--confirm does not ask about a Parquet dataset yet");
             return failed(Failed::at("write", 0)(refused));
         }
-        let identity = match &job.input {
-            Input::File(p) => Identity::of(p),
-            Input::Remote(url) if self.manifest.is_some() => crate::store::head(url)
-                .ok()
-                .flatten()
-                .map(|meta| Identity::of_object(&meta)),
-            Input::Remote(_) | Input::Stdin => None,
-        };
+        let identity = self.identity(&job.input);
         let dest = job.dest.name();
         let dest = dest.as_deref();
         if let Some(m) = self.manifest {
