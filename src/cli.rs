@@ -320,7 +320,9 @@ pub struct CompactArgs {
     pub outputs: OutputPathArgs,
 
     /// Do everything but write: report what would happen, create or change no file but the
-    /// report asked for with --report.
+    /// report asked for with --report. A file the real run would refuse fails here too (an
+    /// output that exists and differs, a backup that differs, a directory it cannot write in,
+    /// a lock another run holds).
     #[arg(long)]
     pub dry_run: bool,
 
@@ -405,7 +407,9 @@ pub struct OutputPathArgs {
     )]
     pub backup: Option<String>,
 
-    /// Replace an existing output file.
+    /// Replace an existing output file. Without it an output that is there already is left
+    /// alone: done when it holds exactly this run's result (so the same command can run
+    /// again), refused when it differs.
     #[arg(long)]
     pub force_overwrite: bool,
 }

@@ -48,7 +48,8 @@ impl TokenSettings {
             encoding: args.encoding,
             ..Layer::default()
         };
-        let mut settings = token_settings(&layer)?;
+        let mut settings =
+            token_settings(&layer).map_err(|(key, e)| anyhow!("{e}: {key} (from flag)"))?;
         settings.cache = !args.no_cache;
         Ok(settings)
     }
@@ -67,10 +68,14 @@ fn yes() -> bool {
     true
 }
 
-fn token_settings(layer: &Layer) -> Result<TokenSettings> {
+/// The token settings of `layer`; an error names the key that is wrong.
+fn token_settings(layer: &Layer) -> Result<TokenSettings, KeyError> {
     let model = match &layer.model {
         Some(name) => Some(model_info(name).ok_or_else(|| {
-            anyhow!("unknown model '{name}': name a known model, or give an encoding and a context window")
+            (
+                "model",
+                format!("unknown model '{name}': name a known model, or give an encoding and a context window"),
+            )
         })?),
         None => None,
     };
@@ -83,7 +88,7 @@ fn token_settings(layer: &Layer) -> Result<TokenSettings> {
         .or(model.map(|m| m.context_window))
         .unwrap_or(DEFAULT_CONTEXT_WINDOW);
     if context_window == 0 {
-        bail!("context_window must be at least 1");
+        return Err(("context_window", "context_window must be at least 1".into()));
     }
     // A model without a public tokenizer is estimated whatever encoding stands in for it.
     let exact = encoding != Encoding::Estimate && model.is_none_or(|m| m.exact);
@@ -543,8 +548,7 @@ impl CompactConfig {
                 sources.get(key).unwrap_or(&Source::Default)
             )
         };
-        let tokens =
-            token_settings(&merged).with_context(|| blame("model/encoding/context_window"))?;
+        let tokens = token_settings(&merged).map_err(|(key, e)| anyhow!("{e}: {}", blame(key)))?;
         let mut triggers =
             triggers_of(&merged, &tokens, force).with_context(|| blame("trigger_ratio"))?;
         triggers.raw_tokens = raw_tokens;

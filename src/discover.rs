@@ -38,6 +38,9 @@ pub struct InputError {
     pub path: String,
     /// Why it was not usable.
     pub message: String,
+    /// Whether it could not be opened or listed at all (an I/O error, which exits 2 as
+    /// ripgrep's do), rather than found empty of matching files.
+    pub unopened: bool,
 }
 
 /// Expands `paths` into inputs: files as given, directories walked for names matching `globs`,
@@ -62,6 +65,7 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
                 errors.push(InputError {
                     path: path.display().to_string(),
                     message: format!("no files matching {} in this directory", globs.join(", ")),
+                    unopened: false,
                 });
             }
         } else if path.exists() {
@@ -70,6 +74,7 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
             errors.push(InputError {
                 path: path.display().to_string(),
                 message: "no such file or directory".into(),
+                unopened: true,
             });
         }
     }
@@ -99,6 +104,7 @@ fn remote(
         errors.push(InputError {
             path: path.display().to_string(),
             message,
+            unopened: true,
         });
     };
     let url = match url {
@@ -179,6 +185,7 @@ fn walk(dir: &Path, matcher: &GlobSet, inputs: &mut Vec<Input>, errors: &mut Vec
             Err(e) => errors.push(InputError {
                 path: e.path().unwrap_or(dir).display().to_string(),
                 message: e.to_string(),
+                unopened: true,
             }),
         }
     }
@@ -330,6 +337,38 @@ pub fn is_ctxc_output_name(name: &str) -> bool {
 pub fn beside_remote(input: &Url) -> Url {
     let local = beside(Path::new(input.file_name()));
     input.with_file_name(&local.to_string_lossy())
+}
+
+/// Whether `path` could be written as [`write_atomic`] writes it, the directories above it
+/// made as needed (for a dry run): its nearest existing ancestor must be a directory this
+/// process may write in. Writes nothing.
+pub fn check_writable_beside(path: &Path) -> Result<()> {
+    let mut dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    while dir.symlink_metadata().is_err() {
+        match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => dir = p,
+            _ => return Ok(()),
+        }
+    }
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "cannot write {}: {} is not a directory",
+            path.display(),
+            dir.display()
+        );
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Access, access};
+        if let Err(e) = access(dir, Access::WRITE_OK | Access::EXEC_OK) {
+            let e = std::io::Error::from(e);
+            anyhow::bail!("cannot write {}: {}: {e}", path.display(), dir.display());
+        }
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to

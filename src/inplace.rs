@@ -168,6 +168,30 @@ impl Claim {
         })
     }
 
+    /// Whether [`Claim::backup`] would be refused (for a dry run): it writes nothing.
+    pub fn check_backup(&self, suffix: &str, original: &[u8]) -> Result<()> {
+        let path = self.backup_path(suffix);
+        if path.symlink_metadata().is_ok() && !holds_exactly(&path, original) {
+            return Err(self.backup_differs(&path));
+        }
+        Ok(())
+    }
+
+    /// The target's name + `suffix`.
+    fn backup_path(&self, suffix: &str) -> PathBuf {
+        let mut name = self.target.as_os_str().to_os_string();
+        name.push(suffix);
+        PathBuf::from(name)
+    }
+
+    fn backup_differs(&self, path: &Path) -> anyhow::Error {
+        anyhow::anyhow!(
+            "the backup {} exists: ctxc never overwrites a backup, and this one differs from the file (move it away or pick another --backup suffix); {} was left as it is",
+            path.display(),
+            self.target.display()
+        )
+    }
+
     /// The backup at the target's name + `suffix`, written by `write` unless a file is there
     /// already: kept when `same` says it holds the original, else refused.
     fn backup_with(
@@ -176,9 +200,7 @@ impl Claim {
         same: impl Fn(&Path) -> bool,
         write: impl FnOnce() -> Result<tempfiles::TempFile>,
     ) -> Result<PathBuf> {
-        let mut name = self.target.as_os_str().to_os_string();
-        name.push(suffix);
-        let path = PathBuf::from(name);
+        let path = self.backup_path(suffix);
         if path.symlink_metadata().is_ok() {
             if same(&path) {
                 self.notes.borrow_mut().push(format!(
@@ -187,11 +209,7 @@ impl Claim {
                 ));
                 return Ok(path);
             }
-            bail!(
-                "the backup {} exists: ctxc never overwrites a backup, and this one differs from the file (move it away or pick another --backup suffix); {} was left as it is",
-                path.display(),
-                self.target.display()
-            );
+            return Err(self.backup_differs(&path));
         }
         let tmp = write()?;
         tmp.persist_new(&path).with_context(|| {

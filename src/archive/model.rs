@@ -271,6 +271,14 @@ impl Archive {
     /// syntax error).
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
         let probe: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            // One JSON value per line: a transcript (or a report), never an archive.
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if e.line() > 1 && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok() {
+                return anyhow::anyhow!(
+                    "{} is not a ctxc archive: it holds JSON lines (a transcript?); restore takes the NAME{SUFFIX} that `compact --archive` wrote",
+                    path.display()
+                );
+            }
             anyhow::anyhow!(
                 "{}:{}:{}: not valid JSON: {e}",
                 path.display(),

@@ -21,6 +21,9 @@ pub struct FileCheck {
     pub valid: bool,
     /// What is wrong, by line.
     pub findings: Vec<Finding>,
+    /// Whether it could not be opened or read at all (an I/O error, not a finding).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
 }
 
 #[derive(Serialize)]
@@ -33,9 +36,12 @@ struct JsonReport<'a> {
 
 #[derive(Serialize)]
 struct Totals {
+    /// Inputs checked (read, whatever was found).
     files: usize,
     valid: usize,
     invalid: usize,
+    /// Inputs that could not be opened or read: I/O errors, counted apart.
+    unreadable: usize,
 }
 
 /// Runs `ctxc check`.
@@ -53,6 +59,7 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             format: None,
             valid: false,
             findings: vec![Finding::new(0, e.message)],
+            unreadable: e.unopened,
         })
         .collect();
     results.extend(
@@ -88,15 +95,21 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     crate::output::write_stdout(&out)?;
     let t = totals(&results);
     if !quiet && !args.json {
+        let unreadable = match t.unreadable {
+            0 => String::new(),
+            n => format!("; {} could not be read", crate::report::plural(n, "file")),
+        };
         eprintln!(
-            "ctxc: checked {} file{}: {} valid, {} with findings",
-            t.files,
-            if t.files == 1 { "" } else { "s" },
+            "ctxc: checked {}: {} valid, {} with findings{unreadable}",
+            crate::report::plural(t.files, "file"),
             t.valid,
             t.invalid
         );
     }
-    Ok(if t.invalid == 0 {
+    // As ripgrep: an input that could not be read is an error (2), findings are 1.
+    Ok(if t.unreadable > 0 {
+        ExitStatus::Error
+    } else if t.invalid == 0 {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
@@ -114,10 +127,12 @@ pub fn locate(path: &str, finding: &Finding) -> String {
 
 fn totals(results: &[FileCheck]) -> Totals {
     let valid = results.iter().filter(|r| r.valid).count();
+    let unreadable = results.iter().filter(|r| r.unreadable).count();
     Totals {
-        files: results.len(),
+        files: results.len() - unreadable,
         valid,
-        invalid: results.len() - valid,
+        invalid: results.len() - unreadable - valid,
+        unreadable,
     }
 }
 
@@ -171,5 +186,6 @@ fn verdict(path: String, format: Option<String>, findings: Vec<Finding>) -> File
         format,
         valid: findings.is_empty(),
         findings,
+        unreadable: false,
     }
 }

@@ -45,6 +45,9 @@ enum Destination {
     Nowhere,
 }
 
+/// Where a dry run writes.
+static NOWHERE: Destination = Destination::Nowhere;
+
 impl Destination {
     /// The file or object written, named as in reports and manifests.
     fn name(&self) -> Option<PathBuf> {
@@ -80,6 +83,7 @@ struct Job {
     input: Input,
     /// The command-line path it was found under.
     root: Option<PathBuf>,
+    /// Where a real run writes (a dry run checks it, and writes nowhere: [`Conduct::dest`]).
     dest: Destination,
     /// Whether an object is at `dest` already, when a listing of the run's output objects
     /// said (`None`: not listed, ask the store).
@@ -160,6 +164,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         bytes_total,
         spool: &spool,
     };
+    // Paths that could not be opened: I/O errors, which exit 2 as ripgrep's do.
+    let unopened = errors.iter().filter(|e| e.unopened).count();
     for e in errors {
         spool.add(usize::MAX, &FileReport::failed(e.path, e.message));
     }
@@ -206,14 +212,17 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         totals: tally.totals(),
         files: Vec::new(),
     };
-    let transcript_on_stdout = jobs.iter().any(|j| j.dest == Destination::Stdout);
-    print(
-        &report,
-        &spooled,
-        args.report.format(),
-        quiet,
-        transcript_on_stdout,
-    )?;
+    let transcript_on_stdout = !args.dry_run && jobs.iter().any(|j| j.dest == Destination::Stdout);
+    // Nothing could be opened: the errors above are all there is to say.
+    if !(jobs.is_empty() && unopened > 0) {
+        print(
+            &report,
+            &spooled,
+            args.report.format(),
+            quiet,
+            transcript_on_stdout,
+        )?;
+    }
     if !quiet {
         for (path, command) in &resumes {
             eprintln!("ctxc: {path}: resume it with: {command}");
@@ -222,7 +231,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     if let Some(path) = &args.report_file {
         write_report_file(&report, &spooled, path)?;
     }
-    Ok(if report.totals.failed == 0 {
+    Ok(if unopened > 0 {
+        ExitStatus::Error
+    } else if report.totals.failed == 0 {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
@@ -245,7 +256,7 @@ fn open_manifest(
             path.display()
         );
     }
-    if jobs.iter().any(|j| j.dest == Destination::Stdout) {
+    if !args.dry_run && jobs.iter().any(|j| j.dest == Destination::Stdout) {
         bail!("--resume-from records files written, and this run writes to standard output");
     }
     // What decides the output besides the settings `config show` lists.
@@ -298,6 +309,15 @@ fn summarizer(
     settings.on_failure = s.on_failure.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
     settings.redact = s.redact;
     settings.allow_insecure_http = s.allow_insecure_http;
+    // A dry run sends nothing, so it needs no API key: it says what the real run lacks.
+    let lacking = if dry_run {
+        settings.endpoint_url().err()
+    } else {
+        None
+    };
+    if lacking.is_some() && settings.api_key.is_none() {
+        settings.api_key = Some(String::new());
+    }
     let summarizer = LlmSummarizer::new(settings)?;
     if !s.redact {
         eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
@@ -308,6 +328,9 @@ fn summarizer(
             "{} — but not now: --dry-run sends nothing (summaries in this report are extractive stand-ins)",
             announcement.replace(" will be sent to ", " would be sent to ")
         );
+        if let Some(lacking) = lacking {
+            eprintln!("ctxc: warning: {lacking:#} (the real run needs it)");
+        }
         return Ok(Box::new(Extractive));
     }
     eprintln!("{announcement}");
@@ -343,9 +366,7 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                 inputs.len()
             );
         }
-        let dest = if args.dry_run {
-            Destination::Nowhere
-        } else if let Some(url) = Url::of_path(output) {
+        let dest = if let Some(url) = Url::of_path(output) {
             let url = url?;
             if url.is_prefix() {
                 bail!("-o names one object, and {url} is a prefix: use --out-dir for a prefix");
@@ -386,17 +407,21 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         Some(None) => outputs.out_dir.clone().map(OutDir::Local),
         None => None,
     };
+    if let Some(OutDir::Local(dir)) = &out_dir {
+        if dir.symlink_metadata().is_ok() && !dir.is_dir() {
+            bail!("--out-dir {} is not a directory", dir.display());
+        }
+    }
     Ok(inputs
         .into_iter()
         .enumerate()
         .map(|(id, input)| {
             let root = root_of(&input, given);
-            let dest = match (&input, args.dry_run) {
-                (_, true) => Destination::Nowhere,
-                (Input::Stdin, _) => Destination::Stdout,
-                (Input::File(path), _) if outputs.in_place => Destination::File(path.clone()),
-                (Input::Remote(url), _) if outputs.in_place => Destination::Remote(url.clone()),
-                (_, _) => match &out_dir {
+            let dest = match &input {
+                Input::Stdin => Destination::Stdout,
+                Input::File(path) if outputs.in_place => Destination::File(path.clone()),
+                Input::Remote(url) if outputs.in_place => Destination::Remote(url.clone()),
+                _ => match &out_dir {
                     Some(dir) => dir.mirrored(&input, root.as_deref()),
                     None => match &input {
                         Input::Remote(url) => Destination::Remote(discover::beside_remote(url)),
@@ -593,6 +618,15 @@ fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
 const BROKEN_PIPE: &str = "standard output was closed";
 
 impl Conduct<'_> {
+    /// Where this run writes `job`'s output: nowhere in a dry run.
+    fn dest<'j>(&self, job: &'j Job) -> &'j Destination {
+        if self.args.dry_run {
+            &NOWHERE
+        } else {
+            &job.dest
+        }
+    }
+
     /// Reads, compacts and writes one input; every failure ends up in its report. A dataset
     /// has one report per row. The reports go to the spool.
     fn file(&self, job: &Job, settings: &Settings) {
@@ -691,7 +725,7 @@ impl Conduct<'_> {
     ) -> Result<FileReport, Failed> {
         let path = job.input.display();
         let identity = self.identity(&job.input);
-        let dest = job.dest.name();
+        let dest = self.dest(job).name();
         let dest = dest.as_deref();
         if let Some(m) = self.manifest {
             if let Some(report) = m.finished(&path, identity.as_ref(), dest) {
@@ -703,7 +737,8 @@ impl Conduct<'_> {
             }
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
-        check_destination(job, &self.args.outputs, replaceable).map_err(Failed::at("write", 0))?;
+        let existing = check_destination(job, &self.args.outputs, replaceable)
+            .map_err(Failed::at("write", 0))?;
         let (claim, text) = self.load(job, read)?;
         let done = self
             .bytes_done
@@ -733,7 +768,16 @@ impl Conduct<'_> {
             )
             .map_err(Failed::at("write", 0))?;
         }
-        let written = self.write(job, &t, &outcome, claim.as_ref());
+        let written = if existing {
+            self.existing(job, &outcome).inspect(|out| {
+                report.notes.push(format!(
+                    "the output {} was there already, byte for byte this result: left as it is",
+                    out.as_deref().unwrap_or("-")
+                ))
+            })
+        } else {
+            self.write(job, &t, &outcome, claim.as_ref())
+        };
         report.notes.extend(claim.iter().flat_map(Claim::notes));
         match written {
             Ok(output) => {
@@ -759,12 +803,13 @@ impl Conduct<'_> {
     }
 
     /// The input's text; for `--in-place`, read under the file's lock (an object: with its
-    /// ETag), which the returned claim holds until the input is replaced.
+    /// ETag), which the returned claim holds until the input is replaced. A dry run claims a
+    /// file too, to see a lock another run holds.
     fn load(&self, job: &Job, read: Option<Vec<u8>>) -> Result<(Option<Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let limit = self.args.input.limit.max_input_bytes;
         let (claim, bytes) = match &job.input {
-            Input::File(path) if in_place => {
+            Input::File(path) if self.args.outputs.in_place => {
                 let (claim, bytes) = inplace::claim(path, limit).map_err(Failed::at("read", 0))?;
                 (Some(Claim::File(claim)), bytes)
             }
@@ -787,7 +832,36 @@ impl Conduct<'_> {
         Ok((claim, text))
     }
 
-    /// Writes the output (and backup, and archive); returns where the output went.
+    /// An output found at the destination before the run: the run is done when it holds
+    /// exactly `outcome`'s bytes (the same command run again), and refused when not. Returns
+    /// the output's name; a dry run checks the same.
+    fn existing(&self, job: &Job, outcome: &Outcome) -> Result<Option<String>> {
+        let want = outcome.output.as_bytes();
+        let (name, same) = match &job.dest {
+            Destination::File(path) => {
+                let same = std::fs::metadata(path).is_ok_and(|m| m.len() == want.len() as u64)
+                    && std::fs::read(path).is_ok_and(|b| b == want);
+                (path.display().to_string(), same)
+            }
+            Destination::Remote(url) => {
+                let same = match store::head(url)? {
+                    Some(meta) if meta.size == want.len() as u64 => {
+                        store::get(url, meta.size).is_ok_and(|(bytes, _)| bytes == want)
+                    }
+                    _ => false,
+                };
+                (url.to_string(), same)
+            }
+            Destination::Stdout | Destination::Nowhere => return Ok(None),
+        };
+        if !same {
+            return Err(output_exists(&name));
+        }
+        Ok((!self.args.dry_run).then_some(name))
+    }
+
+    /// Writes the output (and backup, and archive); returns where the output went. A dry run
+    /// writes nothing, and fails where the write would be refused.
     fn write(
         &self,
         job: &Job,
@@ -795,11 +869,15 @@ impl Conduct<'_> {
         outcome: &Outcome,
         claim: Option<&Claim>,
     ) -> Result<Option<String>> {
+        if self.args.dry_run {
+            self.preview(job, t, outcome, claim)?;
+            return Ok(None);
+        }
         let like = match &job.input {
             Input::File(p) => Some(p.as_path()),
             Input::Stdin | Input::Remote(_) => None,
         };
-        match &job.dest {
+        match self.dest(job) {
             Destination::Nowhere => Ok(None),
             Destination::Remote(url) => {
                 let bytes = outcome.output.as_bytes();
@@ -869,6 +947,29 @@ impl Conduct<'_> {
                 Ok(Some(path.display().to_string()))
             }
         }
+    }
+
+    /// What a dry run can see of the refusals a real write would meet: a backup that is there
+    /// and differs, a directory it cannot write in. (An existing output is
+    /// [`Conduct::existing`]'s; a lock held, [`Conduct::load`]'s.)
+    fn preview(
+        &self,
+        job: &Job,
+        t: &Transcript,
+        outcome: &Outcome,
+        claim: Option<&Claim>,
+    ) -> Result<()> {
+        if let (Some(Claim::File(claim)), Some(suffix)) = (claim, &self.args.outputs.backup) {
+            if outcome.output != t.source {
+                claim.check_backup(suffix, t.source.as_bytes())?;
+            }
+        }
+        if let Destination::File(path) = &job.dest {
+            if claim.is_none() || outcome.output != t.source {
+                discover::check_writable_beside(path)?;
+            }
+        }
+        Ok(())
     }
 
     /// Asks whether to write this file's output.
@@ -941,16 +1042,19 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Refuses to overwrite an input (but with `--in-place`), or an existing output without
-/// `--force-overwrite` (or that an earlier attempt of this run wrote: `replaceable`).
+/// Refuses to overwrite an input (but with `--in-place`). Returns whether an output is at the
+/// destination already that the run may not replace (no `--force-overwrite`, and not one an
+/// earlier attempt of this run wrote: `replaceable`): the run is done if it would write the
+/// same bytes ([`Conduct::existing`]), and refused if not.
 fn check_destination(
     job: &Job,
     outputs: &crate::cli::OutputPathArgs,
     replaceable: bool,
-) -> Result<()> {
+) -> Result<bool> {
     if outputs.in_place {
-        return Ok(());
+        return Ok(false);
     }
+    let may_replace = outputs.force_overwrite || replaceable;
     let out = match &job.dest {
         Destination::File(out) => out,
         Destination::Remote(out) => {
@@ -959,16 +1063,15 @@ fn check_destination(
                     "the output {out} is the input itself: ctxc never overwrites its input without --in-place"
                 );
             }
-            let exists = match job.dest_exists {
+            if may_replace {
+                return Ok(false);
+            }
+            return Ok(match job.dest_exists {
                 Some(exists) => exists,
                 None => store::head(out)?.is_some(),
-            };
-            if !outputs.force_overwrite && !replaceable && exists {
-                bail!("the output {out} exists (--force-overwrite replaces it)");
-            }
-            return Ok(());
+            });
         }
-        Destination::Stdout | Destination::Nowhere => return Ok(()),
+        Destination::Stdout | Destination::Nowhere => return Ok(false),
     };
     if let Input::File(path) = &job.input {
         if let (Ok(a), Ok(b)) = (path.canonicalize(), out.canonicalize()) {
@@ -980,13 +1083,14 @@ fn check_destination(
             }
         }
     }
-    if out.exists() && !outputs.force_overwrite && !replaceable {
-        bail!(
-            "the output {} exists (--force-overwrite replaces it)",
-            out.display()
-        );
-    }
-    Ok(())
+    Ok(!may_replace && out.symlink_metadata().is_ok())
+}
+
+/// The refusal of an output that is there already and differs from what the run writes.
+fn output_exists(out: &dyn std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the output {out} exists and differs from this result (--force-overwrite replaces it)"
+    )
 }
 
 /// Prints the report (`report`, its files in `files`): JSON streamed, other formats laid out

@@ -669,11 +669,9 @@ pub fn table(report: &CompactReport) -> Table {
         String::new(),
         retention_cell(&t.retention),
     ];
+    // A failure is printed once, on stderr (`compact::run`), not again under the table.
     let mut notes = vec![String::new()];
     for f in &report.files {
-        if let Some(error) = f.error_message() {
-            notes.push(error);
-        }
         for note in &f.notes {
             notes.push(format!("{}: {note}", f.path));
         }

@@ -155,6 +155,8 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let limit = args.input.limit.max_input_bytes;
     let progress = Progress::new(inputs.len(), quiet);
+    // Paths that could not be opened: I/O errors, which exit 2 as ripgrep's do.
+    let unopened = errors.iter().filter(|e| e.unopened).count();
     let mut files: Vec<FileStats> = errors
         .into_iter()
         .map(|e| FileStats {
@@ -197,8 +199,13 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         totals: totals(&files),
         files,
     };
-    print(&report, args.output.format(), quiet)?;
-    Ok(if report.totals.failed == 0 {
+    // Nothing could be opened: the errors above are all there is to say.
+    if !(inputs.is_empty() && unopened > 0) {
+        print(&report, args.output.format(), quiet)?;
+    }
+    Ok(if unopened > 0 {
+        ExitStatus::Error
+    } else if report.totals.failed == 0 {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
@@ -583,8 +590,8 @@ fn notes(report: &StatsReport) -> Vec<String> {
         .map(|n| format!("token trigger at {} tokens", thousands(n as u64)))
         .unwrap_or_else(|| "token trigger off".into());
     let b = &report.totals.figures.breakdown;
+    // Errors are printed once, on stderr (`run`), not again under the table.
     let mut notes = vec![String::new()];
-    notes.extend(report.files.iter().filter_map(FileStats::error_message));
     notes.extend([
         format!(
             "tokens: {model}{} ({exactness}); context window {}; {threshold}",

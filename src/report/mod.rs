@@ -79,9 +79,22 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A count and its noun, agreeing: `1 file`, `0 files`, `1,234 files`.
+pub fn plural(n: usize, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_agree() {
+        assert_eq!(plural(1, "turn"), "1 turn");
+        assert_eq!(plural(0, "call"), "0 calls");
+        assert_eq!(plural(29733, "conversation"), "29,733 conversations");
+    }
 
     #[test]
     fn thousands_separators() {

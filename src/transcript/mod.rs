@@ -707,7 +707,12 @@ fn detect(doc: &Doc) -> Result<Format, ReadError> {
     Format::ALL
         .into_iter()
         .find(|f| f.adapter().detect(doc))
-        .ok_or_else(|| ReadError::whole(format!("cannot tell the format: {}", doc.describe())))
+        .ok_or_else(|| {
+            ReadError::whole(format!(
+                "cannot tell the format: {} (name it with --format, or point at the message list with --messages-path; `ctxc --help` lists the formats)",
+                doc.describe()
+            ))
+        })
 }
 
 impl Transcript {

@@ -261,6 +261,19 @@ fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, Read
             "--messages-path {path} matches no array"
         )));
     }
+    // A path that finds arrays but no message in them names the wrong place: reading it as
+    // an empty conversation would "succeed" on nothing.
+    let messages = found.iter().any(|l| match l {
+        ListRef::Array { list, .. } => serde_json::from_str::<Vec<&RawValue>>(list.get())
+            .is_ok_and(|items| items.iter().any(|m| is_message(m))),
+        ListRef::AllLines => true,
+    });
+    if !messages {
+        return Err(ReadError::whole(format!(
+            "--messages-path {path} matches {} but no message in it (an object with a string \"role\")",
+            crate::report::plural(found.len(), "array")
+        )));
+    }
     Ok(found)
 }
 

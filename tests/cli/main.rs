@@ -6,6 +6,7 @@ mod check;
 mod compact;
 mod deep;
 mod fleet;
+mod friction;
 mod inplace;
 mod man;
 mod parquet;
@@ -48,6 +49,11 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// The text of stdout.
 pub fn stdout_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The text of stderr.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Whether `path` exists (for readable asserts).

@@ -8,7 +8,7 @@
 //! `.ci/run` does).
 
 use crate::compact::corpus_workspace;
-use crate::ctxc;
+use crate::{ctxc, stdout_of};
 use object_store::ObjectStoreExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use serde_json::Value;
@@ -391,10 +391,20 @@ fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
         format!("s3://corpus/out/{}", local_tree(d)[0].0)
     );
 
-    // An existing output is refused, by URL, and the others go on (exit 1).
+    // The same command again is safe: each output there already holds exactly its result.
     let again = bucket
         .ctxc()
         .args(COMPACT)
+        .args(["--out-dir", &bucket.url("out/")])
+        .arg(bucket.url("in/"))
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert!(stdout_of(&again).contains("byte for byte this result"));
+    // Other settings: an existing output is refused, by URL, and the others go on (exit 1).
+    let again = bucket
+        .ctxc()
+        .args(["compact", "--force", "--target-ratio", "0.3", "--jobs", "1"])
         .args(["--out-dir", &bucket.url("out/")])
         .arg(bucket.url("in/"))
         .output()
@@ -412,7 +422,8 @@ fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
         .args(["stats", &bucket.url("in/nope.json")])
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
+    // As a missing local path: an I/O error, 2.
+    assert_eq!(missing.status.code(), Some(2));
     assert!(
         stderr_of(&missing).contains("s3://corpus/in/nope.json"),
         "{}",

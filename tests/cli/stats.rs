@@ -271,7 +271,8 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
         "fixtures/codex/session.jsonl",
     ];
     let out = stats_on(&[], &inputs);
-    assert_eq!(out.status.code(), Some(1));
+    // A path that cannot be opened is an I/O error: 2, as ripgrep's.
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let errors: Vec<&str> = stderr.lines().collect();
     assert!(
@@ -292,7 +293,7 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
     );
 
     let out = stats_on(&["--json"], &inputs);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["totals"]["files"], 4);
     assert_eq!(report["totals"]["failed"], 2);

@@ -9,7 +9,10 @@
 //! lock, refused when the file changed or another process holds it open for writing), and
 //! the archive's record committed.
 
-use super::{BROKEN_PIPE, Conduct, Destination, Failed, Job, check_destination, is_broken_pipe};
+use super::{
+    BROKEN_PIPE, Conduct, Destination, Failed, Job, check_destination, is_broken_pipe,
+    output_exists,
+};
 use crate::archive::{self, ConversationRecord, DatasetJob, DatasetRecord, FileRef, RowRestore};
 use crate::commands::compact_report::{FileReport, Status};
 use crate::dataset::{self, Dataset, Done, Rewritten, Row, Written};
@@ -78,7 +81,7 @@ impl Conduct<'_> {
             return failed(Failed::at("write", 0)(refused));
         }
         let identity = self.identity(&job.input);
-        let dest = job.dest.name();
+        let dest = self.dest(job).name();
         let dest = dest.as_deref();
         if let Some(m) = self.manifest {
             if let Some(reports) = m.finished_rows(&path, identity.as_ref(), dest) {
@@ -90,8 +93,15 @@ impl Conduct<'_> {
             }
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
-        if let Err(e) = check_destination(job, &self.args.outputs, replaceable) {
-            return failed(Failed::at("write", 0)(e));
+        // A dataset's output that is there already is refused (a file's is compared).
+        match check_destination(job, &self.args.outputs, replaceable) {
+            Err(e) => return failed(Failed::at("write", 0)(e)),
+            Ok(true) => {
+                let name = job.dest.name().unwrap_or_default();
+                let e = output_exists(&name.display());
+                return failed(Failed::at("write", 0)(e));
+            }
+            Ok(false) => {}
         }
         match self.compact_dataset(job, file, settings, identity.as_ref()) {
             Ok(()) => Vec::new(),
@@ -125,7 +135,7 @@ impl Conduct<'_> {
             Some(claim) => claim.file().map_err(&read)?,
             None => file,
         };
-        let archiving = self.args.archive && matches!(job.dest, Destination::File(_));
+        let archiving = self.args.archive && matches!(self.dest(job), Destination::File(_));
         let input_ref = if archiving {
             let (bytes, hash) = archive::hash_file(&file)
                 .with_context(|| format!("reading {path}"))
@@ -138,7 +148,7 @@ impl Conduct<'_> {
         if archiving {
             dataset.keep_originals();
         }
-        let output = match &job.dest {
+        let output = match self.dest(job) {
             Destination::File(p) => Some(p.display().to_string()),
             Destination::Remote(url) => Some(url.to_string()),
             Destination::Stdout => Some("-".to_string()),
@@ -152,7 +162,7 @@ impl Conduct<'_> {
             Ok(())
         };
         let write = Failed::at("write", 0);
-        match &job.dest {
+        match self.dest(job) {
             Destination::Nowhere => {
                 dataset
                     .rewrite::<_, std::io::Sink>(None, each, sink)

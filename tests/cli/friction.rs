@@ -1,0 +1,281 @@
+//! What a newcomer met in a first hour (issue 26), each as a user sees it: a dry run that
+//! predicts the real run's refusals, re-runs that are safe, errors that name the right source
+//! and say what to do, each failure printed once, ripgrep's exit codes.
+
+use crate::{ctxc, fixture, stderr_of, stdout_of};
+use std::path::Path;
+
+const TRAJ: &str = "examples/swe-agent.traj";
+
+/// A temp dir holding a copy of the example trajectory as `t.traj`.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(TRAJ), dir.path().join("t.traj")).unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    ctxc().current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn a_dry_run_predicts_an_existing_output_and_a_directory_it_cannot_write() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("t.compact.traj"), "keep me").unwrap();
+    let dry = run(dir.path(), &["compact", "--force", "--dry-run", "t.traj"]);
+    let real = run(dir.path(), &["compact", "--force", "t.traj"]);
+    for out in [&dry, &real] {
+        assert_eq!(out.status.code(), Some(1), "{}", stderr_of(out));
+        assert!(
+            stderr_of(out).contains("t.compact.traj exists and differs from this result"),
+            "{}",
+            stderr_of(out)
+        );
+    }
+    std::fs::write(dir.path().join("plain"), "a file").unwrap();
+    let dry = run(
+        dir.path(),
+        &[
+            "compact",
+            "--force",
+            "--dry-run",
+            "--out-dir",
+            "plain/sub",
+            "t.traj",
+        ],
+    );
+    assert_eq!(dry.status.code(), Some(1), "{}", stderr_of(&dry));
+    assert!(
+        stderr_of(&dry).contains("plain is not a directory"),
+        "{}",
+        stderr_of(&dry)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("t.compact.traj")).unwrap(),
+        b"keep me"
+    );
+}
+
+#[test]
+fn a_dry_run_in_place_predicts_a_backup_that_differs_and_a_lock_held() {
+    let dir = workspace();
+    let args = [
+        "compact",
+        "--force",
+        "--in-place",
+        "--backup=.bak",
+        "--dry-run",
+        "t.traj",
+    ];
+    let clean = run(dir.path(), &args);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr_of(&clean));
+    std::fs::write(dir.path().join("t.traj.bak"), "an older backup").unwrap();
+    let out = run(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("the backup") && stderr_of(&out).contains("differs"),
+        "{}",
+        stderr_of(&out)
+    );
+    std::fs::remove_file(dir.path().join("t.traj.bak")).unwrap();
+    // Another process holds the file's lock (flock(1), as another ctxc would).
+    let holder = std::process::Command::new("flock")
+        .arg(dir.path().join("t.traj"))
+        .args(["sleep", "30"])
+        .spawn();
+    let Ok(mut holder) = holder else {
+        eprintln!("flock(1) is not installed: the held-lock case is not run");
+        return;
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = run(dir.path(), &args);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("holds the file's lock"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("t.traj")).unwrap(),
+        std::fs::read(fixture(TRAJ)).unwrap()
+    );
+}
+
+#[test]
+fn running_the_same_command_again_is_safe() {
+    let dir = workspace();
+    let args = ["compact", "--force", "--target-ratio", "0.5", "t.traj"];
+    let first = run(dir.path(), &args);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr_of(&first));
+    let written = std::fs::read(dir.path().join("t.compact.traj")).unwrap();
+    let again = run(dir.path(), &args);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert!(
+        stdout_of(&again).contains("was there already, byte for byte this result"),
+        "{}",
+        stdout_of(&again)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("t.compact.traj")).unwrap(),
+        written
+    );
+    // Other settings would write other bytes: refused, the output left as it was.
+    let other = run(
+        dir.path(),
+        &["compact", "--force", "--target-ratio", "0.3", "t.traj"],
+    );
+    assert_eq!(other.status.code(), Some(1), "{}", stderr_of(&other));
+    assert!(stderr_of(&other).contains("exists and differs"));
+    assert_eq!(
+        std::fs::read(dir.path().join("t.compact.traj")).unwrap(),
+        written
+    );
+}
+
+#[test]
+fn a_bad_setting_names_where_it_came_from() {
+    let dir = workspace();
+    let out = run(dir.path(), &["compact", "--context-window", "0", "t.traj"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("context_window (from flag)"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = run(dir.path(), &["compact", "--model", "gpt-9000", "t.traj"]);
+    assert!(
+        stderr_of(&out).contains("model (from flag)"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = ctxc()
+        .current_dir(dir.path())
+        .env("CTXC_MODEL", "gpt-9000")
+        .args(["compact", "t.traj"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr_of(&out).contains("model (from env CTXC_MODEL)"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn errors_say_what_is_wrong_and_what_to_try() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("plain"), "a file").unwrap();
+    let out = run(dir.path(), &["compact", "--out-dir", "plain", "t.traj"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("--out-dir plain is not a directory"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A transcript given to restore.
+    let out = run(dir.path(), &["restore", "t.traj"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr_of(&out).contains("not a ctxc archive"),
+        "{}",
+        stderr_of(&out)
+    );
+    let session = fixture("examples/claude-code-session.jsonl");
+    let out = ctxc().arg("restore").arg(&session).output().unwrap();
+    assert!(
+        stderr_of(&out).contains("is not a ctxc archive: it holds JSON lines"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A format that cannot be told says what to try.
+    std::fs::write(dir.path().join("x.json"), r#"{"a": [{"x": 1}]}"#).unwrap();
+    let out = run(dir.path(), &["check", "x.json"]);
+    assert!(
+        stdout_of(&out).contains("--format") && stdout_of(&out).contains("--messages-path"),
+        "{}",
+        stdout_of(&out)
+    );
+    // A --messages-path that finds an array with no message in it does not "succeed".
+    let out = run(dir.path(), &["stats", "--messages-path", "/a", "x.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("--messages-path /a matches 1 array but no message"),
+        "{}",
+        stderr_of(&out)
+    );
+    // A missing file is not a file "with findings".
+    let out = run(dir.path(), &["check", "nope.json", "t.traj"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out)
+            .contains("checked 1 file: 1 valid, 0 with findings; 1 file could not be read"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn a_dry_run_with_a_remote_summarizer_needs_no_api_key() {
+    let dir = workspace();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("CTXC_API_KEY")
+        .args(["compact", "--force", "--dry-run", "--summarizer", "openai"])
+        .args([
+            "--summary-model",
+            "gpt-4o-mini",
+            "--strategy",
+            "full-summary",
+            "t.traj",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("needs an API key")
+            && stderr_of(&out).contains("the real run needs it"),
+        "{}",
+        stderr_of(&out)
+    );
+    let real = ctxc()
+        .current_dir(dir.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("CTXC_API_KEY")
+        .args(["compact", "--force", "--summarizer", "openai"])
+        .args([
+            "--summary-model",
+            "gpt-4o-mini",
+            "--strategy",
+            "full-summary",
+            "t.traj",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(real.status.code(), Some(2), "{}", stderr_of(&real));
+}
+
+#[test]
+fn each_failure_is_printed_once_and_unopened_inputs_exit_2() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("bad.json"), "{\"messages\": [").unwrap();
+    let out = run(dir.path(), &["compact", "--force", "t.traj", "bad.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let (stdout, stderr) = (stdout_of(&out), stderr_of(&out));
+    assert_eq!(stderr.matches("bad.json:").count(), 1, "{stderr}");
+    assert!(!stdout.contains("not valid JSON"), "{stdout}");
+    assert!(stdout.contains("failed (parse)"), "{stdout}");
+    // A mistyped path: one line on stderr, no table, exit 2 (an I/O error, as ripgrep).
+    for command in ["compact", "stats"] {
+        let out = run(dir.path(), &[command, "nope.traj"]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr_of(&out));
+        assert_eq!(stdout_of(&out), "", "{command}");
+        assert_eq!(
+            stderr_of(&out).trim(),
+            "ctxc: nope.traj: no such file or directory",
+            "{command}"
+        );
+    }
+}
