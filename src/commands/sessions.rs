@@ -397,14 +397,16 @@ fn table(report: &SessionsReport) -> Table {
             }
         ),
     });
+    // Where it looked, and which of those are not there (no sessions is then no surprise).
+    let store = |dir: Option<&str>, client: &str| match dir {
+        Some(dir) if std::path::Path::new(dir).is_dir() => format!("{} ({client})", tilde(dir)),
+        Some(dir) => format!("{} ({client}: not there)", tilde(dir)),
+        None => format!("- ({client}: no home directory)"),
+    };
     notes.push(format!(
-        "stores: {} (Claude Code), {} (Codex)",
-        report
-            .stores
-            .claude_code
-            .as_deref()
-            .map_or("-".into(), tilde),
-        report.stores.codex.as_deref().map_or("-".into(), tilde)
+        "looked in: {}, {}",
+        store(report.stores.claude_code.as_deref(), "Claude Code"),
+        store(report.stores.codex.as_deref(), "Codex")
     ));
     notes.push(format!(
         "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",

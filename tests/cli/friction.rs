@@ -279,3 +279,24 @@ fn each_failure_is_printed_once_and_unopened_inputs_exit_2() {
         );
     }
 }
+
+#[test]
+fn sessions_with_no_store_says_where_it_looked() {
+    let home = tempfile::tempdir().unwrap();
+    let out = ctxc()
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .arg("sessions")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains(
+            "looked in: ~/.claude/projects (Claude Code: not there), ~/.codex/sessions (Codex: not there)"
+        ),
+        "{}",
+        stdout_of(&out)
+    );
+}
