@@ -93,7 +93,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --no-cache 'Tokenize every text, even text seen before (for measurements)'
             cand --no-marker 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
             cand --raw-tokens 'Compare ctxc''s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider''s calibrated figure)'
-            cand --force 'Compact even when no trigger fires'
+            cand --force 'Compact even when no trigger fires. A file already under its target still gets the first step that changes something (as the marker, turn and event triggers ask), and the report says so: --target-ratio or --target-tokens says how far to go'
             cand --keep-payloads 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
             cand --drop-stored 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
             cand --no-redact 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'

@@ -83,7 +83,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Work
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l raw-tokens -d 'Compare ctxc\'s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider\'s calibrated figure)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force -d 'Compact even when no trigger fires'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force -d 'Compact even when no trigger fires. A file already under its target still gets the first step that changes something (as the marker, turn and event triggers ask), and the report says so: --target-ratio or --target-tokens says how far to go'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l keep-payloads -d 'Do not strip stored payloads (progress records, toolUseResult copies, base64 media) in the adaptive chain'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l drop-stored -d 'Also drop what is stored but never sent, whether or not a trigger fires: Claude Code records before the latest compact boundary, progress and snapshot records, and toolUseResult copies. What the model is sent does not change; with --archive, `ctxc restore` brings it all back'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-redact -d 'Send transcripts without redacting secrets (API keys, tokens, passwords) first'

@@ -276,7 +276,9 @@ pub struct CompactArgs {
     #[command(flatten)]
     pub triggers: TriggerArgs,
 
-    /// Compact even when no trigger fires.
+    /// Compact even when no trigger fires. A file already under its target still gets the
+    /// first step that changes something (as the marker, turn and event triggers ask), and
+    /// the report says so: --target-ratio or --target-tokens says how far to go.
     #[arg(long)]
     pub force: bool,
 

@@ -81,7 +81,8 @@ pub struct ConversationResult {
     pub before: Measures,
     /// Triggers that fired.
     pub triggers: Vec<Trigger>,
-    /// Why none fired, when none did.
+    /// Why none fired, when none did; or why a conversation under its target was compacted
+    /// (a trigger other than tokens asked).
     pub why_not: Option<String>,
     /// The target it was compacted towards (in ctxc's counts).
     pub target_tokens: Option<usize>,
@@ -410,7 +411,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
 struct Planned {
     goal: Option<Goal>,
     compaction: Option<Compaction>,
-    /// Why no trigger fired, when none did.
+    /// Why no trigger fired, or why one under its target was compacted.
     why_not: Option<String>,
     /// The context window the triggers measured against.
     window: usize,
@@ -485,6 +486,19 @@ fn plan_conversation(
         )?;
         planned = Some((goal, compaction));
     }
+    // Under the target already, but a trigger other than tokens asked for a compaction:
+    // the report says why anything was cut.
+    let under_target = planned.as_ref().and_then(|(goal, k)| {
+        let asked: Vec<&str> = fired.iter().map(Trigger::name).filter(|&n| n != "tokens").collect();
+        (goal.at_least_one_step && k.tokens_before <= goal.target_tokens).then(|| {
+            format!(
+                "under its target already ({} ≤ {} tokens): {} asked for a compaction, so the first step that changes something was taken; --target-ratio or --target-tokens says how far",
+                crate::report::thousands(k.tokens_before as u64),
+                crate::report::thousands(goal.target_tokens as u64),
+                asked.join("+")
+            )
+        })
+    });
     let (goal, mut compaction) = planned.unzip();
     if settings.strategy.drop_stored {
         compaction = Some(engine::drop_stored(&subject, compaction));
@@ -528,7 +542,8 @@ fn plan_conversation(
         compaction,
         why_not: fired
             .is_empty()
-            .then(|| trigger::why_not(&triggers, &measures)),
+            .then(|| trigger::why_not(&triggers, &measures))
+            .or(under_target),
         window: triggers.context_window,
         before: measures,
         triggers: fired,
@@ -584,6 +599,8 @@ fn goal(
     };
     Goal {
         target_tokens,
+        // `--force`, the marker, turns and events ask for a compaction even under the target:
+        // at least one step is taken (the report says so).
         at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
     }
 }

@@ -300,3 +300,35 @@ fn sessions_with_no_store_says_where_it_looked() {
         stdout_of(&out)
     );
 }
+
+#[test]
+fn force_under_the_target_says_why_it_cut() {
+    // katy.traj holds 7,718 tokens, far under the default target of 160,000.
+    let file = crate::shared("corpus/swe-agent/ctf__crypto__katy.traj");
+    let out = ctxc()
+        .args(["compact", "--force", "--dry-run"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains(
+            "under its target already (7,718 ≤ 160,000 tokens): force asked for a compaction"
+        ),
+        "{}",
+        stdout_of(&out)
+    );
+    // The token trigger alone never says it: a target given is what it goes to.
+    let out = ctxc()
+        .args(["compact", "--force", "--dry-run", "--target-ratio", "0.5"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        !stdout_of(&out).contains("under its target already"),
+        "{}",
+        stdout_of(&out)
+    );
+    let help = ctxc().args(["compact", "--help"]).output().unwrap();
+    assert!(stdout_of(&help).contains("A file already under its target still gets the"));
+}
