@@ -84,7 +84,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --out-dir 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs'' tree'
             cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup'
             cand --shard 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`'
-            cand --resume-from 'Record each finished file in this manifest (JSON lines), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would'
+            cand --resume-from 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would'
             cand --archive-dir 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)'
             cand --config 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]'
             cand --report 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)'

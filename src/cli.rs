@@ -343,7 +343,8 @@ pub struct CompactArgs {
     #[arg(long, value_name = "K/N|auto[/N]", value_parser = crate::shard::parse)]
     pub shard: Option<ShardSpec>,
 
-    /// Record each finished file in this manifest (JSON lines), and skip the files it records
+    /// Record each finished file in this manifest (JSON lines; a file, or an object URL whose
+    /// entries go below URL.parts/ until the run ends), and skip the files it records
     /// as finished with these settings: a re-run after a crash, kill or preemption redoes only
     /// what was not finished, and ends as an uninterrupted run would.
     #[arg(long, value_name = "MANIFEST")]

@@ -183,6 +183,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     let spooled = spool.finish()?;
     progress.finish();
+    // A manifest in a bucket folds in this run's entries; when it cannot, they stay where the
+    // next run reads them.
+    if let Some(Err(e)) = manifest.as_ref().map(Manifest::finish) {
+        progress.warn(&format!("{e:#}"));
+    }
     // One pass over the reports: totals, failures, resume commands.
     let mut tally = Tally::default();
     let (mut failures, mut resumes, mut broken_pipe) = (Vec::new(), Vec::new(), false);
@@ -250,13 +255,6 @@ fn open_manifest(
     let Some(path) = &args.resume_from else {
         return Ok(None);
     };
-    if Url::of_path(path).is_some() {
-        bail!(
-            "--resume-from {}: the manifest is appended to and flushed line by line, which an \
-             object store cannot do: keep it on a local or shared disk",
-            path.display()
-        );
-    }
     if jobs.iter().any(|j| j.dest == Destination::Stdout) {
         bail!("--resume-from records files written, and this run writes to standard output");
     }

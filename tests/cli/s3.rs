@@ -611,21 +611,6 @@ fn in_place_on_s3_keeps_a_backup_and_refuses_an_object_changed_meanwhile() {
         stderr_of(&third)
     );
     assert_eq!(bucket.get("s/tool_heavy.jsonl.bak").unwrap(), original);
-    // The manifest stays on a disk.
-    let manifest = bucket
-        .ctxc()
-        .args([
-            "compact",
-            "--resume-from",
-            &bucket.url("m.jsonl"),
-            "--out-dir",
-            "x",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(manifest.status.code(), Some(2));
-    assert!(stderr_of(&manifest).contains("keep it on a local or shared disk"));
 }
 
 #[test]
@@ -1055,4 +1040,80 @@ fn a_dataset_in_a_bucket_is_archived_restored_and_replaced_in_place() {
         std::fs::read(d.join("in-place-back.parquet")).unwrap(),
         restored
     );
+}
+
+#[test]
+fn a_manifest_in_a_bucket_resumes_a_killed_run() {
+    let Some(bucket) = Bucket::new("manifest") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    two_transcripts(w);
+    bucket.upload(&w.join("in"), "in");
+    let manifest = bucket.url("run/manifest.jsonl");
+    let run = |failpoint: Option<&str>| {
+        let mut cmd = bucket.ctxc();
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.args(COMPACT)
+            .args(["-v", "--resume-from", &manifest, "--out-dir"])
+            .args([&bucket.url("out/"), &bucket.url("in/")])
+            .output()
+            .unwrap()
+    };
+    let parts = || -> Vec<String> {
+        bucket
+            .tree("run")
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.starts_with("manifest.jsonl.parts/"))
+            .collect()
+    };
+    // Killed after the second entry, before its output: one output, two entries kept as
+    // objects of their own, no manifest object yet.
+    let killed = run(Some("manifest-entry:2"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    assert_eq!(bucket.tree("out").len(), 1, "{:?}", keys(&bucket));
+    assert_eq!(parts().len(), 2);
+    assert_eq!(bucket.get("run/manifest.jsonl"), None);
+    // Resumed: the first is skipped, the second redone; the parts are folded in.
+    let resumed = run(None);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr_of(&resumed));
+    assert_eq!(
+        stderr_of(&resumed)
+            .matches("finished by an earlier run")
+            .count(),
+        1,
+        "{}",
+        stderr_of(&resumed)
+    );
+    assert!(parts().is_empty(), "{:?}", parts());
+    let folded = bucket.get("run/manifest.jsonl").unwrap();
+    assert_eq!(folded.iter().filter(|&&b| b == b'\n').count(), 3);
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("--out-dir")
+        .arg(w.join("out"))
+        .arg(w.join("in"))
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    assert_eq!(
+        bucket.tree("out"),
+        local_tree(&w.join("out")),
+        "byte-identical"
+    );
+    // Finished: a re-run redoes nothing and writes no entry.
+    let again = run(None);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_eq!(
+        stderr_of(&again)
+            .matches("finished by an earlier run")
+            .count(),
+        2
+    );
+    assert_eq!(bucket.get("run/manifest.jsonl").unwrap(), folded);
+    assert!(parts().is_empty());
 }
