@@ -89,8 +89,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs'' tree')
             [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`')
-            [CompletionResult]::new('--resume-from', '--resume-from', [CompletionResultType]::ParameterName, 'Record each finished file in this manifest (JSON lines), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would')
-            [CompletionResult]::new('--archive-dir', '--archive-dir', [CompletionResultType]::ParameterName, 'Write archives to this directory instead (mirroring the inputs, like --out-dir)')
+            [CompletionResult]::new('--resume-from', '--resume-from', [CompletionResultType]::ParameterName, 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would')
+            [CompletionResult]::new('--archive-dir', '--archive-dir', [CompletionResultType]::ParameterName, 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
@@ -125,8 +125,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;restore' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free]')
             [CompletionResult]::new('--steps', '--steps', [CompletionResultType]::ParameterName, 'Undo only the last N compactions, across generations [default: all]')
             [CompletionResult]::new('--generation', '--generation', [CompletionResultType]::ParameterName, 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')

@@ -84,8 +84,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --out-dir 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs'' tree'
             cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup'
             cand --shard 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`'
-            cand --resume-from 'Record each finished file in this manifest (JSON lines), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would'
-            cand --archive-dir 'Write archives to this directory instead (mirroring the inputs, like --out-dir)'
+            cand --resume-from 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would'
+            cand --archive-dir 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)'
             cand --config 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir''s ctxc/ctxc.yaml]'
             cand --report 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)'
             cand -j 'Worker threads (default: one per core)'
@@ -119,8 +119,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --version 'Print version'
         }
         &'ctxc;restore'= {
-            cand -o 'Write the restored transcript here [default: the original''s path, when it is free]'
-            cand --output 'Write the restored transcript here [default: the original''s path, when it is free]'
+            cand -o 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free]'
+            cand --output 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free]'
             cand --steps 'Undo only the last N compactions, across generations [default: all]'
             cand --generation 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them'
             cand -j 'Worker threads (default: one per core)'

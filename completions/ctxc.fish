@@ -75,8 +75,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Wr
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l resume-from -d 'Record each finished file in this manifest (JSON lines), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would' -r -F
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory instead (mirroring the inputs, like --out-dir)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l resume-from -d 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Worker threads (default: one per core)' -r
@@ -103,7 +103,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s q -l quiet -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here [default: the original\'s path, when it is free]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s j -l jobs -d 'Worker threads (default: one per core)' -r

@@ -347,7 +347,8 @@ pub struct CompactArgs {
     #[arg(long, value_name = "K/N|auto[/N]", value_parser = crate::shard::parse)]
     pub shard: Option<ShardSpec>,
 
-    /// Record each finished file in this manifest (JSON lines), and skip the files it records
+    /// Record each finished file in this manifest (JSON lines; a file, or an object URL whose
+    /// entries go below URL.parts/ until the run ends), and skip the files it records
     /// as finished with these settings: a re-run after a crash, kill or preemption redoes only
     /// what was not finished, and ends as an uninterrupted run would.
     #[arg(long, value_name = "MANIFEST")]
@@ -358,7 +359,8 @@ pub struct CompactArgs {
     #[arg(long)]
     pub archive: bool,
 
-    /// Write archives to this directory instead (mirroring the inputs, like --out-dir).
+    /// Write archives to this directory or object prefix instead (mirroring the inputs, like
+    /// --out-dir).
     #[arg(long, value_name = "DIR", requires = "archive")]
     pub archive_dir: Option<PathBuf>,
 
@@ -511,11 +513,13 @@ fn parse_size(s: &str) -> Result<u64, String> {
 pub struct RestoreArgs {
     /// The archive (NAME.ctxc-archive.json), the compacted file it is beside (a Parquet
     /// dataset too), or a session reference (`@ID`) for the archive beside a session
-    /// compacted in place with --archive.
+    /// compacted in place with --archive; an archive or compacted file may be an object URL
+    /// (s3://bucket/out/NAME.ctxc-archive.json).
     #[arg(value_name = "ARCHIVE")]
     pub archive: PathBuf,
 
-    /// Write the restored transcript here [default: the original's path, when it is free].
+    /// Write the restored transcript here (a file, `-`, or an object URL) [default: the
+    /// original's path or URL, when it is free].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

@@ -10,8 +10,17 @@
 //! taken from the manifest, so the run's report and outputs end as an uninterrupted run's. Any
 //! other file is redone; a destination the manifest names may be replaced, since this run's
 //! earlier attempt wrote it. A torn last line (a kill while appending) is ignored.
+//!
+//! **A manifest in a bucket** (`--resume-from s3://bucket/run/manifest.jsonl`): an object
+//! cannot be appended to, so each entry is an object of its own, `KEY.parts/RUN-SEQ.jsonl`,
+//! written (whole, like any object) before the output as a line is flushed. A run reads the
+//! manifest object and every part below `KEY.parts/`; when it ends it folds the parts into the
+//! manifest object (one `PUT`, conditional on the version it read, retried when another run
+//! folded meanwhile) and removes them. A run that was killed leaves its parts, which the next
+//! run reads and folds.
 
 use crate::commands::compact_report::FileReport;
+use crate::store::{self, Url};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -20,6 +29,7 @@ use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One file the run was about to write.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -52,7 +62,32 @@ pub struct Manifest {
     earlier: HashMap<String, Entry>,
     /// The destinations of `earlier`, looked up once per file of a run.
     outputs: HashSet<String>,
-    file: Mutex<File>,
+    sink: Sink,
+}
+
+/// Where new entries go.
+enum Sink {
+    /// A file, appended to.
+    File(Mutex<File>),
+    /// A manifest object: an object per entry below its parts prefix.
+    Object(Parts),
+}
+
+/// The entries of a run with its manifest in a bucket.
+struct Parts {
+    /// The manifest object.
+    url: Url,
+    /// This run's name among the parts: its start time and process, so keys sort by run.
+    run: String,
+    /// The entries written so far.
+    seq: AtomicU64,
+}
+
+impl Parts {
+    /// The prefix the entries of every run go below.
+    fn prefix(url: &Url) -> Url {
+        url.with_suffix(".parts/")
+    }
 }
 
 /// How the input looks on disk (or in its store) now.
@@ -91,8 +126,12 @@ pub fn settings_digest(settings: &serde_json::Value, extra: &str) -> String {
 }
 
 impl Manifest {
-    /// Opens (or creates) the manifest at `path` for a run with these settings.
+    /// Opens (or creates) the manifest at `path` (a file, or an object named by its URL) for
+    /// a run with these settings.
     pub fn open(path: &Path, settings: String) -> Result<Manifest> {
+        if let Some(url) = Url::of_path(path) {
+            return Manifest::open_object(path, url?, settings);
+        }
         let earlier = match std::fs::read_to_string(path) {
             Ok(text) => parse(&text, path, &settings)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
@@ -118,8 +157,69 @@ impl Manifest {
             settings,
             outputs: earlier.values().filter_map(|e| e.output.clone()).collect(),
             earlier,
-            file: Mutex::new(file),
+            sink: Sink::File(Mutex::new(file)),
         })
+    }
+
+    /// [`Manifest::open`] for a manifest object: the object and the parts below it.
+    fn open_object(path: &Path, url: Url, settings: String) -> Result<Manifest> {
+        let (text, _, _) = read_object(&url)
+            .with_context(|| format!("reading the manifest {}", path.display()))?;
+        let earlier = parse(&text, path, &settings)?;
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            settings,
+            outputs: earlier.values().filter_map(|e| e.output.clone()).collect(),
+            earlier,
+            sink: Sink::Object(Parts {
+                url,
+                run: format!("{started:020}-{}", std::process::id()),
+                seq: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// Ends the run's use of the manifest: a manifest object takes in the parts below it (this
+    /// run's and any a killed run left), which are then removed. A file has nothing to do.
+    pub fn finish(&self) -> Result<()> {
+        let Sink::Object(parts) = &self.sink else {
+            return Ok(());
+        };
+        let url = &parts.url;
+        for _ in 0..5 {
+            let (text, version, folded) = read_object(url)?;
+            if folded.is_empty() {
+                return Ok(());
+            }
+            let written = match &version {
+                Some(read) => match store::update(url, text.as_bytes(), read) {
+                    Ok(_) => true,
+                    Err(store::UpdateError::Changed) => false,
+                    Err(store::UpdateError::Unsupported(why)) => anyhow::bail!(
+                        "{url}: the store cannot write conditionally ({why}), so the entries \
+                         of two runs could be lost: they stay below {}",
+                        Parts::prefix(url)
+                    ),
+                    Err(store::UpdateError::Other(e)) => return Err(e),
+                },
+                None => store::create(url, text.as_bytes())? == store::Created::New,
+            };
+            if written {
+                for part in &folded {
+                    store::delete(part)?;
+                }
+                return Ok(());
+            }
+        }
+        anyhow::bail!(
+            "{url}: other runs kept changing it while this one folded its entries in: they \
+             stay below {}, where the next run reads them",
+            Parts::prefix(url)
+        )
     }
 
     /// How many files earlier runs recorded with these settings.
@@ -208,16 +308,35 @@ impl Manifest {
         let entry = self.entry(input, identity, output, output_hash, FileReport::default());
         let head = serde_json::to_string(&entry)?;
         let head = head.strip_suffix('}').expect("an entry is an object");
-        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let mut out = std::io::BufWriter::new(&*file);
-        out.write_all(head.as_bytes())
-            .map_err(anyhow::Error::from)
-            .and_then(|()| Ok(out.write_all(b",\"rows\":[")?))
-            .and_then(|()| rows(&mut out))
-            .and_then(|()| Ok(out.write_all(b"]}\n")?))
-            .and_then(|()| Ok(out.flush()?))
-            .and_then(|()| Ok(file.sync_data()?))
-            .with_context(|| format!("writing the manifest {}", self.path.display()))?;
+        self.write_entry(&|out| {
+            out.write_all(head.as_bytes())?;
+            out.write_all(b",\"rows\":[")?;
+            rows(out)?;
+            Ok(out.write_all(b"]}\n")?)
+        })
+    }
+
+    /// Writes one entry (a line, by `write`) where it is kept for good before the output is
+    /// written: appended to the file and flushed to disk, or as an object of its own.
+    fn write_entry(&self, write: &dyn Fn(&mut dyn Write) -> Result<()>) -> Result<()> {
+        match &self.sink {
+            Sink::File(file) => {
+                let file = file.lock().unwrap_or_else(|e| e.into_inner());
+                let mut out = std::io::BufWriter::new(&*file);
+                write(&mut out)
+                    .and_then(|()| Ok(out.flush()?))
+                    .and_then(|()| Ok(file.sync_data()?))
+            }
+            Sink::Object(parts) => {
+                let mut line = Vec::new();
+                write(&mut line).and_then(|()| {
+                    let seq = parts.seq.fetch_add(1, Ordering::Relaxed);
+                    let key = format!("{}-{seq:010}.jsonl", parts.run);
+                    store::put(&Parts::prefix(&parts.url).join(&key), &line).map(drop)
+                })
+            }
+        }
+        .with_context(|| format!("writing the manifest {}", self.path.display()))?;
         crate::failpoint::hit("manifest-entry");
         Ok(())
     }
@@ -254,14 +373,34 @@ impl Manifest {
         let entry = self.entry(input, identity, output, output_hash, report);
         let mut line = serde_json::to_string(&entry)?;
         line.push('\n');
-        let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        (&*file)
-            .write_all(line.as_bytes())
-            .and_then(|()| file.sync_data())
-            .with_context(|| format!("writing the manifest {}", self.path.display()))?;
-        crate::failpoint::hit("manifest-entry");
-        Ok(())
+        self.write_entry(&|out| Ok(out.write_all(line.as_bytes())?))
     }
+}
+
+/// What a manifest object holds with the parts below it folded in (in the order of their
+/// keys: by run, then by entry), the version of the object read (`None`: not there yet), and
+/// the parts folded.
+fn read_object(url: &Url) -> Result<(String, Option<store::Meta>, Vec<Url>)> {
+    let (mut text, version) = match store::get(url, u64::MAX) {
+        Ok((bytes, meta)) => (bytes, Some(meta)),
+        Err(e) if e.0 == "no such object" => (Vec::new(), None),
+        Err(e) => anyhow::bail!("{url}: {}", e.0),
+    };
+    let mut folded = Vec::new();
+    for (part, _) in store::list(&Parts::prefix(url))? {
+        if !text.is_empty() && !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        match store::get(&part, u64::MAX) {
+            Ok((bytes, _)) => text.extend_from_slice(&bytes),
+            // Folded and removed by another run meanwhile: in the object now.
+            Err(e) if e.0 == "no such object" => continue,
+            Err(e) => anyhow::bail!("{part}: {}", e.0),
+        }
+        folded.push(part);
+    }
+    let text = String::from_utf8(text).map_err(|_| anyhow::anyhow!("{url} is not UTF-8"))?;
+    Ok((text, version, folded))
 }
 
 /// The hash ([`crate::archive::hash`]) of what a destination (a file, hashed in pieces, or an

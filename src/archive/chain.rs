@@ -61,7 +61,7 @@ pub fn last_output(records: &[Record], input: &[u8], archive_path: &Path) -> Opt
     }
     paths::candidates(archive_path, &last.output)
         .iter()
-        .filter_map(|(p, _)| std::fs::read(p).ok())
+        .filter_map(|(p, _)| super::place::read(p).ok().flatten())
         .find(|bytes| hash(bytes) == last.output.hash)
 }
 

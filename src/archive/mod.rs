@@ -39,6 +39,7 @@ mod chain;
 mod delta;
 mod model;
 mod paths;
+pub mod place;
 mod record;
 mod time;
 mod undo;
@@ -166,19 +167,12 @@ fn start(mut new: Record, places: Places, source: Option<&str>) -> Result<Pendin
         paths::set_relative(&mut r.input, &path);
         paths::set_relative(&mut r.output, &path);
     }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let before = match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
+    let before =
+        place::read(&path).with_context(|| format!("reading the archive {}", path.display()))?;
     // The archive holds the input's content: it gets the input's permissions.
     let like = places
         .input
-        .filter(|p| p.is_file())
+        .filter(|p| place::url(p).is_none() && p.is_file())
         .unwrap_or(places.output);
     let pending = Pending {
         path,
@@ -214,13 +208,10 @@ fn hash_prefix(file: &std::fs::File, limit: u64) -> std::io::Result<(u64, String
     Ok((at, model::hash_of(hasher.digest128())))
 }
 
-/// Whether the file at `path` holds the record's output, or begins with it; read in pieces.
+/// Whether the file (or object) at `path` holds the record's output, or begins with it; read
+/// in pieces.
 pub fn file_holds_output(path: &Path, record: &Record) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    hash_prefix(&file, record.output.bytes)
-        .is_ok_and(|(n, h)| n == record.output.bytes && h == record.output.hash)
+    place::holds_output(path, record)
 }
 
 impl Pending {
@@ -246,14 +237,14 @@ impl Pending {
     /// Puts the archive back as it was: the output never reached its place.
     pub fn roll_back(self) -> Result<()> {
         match &self.before {
-            Some(bytes) => crate::discover::write_atomic(&self.path, bytes, Some(&self.like)),
-            None => std::fs::remove_file(&self.path).map_err(Into::into),
+            Some(bytes) => place::write(&self.path, bytes, Some(&self.like)),
+            None => place::remove(&self.path),
         }
         .with_context(|| format!("putting back the archive {}", self.path.display()))
     }
 
     fn write(&self) -> Result<()> {
-        crate::discover::write_atomic(
+        place::write(
             &self.path,
             self.archive.to_json().as_bytes(),
             Some(&self.like),
@@ -292,7 +283,14 @@ fn earlier_records(
         places.push(target.to_path_buf());
     }
     for candidate in places {
-        if !candidate.is_file() {
+        let there = place::exists(&candidate).with_context(|| {
+            format!(
+                "looking for the earlier compactions of {} at {}",
+                input.display(),
+                candidate.display()
+            )
+        })?;
+        if !there {
             continue;
         }
         let mut earlier = Archive::read(&candidate).with_context(|| {
@@ -343,7 +341,7 @@ fn names(archive: &Path, named: &FileRef, file: &Path) -> bool {
 /// Refuses to replace an archive that belongs to another output (two outputs with one stem,
 /// such as `a.compact.json` and `a.compact.jsonl`) or a file that is not an archive.
 fn check_target(path: &Path, output: &FileRef) -> Result<()> {
-    if !path.exists() {
+    if !place::exists(path)? {
         return Ok(());
     }
     let existing =

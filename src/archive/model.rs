@@ -312,8 +312,16 @@ impl Archive {
 
     /// Reads and parses the archive at `path`.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the archive {}", path.display()))?;
+        let bytes = super::place::read(path)
+            .with_context(|| format!("reading the archive {}", path.display()))?
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "reading the archive {}: no such file or object",
+                    path.display()
+                )
+            })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("{} is not UTF-8: not a ctxc archive", path.display()))?;
         Archive::parse(&text, path)
     }
 

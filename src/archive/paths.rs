@@ -51,6 +51,9 @@ pub fn earlier_candidates(
 
 /// `path` made absolute, symbolic links resolved when it exists.
 pub fn absolute(path: &Path) -> PathBuf {
+    if let Some(url) = super::place::url(path) {
+        return PathBuf::from(url.to_string());
+    }
     if let Ok(p) = path.canonicalize() {
         return p;
     }
@@ -70,6 +73,14 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// `to` relative to the directory `from` (both absolute); `None` when they share no root.
 pub fn relative(from: &Path, to: &Path) -> Option<PathBuf> {
+    match (super::place::url(from), super::place::url(to)) {
+        (None, None) => {}
+        // An object's directory is a prefix: `from` named with a trailing `/`.
+        (Some(from), Some(to)) => {
+            return super::place::url_relative(&from.join("x"), &to).map(PathBuf::from);
+        }
+        _ => return None,
+    }
     let from: Vec<Component> = from.components().collect();
     let to: Vec<Component> = to.components().collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
@@ -88,6 +99,14 @@ pub fn relative(from: &Path, to: &Path) -> Option<PathBuf> {
 
 /// Fills in the file's path relative to the archive at `archive`.
 pub fn set_relative(file: &mut FileRef, archive: &Path) {
+    if let Some(archive) = super::place::url(archive) {
+        file.relative_to_archive = file
+            .path
+            .as_deref()
+            .and_then(|p| super::place::url(Path::new(p)))
+            .and_then(|to| super::place::url_relative(&archive, &to));
+        return;
+    }
     let dir = absolute(archive)
         .parent()
         .map(Path::to_path_buf)
@@ -113,7 +132,14 @@ pub fn candidates(archive: &Path, file: &FileRef) -> Vec<(PathBuf, Base)> {
     let dir = archive.parent().unwrap_or(Path::new(""));
     let mut found = Vec::new();
     if let Some(rel) = &file.relative_to_archive {
-        found.push((dir.join(rel), Base::Archive));
+        match super::place::url(archive) {
+            Some(url) => {
+                if let Some(url) = super::place::url_join(&url, rel) {
+                    found.push((PathBuf::from(url.to_string()), Base::Archive));
+                }
+            }
+            None => found.push((dir.join(rel), Base::Archive)),
+        }
     }
     if let Some(path) = &file.path {
         let path = PathBuf::from(path);

@@ -1,5 +1,5 @@
 //! `ctxc compact`: settings → inputs (sharded) → the pipeline, in parallel → outputs written
-//! atomically, to files or objects (and archives, beside files) → report. One file's failure is reported and counted; the others
+//! atomically, to files or objects (and archives, beside them) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
 use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
@@ -90,6 +90,18 @@ struct Job {
     dest_exists: Option<bool>,
 }
 
+impl Job {
+    /// The input as an archive names it: a file's path, an object's URL (`None`: standard
+    /// input).
+    fn input_name(&self) -> Option<PathBuf> {
+        match &self.input {
+            Input::File(path) => Some(path.clone()),
+            Input::Remote(url) => Some(PathBuf::from(url.to_string())),
+            Input::Stdin => None,
+        }
+    }
+}
+
 /// What the run does with outputs, beyond the pipeline.
 struct Conduct<'a> {
     args: &'a CompactArgs,
@@ -177,6 +189,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     let spooled = spool.finish()?;
     progress.finish();
+    // A manifest in a bucket folds in this run's entries; when it cannot, they stay where the
+    // next run reads them.
+    if let Some(Err(e)) = manifest.as_ref().map(Manifest::finish) {
+        progress.warn(&format!("{e:#}"));
+    }
     // One pass over the reports: totals, failures, resume commands.
     let mut tally = Tally::default();
     let (mut failures, mut resumes, mut broken_pipe) = (Vec::new(), Vec::new(), false);
@@ -249,13 +266,6 @@ fn open_manifest(
     let Some(path) = &args.resume_from else {
         return Ok(None);
     };
-    if Url::of_path(path).is_some() {
-        bail!(
-            "--resume-from {}: the manifest is appended to and flushed line by line, which an \
-             object store cannot do: keep it on a local or shared disk",
-            path.display()
-        );
-    }
     if !args.dry_run && jobs.iter().any(|j| j.dest == Destination::Stdout) {
         bail!("--resume-from records files written, and this run writes to standard output");
     }
@@ -383,7 +393,6 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             Destination::File(output.clone())
         };
         let input = inputs.into_iter().next().expect("one input");
-        refuse_remote_archive(args, std::slice::from_ref(&input), Some(&dest))?;
         return Ok(vec![Job {
             id: 0,
             root: root_of(&input, given),
@@ -401,7 +410,6 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             "--archive keeps archives beside output files; standard input goes to standard output (use -o FILE)"
         );
     }
-    refuse_remote_archive(args, &inputs, None)?;
     let out_dir = match outputs.out_dir.as_deref().map(Url::of_path) {
         Some(Some(url)) => Some(OutDir::Remote(url?)),
         Some(None) => outputs.out_dir.clone().map(OutDir::Local),
@@ -532,31 +540,6 @@ impl OutDir {
     }
 }
 
-/// `--archive` keeps archives as local files beside local outputs, read back by `restore`;
-/// with object storage on either side it is refused rather than half done.
-fn refuse_remote_archive(
-    args: &CompactArgs,
-    inputs: &[Input],
-    output: Option<&Destination>,
-) -> Result<()> {
-    if !args.archive || args.dry_run {
-        return Ok(());
-    }
-    let remote = inputs.iter().any(|i| matches!(i, Input::Remote(_)))
-        || matches!(output, Some(Destination::Remote(_)))
-        || [&args.outputs.out_dir, &args.archive_dir]
-            .into_iter()
-            .flatten()
-            .any(|p| Url::of_path(p).is_some());
-    if remote {
-        bail!(
-            "--archive is not supported with object storage (s3://, gs://, az://) yet: archives \
-             are local files beside local outputs; use --in-place --backup to keep originals"
-        );
-    }
-    Ok(())
-}
-
 /// Refuses to write `NAME.compact.jsonl` beside a session in a client's store: the client
 /// would list the copy as one more session.
 fn refuse_output_into_store(args: &CompactArgs, inputs: &[Input]) -> Result<()> {
@@ -638,21 +621,27 @@ impl Conduct<'_> {
             return;
         }
         let started = Instant::now();
-        // An object replaced in place is read once, with its version, by `load`.
-        let in_place_object = self.args.outputs.in_place
-            && !self.args.dry_run
-            && matches!(job.input, Input::Remote(_));
-        let sniffed = if in_place_object {
-            Ok(Sniffed::Other(None))
-        } else {
-            dataset::sniff(&job.input, self.args.input.limit.max_input_bytes)
+        let limit = self.args.input.limit.max_input_bytes;
+        // An object replaced in place is read once, with its version: that claim is what the
+        // replacement is conditional on.
+        let sniffed = match &job.input {
+            Input::Remote(url) if self.args.outputs.in_place && !self.args.dry_run => {
+                inplace::remote::claim(url, limit)
+                    .map(|(claim, bytes)| (dataset::sniff_bytes(bytes), Some(claim)))
+                    .map_err(|e| discover::LoadError {
+                        line: 0,
+                        message: format!("{e:#}"),
+                    })
+                    .and_then(|(sniffed, claim)| Ok((sniffed?, claim)))
+            }
+            input => dataset::sniff(input, limit).map(|sniffed| (sniffed, None)),
         };
         let reports = match sniffed {
             // A dataset's rows are reported as they are done.
-            Ok(Sniffed::Parquet(file)) => self.dataset(job, file, settings),
-            Ok(Sniffed::Other(read)) => {
+            Ok((Sniffed::Parquet(file), claim)) => self.dataset(job, file, claim, settings),
+            Ok((Sniffed::Other(read), claim)) => {
                 let mut report = self
-                    .compact(job, read, settings)
+                    .compact(job, read, claim, settings)
                     .unwrap_or_else(|f| f.into_report(&path));
                 report.time_ms = started.elapsed().as_millis() as u64;
                 vec![report]
@@ -721,6 +710,7 @@ impl Conduct<'_> {
         &self,
         job: &Job,
         read: Option<Vec<u8>>,
+        claimed: Option<inplace::remote::Claim>,
         settings: &Settings,
     ) -> Result<FileReport, Failed> {
         let path = job.input.display();
@@ -739,7 +729,7 @@ impl Conduct<'_> {
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
         let existing = check_destination(job, &self.args.outputs, replaceable)
             .map_err(Failed::at("write", 0))?;
-        let (claim, text) = self.load(job, read)?;
+        let (claim, text) = self.load(job, read, claimed)?;
         let done = self
             .bytes_done
             .fetch_add(text.len() as u64, Ordering::Relaxed);
@@ -803,9 +793,14 @@ impl Conduct<'_> {
     }
 
     /// The input's text; for `--in-place`, read under the file's lock (an object: with its
-    /// ETag), which the returned claim holds until the input is replaced. A dry run claims a
-    /// file too, to see a lock another run holds.
-    fn load(&self, job: &Job, read: Option<Vec<u8>>) -> Result<(Option<Claim>, String), Failed> {
+    /// ETag, `claimed` with the bytes `read`), which the returned claim holds until the input
+    /// is replaced. A dry run claims a file too, to see a lock another run holds.
+    fn load(
+        &self,
+        job: &Job,
+        read: Option<Vec<u8>>,
+        claimed: Option<inplace::remote::Claim>,
+    ) -> Result<(Option<Claim>, String), Failed> {
         let in_place = self.args.outputs.in_place && !self.args.dry_run;
         let limit = self.args.input.limit.max_input_bytes;
         let (claim, bytes) = match &job.input {
@@ -814,8 +809,10 @@ impl Conduct<'_> {
                 (Some(Claim::File(claim)), bytes)
             }
             Input::Remote(url) if in_place => {
-                let (claim, bytes) =
-                    inplace::remote::claim(url, limit).map_err(Failed::at("read", 0))?;
+                let (claim, bytes) = match (claimed, read) {
+                    (Some(claim), Some(bytes)) => (claim, bytes),
+                    _ => inplace::remote::claim(url, limit).map_err(Failed::at("read", 0))?,
+                };
                 (Some(Claim::Object(claim)), bytes)
             }
             input => {
@@ -877,11 +874,33 @@ impl Conduct<'_> {
             Input::File(p) => Some(p.as_path()),
             Input::Stdin | Input::Remote(_) => None,
         };
+        // What the archive names as the input: a file's path, an object's URL.
+        let input_name = job.input_name();
+        let archive_input = input_name.as_deref();
+        // The archive first, its new record pending: when it cannot be written, neither is
+        // the output; it is committed once the output is in place, and put back when the
+        // output could not be.
+        let begin_archive = |output: &Path| -> Result<Option<archive::Pending>> {
+            if !self.args.archive {
+                return Ok(None);
+            }
+            archive::begin(&ArchiveJob {
+                input: archive_input,
+                output,
+                archive_dir: self.args.archive_dir.as_deref(),
+                input_root: job.root.as_deref(),
+                original: t,
+                outcome,
+                settings: super::config::effective_json(self.config),
+            })
+            .map(Some)
+        };
         match self.dest(job) {
             Destination::Nowhere => Ok(None),
             Destination::Remote(url) => {
                 let bytes = outcome.output.as_bytes();
-                match claim {
+                let name = PathBuf::from(url.to_string());
+                let (written, pending) = match claim {
                     Some(Claim::Object(claim)) => {
                         // An unchanged object is left alone: no backup, no rewrite.
                         if outcome.output == t.source {
@@ -890,12 +909,15 @@ impl Conduct<'_> {
                         if let Some(suffix) = &self.args.outputs.backup {
                             claim.backup(suffix, t.source.as_bytes())?;
                         }
-                        claim.replace(bytes)?;
+                        let pending = begin_archive(&name)?;
+                        (claim.replace(bytes), pending)
                     }
                     _ => {
-                        store::put(url, bytes)?;
+                        let pending = begin_archive(&name)?;
+                        (store::put(url, bytes).map(drop), pending)
                     }
-                }
+                };
+                self.settle(written, pending)?;
                 Ok(Some(url.to_string()))
             }
             Destination::Stdout => {
@@ -923,22 +945,7 @@ impl Conduct<'_> {
                     std::fs::create_dir_all(parent)
                         .with_context(|| format!("creating {}", parent.display()))?;
                 }
-                // The archive first, its new record pending: when it cannot be written,
-                // neither is the output; it is committed once the output is in place, and put
-                // back when the output could not be.
-                let pending = if self.args.archive {
-                    Some(archive::begin(&ArchiveJob {
-                        input: like,
-                        output: path,
-                        archive_dir: self.args.archive_dir.as_deref(),
-                        input_root: job.root.as_deref(),
-                        original: t,
-                        outcome,
-                        settings: super::config::effective_json(self.config),
-                    })?)
-                } else {
-                    None
-                };
+                let pending = begin_archive(path)?;
                 let written = match claim {
                     Some(claim) => claim.replace(outcome.output.as_bytes()),
                     None => discover::write_atomic(path, outcome.output.as_bytes(), like),

@@ -13,10 +13,13 @@
 //! changed or is gone, the archive's own copy of the last output is the starting point; a
 //! last compaction still marked pending counts only when the file holds its output.
 //!
+//! The archive, the files it names and the destination may each be a local file or an object
+//! named by its URL ([`crate::archive::place`]); an object is written whole or not at all.
+//!
 //! Exit status: 0 restored, 1 refused or failed (the message says why), 2 usage.
 
 use crate::ExitStatus;
-use crate::archive::{self, Archive, Base, Record};
+use crate::archive::{self, Archive, Base, Record, place};
 use crate::cli::RestoreArgs;
 use anyhow::{Context, Result, anyhow};
 use std::path::{Path, PathBuf};
@@ -60,16 +63,12 @@ pub(crate) fn archive_of(arg: &Path) -> Result<PathBuf> {
 /// archive beside it, when there is one; any other path as it is.
 fn beside(path: PathBuf) -> PathBuf {
     let archive = archive::archive_path(&path, None, None, None);
-    if path.to_string_lossy().ends_with(archive::SUFFIX) || !archive.is_file() {
+    if path.to_string_lossy().ends_with(archive::SUFFIX) || !place::is_file(&archive) {
         return path;
     }
     // A dataset is not read whole to find out; any other file is an archive if it reads as one.
-    let mut head = [0u8; 4];
-    let parquet = std::fs::File::open(&path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok()
-        && &head == crate::dataset::PARQUET_MAGIC;
-    if parquet || (path.is_file() && Archive::read(&path).is_err()) {
+    let parquet = place::starts_with(&path, crate::dataset::PARQUET_MAGIC);
+    if parquet || (place::is_file(&path) && Archive::read(&path).is_err()) {
         return archive;
     }
     path
@@ -187,11 +186,13 @@ fn restore_dataset(
     let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
     let dest = destination(args, &records[target], base)?;
     let fail = |e: anyhow::Error| Stop::Failed(e);
-    let compacted = std::fs::File::open(&path)
+    let compacted = place::open(&path)
         .with_context(|| format!("reading the compacted dataset {}", path.display()))
         .map_err(fail)?;
+    // An object is written from an unnamed temporary file, uploaded whole.
+    let to_object = dest.as_deref().and_then(place::url);
     let tmp = match &dest {
-        Some(dest) => {
+        Some(dest) if to_object.is_none() => {
             let dir = match dest.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
@@ -201,7 +202,7 @@ fn restore_dataset(
                 .map_err(fail)?;
             Some(crate::tempfiles::create_in(dir).map_err(fail)?)
         }
-        None => None,
+        _ => None,
     };
     let unnamed = match &tmp {
         Some(_) => None,
@@ -224,6 +225,13 @@ fn restore_dataset(
             }
             tmp.persist(dest)
                 .with_context(|| format!("writing the restored dataset {}", dest.display()))
+                .map_err(fail)?;
+        }
+        _ if to_object.is_some() => {
+            let url = to_object.as_ref().expect("checked");
+            let mut file = unnamed.expect("the object's");
+            crate::store::put_file(url, &mut file)
+                .with_context(|| format!("writing the restored dataset {url}"))
                 .map_err(fail)?;
         }
         _ => {
@@ -274,14 +282,12 @@ fn find_compacted_dataset(
     force: bool,
 ) -> Result<(PathBuf, Base, bool), Stop> {
     let candidates = archive::candidates(archive_path, &last.output);
-    let exact = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.len() == last.output.bytes)
-            && archive::file_holds_output(p, last)
-    };
-    if let Some((path, base)) = candidates.iter().find(|(p, _)| p.is_file() && exact(p)) {
+    let exact =
+        |p: &Path| place::size(p) == Some(last.output.bytes) && archive::file_holds_output(p, last);
+    if let Some((path, base)) = candidates.iter().find(|(p, _)| exact(p)) {
         return Ok((path.clone(), *base, true));
     }
-    let Some((path, base)) = candidates.iter().find(|(p, _)| p.is_file()) else {
+    let Some((path, base)) = candidates.iter().find(|(p, _)| place::is_file(p)) else {
         let looked: Vec<String> = candidates
             .iter()
             .map(|(p, _)| p.display().to_string())
@@ -360,11 +366,14 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
     let candidates = archive::candidates(archive_path, &last.output);
     let mut first: Option<Compacted> = None;
     for (path, base) in &candidates {
-        if !path.is_file() {
+        if place::url(path).is_none() && !path.is_file() {
             continue;
         }
-        let mut bytes = std::fs::read(path)
+        let read = place::read(path)
             .with_context(|| format!("reading the compacted file {}", path.display()))?;
+        let Some(mut bytes) = read else {
+            continue;
+        };
         let holds = archive::holds_output(&bytes, last);
         let note = (holds && bytes.len() as u64 > last.output.bytes).then(|| {
             format!(
@@ -460,7 +469,8 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
             (path, false)
         }
     };
-    if path.exists() && !args.force_overwrite {
+    let exists = place::exists(&path).map_err(Stop::Failed)?;
+    if exists && !args.force_overwrite {
         let hint = if chosen {
             "--force-overwrite replaces it"
         } else {
@@ -478,11 +488,7 @@ fn write(dest: &Option<PathBuf>, bytes: &[u8], like: &Path) -> Result<()> {
     let Some(path) = dest else {
         return crate::output::write_stdout(bytes);
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    crate::discover::write_atomic(path, bytes, Some(like))
+    place::write(path, bytes, Some(like))
         .with_context(|| format!("writing the restored file {}", path.display()))
 }
 

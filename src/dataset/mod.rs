@@ -87,14 +87,20 @@ pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
                 line: 0,
                 message: e.0,
             })?;
-            if !bytes.starts_with(PARQUET_MAGIC) {
-                return Ok(Sniffed::Other(Some(bytes)));
-            }
-            let mut file = tempfile::tempfile().map_err(|e| load_error(&e))?;
-            file.write_all(&bytes).map_err(|e| load_error(&e))?;
-            Ok(Sniffed::Parquet(file))
+            sniff_bytes(bytes)
         }
     }
+}
+
+/// What `bytes` read whole (an object's) are: a dataset's go to a temporary file, which
+/// Parquet is read from.
+pub fn sniff_bytes(bytes: Vec<u8>) -> Result<Sniffed, LoadError> {
+    if !bytes.starts_with(PARQUET_MAGIC) {
+        return Ok(Sniffed::Other(Some(bytes)));
+    }
+    let mut file = tempfile::tempfile().map_err(|e| load_error(&e))?;
+    file.write_all(&bytes).map_err(|e| load_error(&e))?;
+    Ok(Sniffed::Parquet(file))
 }
 
 fn sniff_reader(reader: &mut dyn Read, limit: u64) -> Result<Sniffed, LoadError> {

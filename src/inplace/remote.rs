@@ -28,9 +28,6 @@ pub fn claim(url: &Url, limit: u64) -> Result<(Claim, Vec<u8>)> {
         bail!("--in-place cannot replace {url}: http(s):// URLs are read only");
     }
     let (bytes, read) = store::get(url, limit).map_err(|e| anyhow!("{}", e.0))?;
-    if bytes.starts_with(crate::dataset::PARQUET_MAGIC) {
-        bail!("--in-place does not replace a Parquet dataset yet: use -o URL or --out-dir");
-    }
     if read.etag.is_none() {
         bail!(
             "{url}: the store gave no ETag for it, so a change made while ctxc works could not \

@@ -171,6 +171,61 @@ async fn get_async(url: Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
     Ok((bytes, meta))
 }
 
+/// The first `n` bytes of the object at `url` (fewer when it is shorter); `None` when no
+/// object is there.
+pub fn head_bytes(url: &Url, n: u64) -> Result<Option<Vec<u8>>> {
+    let Some(meta) = head(url)? else {
+        return Ok(None);
+    };
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    let end = n.min(meta.size);
+    if end == 0 {
+        return Ok(Some(Vec::new()));
+    }
+    match client::block_on(store.get_range(&key, 0..end)) {
+        Ok(bytes) => Ok(Some(bytes.to_vec())),
+        Err(StoreError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(explain(&e, url, "reading")),
+    }
+}
+
+/// The object at `url`, streamed into an unnamed temporary file (read back from its start),
+/// with the version it is: for what may not fit in memory (a dataset).
+pub fn download(url: &Url) -> Result<(std::fs::File, Meta)> {
+    use std::io::{Seek, Write};
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    let mut file = tempfile::tempfile().context("creating a temporary file")?;
+    let meta = client::block_on(async {
+        let got = store
+            .get(&key)
+            .await
+            .map_err(|e| explain(&e, url, "reading"))?;
+        let meta = Meta::from(&got.meta);
+        let mut body = got.into_stream();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| explain(&e, url, "reading"))?;
+            file.write_all(&chunk)
+                .with_context(|| format!("reading {url} into a temporary file"))?;
+        }
+        anyhow::Ok(meta)
+    })?;
+    file.rewind()?;
+    Ok((file, meta))
+}
+
+/// Removes the object at `url` (nothing there is not an error).
+pub fn delete(url: &Url) -> Result<()> {
+    writable(url)?;
+    let store = client::store(url)?;
+    let key = client::key(url)?;
+    match client::block_on(store.delete(&key)) {
+        Ok(()) | Err(StoreError::NotFound { .. }) => Ok(()),
+        Err(e) => Err(explain(&e, url, "removing")),
+    }
+}
+
 /// Writes `bytes` to `url`, replacing what is there; the object appears only once complete
 /// (multipart above [`PART_SIZE`], aborted on failure).
 pub fn put(url: &Url, bytes: &[u8]) -> Result<Meta> {

@@ -1,8 +1,8 @@
 //! Object storage: `stats`, `check` and `compact` on `s3://` prefixes against a real
 //! S3-compatible server on loopback (moto's, installed by `scripts/s3-standin.sh`): outputs
 //! byte-identical to a local run, a run killed mid-upload leaving nothing at a final key and
-//! resuming to the same end, and `--in-place` keeping its backup and refusing an object that
-//! changed since it was read.
+//! resuming to the same end, `--in-place` keeping its backup and refusing an object that
+//! changed since it was read, and archives kept in a bucket that `restore` reads back.
 //!
 //! Without moto installed the tests print why and pass, unless `CTXC_S3_REQUIRED` is set (as
 //! `.ci/run` does).
@@ -416,7 +416,7 @@ fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
         "{}",
         stderr_of(&again)
     );
-    // A missing object is named; so is a flag that does not work with object storage yet.
+    // A missing object is named.
     let missing = bucket
         .ctxc()
         .args(["stats", &bucket.url("in/nope.json")])
@@ -429,19 +429,6 @@ fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
         "{}",
         stderr_of(&missing)
     );
-    let archive = bucket
-        .ctxc()
-        .args([
-            "compact",
-            "--archive",
-            "--out-dir",
-            &bucket.url("x/"),
-            &bucket.url("in/"),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(archive.status.code(), Some(2));
-    assert!(stderr_of(&archive).contains("--archive is not supported with object storage"));
 }
 
 /// A transcript larger than two upload parts: an array of tau-bench runs, repeated.
@@ -635,21 +622,6 @@ fn in_place_on_s3_keeps_a_backup_and_refuses_an_object_changed_meanwhile() {
         stderr_of(&third)
     );
     assert_eq!(bucket.get("s/tool_heavy.jsonl.bak").unwrap(), original);
-    // The manifest stays on a disk.
-    let manifest = bucket
-        .ctxc()
-        .args([
-            "compact",
-            "--resume-from",
-            &bucket.url("m.jsonl"),
-            "--out-dir",
-            "x",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(manifest.status.code(), Some(2));
-    assert!(stderr_of(&manifest).contains("keep it on a local or shared disk"));
 }
 
 #[test]
@@ -728,17 +700,431 @@ fn a_parquet_dataset_is_read_from_and_written_to_a_bucket() {
     assert!(log.contains("finished by an earlier run"), "{log}");
     assert_eq!(files_of(&skipped).len(), files_of(&first).len());
     assert_eq!(files_of(&redone).len(), files_of(&first).len());
-    // In place is not done for datasets, in a bucket either: refused by name.
-    let in_place = bucket
-        .ctxc()
+}
+
+/// Two transcripts of the corpus (JSONL and JSON) in `DIR/in/`.
+fn two_transcripts(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let mut files = Vec::new();
+    for rel in [
+        "corpus/claude-code/spotter/tool_heavy.jsonl",
+        "corpus/swe-agent/ctf__crypto__katy.traj",
+    ] {
+        let bytes = std::fs::read(crate::shared(rel)).unwrap();
+        let name = rel.rsplit('/').next().unwrap().to_string();
+        std::fs::write(input.join(&name), &bytes).unwrap();
+        files.push((name, bytes));
+    }
+    files
+}
+
+#[test]
+fn an_archive_in_a_bucket_restores_every_original_byte_for_byte() {
+    let Some(bucket) = Bucket::new("archives") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let originals = two_transcripts(w);
+    bucket.upload(&w.join("in"), "in");
+    // The same run on disk and on the bucket writes the same outputs, each with its archive
+    // beside it.
+    let local = ctxc()
         .args(COMPACT)
-        .args(["--in-place", &url])
+        .arg("--archive")
+        .arg("--out-dir")
+        .arg(w.join("out"))
+        .arg(w.join("in"))
         .output()
         .unwrap();
-    assert_eq!(in_place.status.code(), Some(1));
-    assert!(
-        stderr_of(&in_place).contains("Parquet"),
-        "{}",
-        stderr_of(&in_place)
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    let remote = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args([
+            "--archive",
+            "--out-dir",
+            &bucket.url("out/"),
+            &bucket.url("in/"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(remote.status.code(), Some(0), "{}", stderr_of(&remote));
+    let outputs = |tree: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+        tree.into_iter()
+            .filter(|(name, _)| !name.ends_with(".ctxc-archive.json"))
+            .collect()
+    };
+    assert_eq!(
+        outputs(bucket.tree("out")),
+        outputs(local_tree(&w.join("out"))),
+        "byte-identical outputs"
     );
+    let names: Vec<String> = bucket.tree("out").into_iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        names,
+        [
+            "ctf__crypto__katy.ctxc-archive.json",
+            "ctf__crypto__katy.traj",
+            "tool_heavy.ctxc-archive.json",
+            "tool_heavy.jsonl",
+        ]
+    );
+    for (name, original) in &originals {
+        let stem = name.rsplit_once('.').unwrap().0;
+        let archive = bucket.url(&format!("out/{stem}.ctxc-archive.json"));
+        assert_ne!(&bucket.get(&format!("out/{name}")).unwrap(), original);
+        // From the archive in the bucket to a disk...
+        let back = w.join(format!("back-{name}"));
+        let out = bucket
+            .ctxc()
+            .args(["restore", &archive, "-o"])
+            .arg(&back)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        assert_eq!(&std::fs::read(&back).unwrap(), original, "{name}");
+        // ...and, named by the compacted object, to the bucket.
+        let out = bucket
+            .ctxc()
+            .args(["restore", &bucket.url(&format!("out/{name}")), "-o"])
+            .arg(bucket.url(&format!("back/{name}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        assert_eq!(&bucket.get(&format!("back/{name}")).unwrap(), original);
+        // The original is where it was: never overwritten by default, named by its URL.
+        let out = bucket.ctxc().args(["restore", &archive]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let input = bucket.url(&format!("in/{name}"));
+        assert!(
+            stderr_of(&out).contains(&format!("{input} exists")),
+            "{}",
+            stderr_of(&out)
+        );
+        let shown = bucket
+            .ctxc()
+            .args(["archive", "show", &archive])
+            .output()
+            .unwrap();
+        assert_eq!(shown.status.code(), Some(0), "{}", stderr_of(&shown));
+        assert!(String::from_utf8_lossy(&shown.stdout).contains(&format!("../in/{name}")));
+    }
+
+    // From a bucket to a disk, and from a disk to a bucket with --archive-dir in it.
+    let (name, original) = &originals[0];
+    let out = bucket
+        .ctxc()
+        .args(COMPACT)
+        .arg("--archive")
+        .arg("-o")
+        .arg(w.join("local/s.jsonl"))
+        .arg(bucket.url(&format!("in/{name}")))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(w.join("local/s.ctxc-archive.json").is_file());
+    let back = w.join("local/back.jsonl");
+    let out = ctxc()
+        .arg("restore")
+        .arg(w.join("local/s.jsonl"))
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(&std::fs::read(&back).unwrap(), original);
+    let out = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--archive", "--archive-dir", &bucket.url("arch/"), "-o"])
+        .arg(bucket.url("o2/s.jsonl"))
+        .arg(w.join("in").join(name))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = bucket
+        .ctxc()
+        .args([
+            "restore",
+            "-o",
+            "-",
+            &bucket.url("arch/s.ctxc-archive.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(&out.stdout, original);
+}
+
+#[test]
+fn in_place_on_s3_with_an_archive_chains_and_a_kill_loses_nothing() {
+    let Some(bucket) = Bucket::new("inplace-archive") else {
+        return;
+    };
+    let original =
+        std::fs::read(crate::shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap();
+    let url = bucket.url("s/t.jsonl");
+    let archive = bucket.url("s/t.ctxc-archive.json");
+    let round = |ratio: &str, failpoint: Option<&str>| {
+        let mut cmd = bucket.ctxc();
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.args([
+            "compact",
+            "-q",
+            "--force",
+            "--jobs",
+            "1",
+            "--target-ratio",
+            ratio,
+        ])
+        .args(["--in-place", "--archive", &url])
+        .output()
+        .unwrap()
+    };
+    let restored = |extra: &[&str]| {
+        let out = bucket
+            .ctxc()
+            .args(["restore", "-q", "-o", "-"])
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        out.stdout
+    };
+    // Killed after the archive's record is written pending, before the object is replaced:
+    // the object is as it was, and the pending record is no compaction.
+    bucket.put("s/t.jsonl", &original);
+    let killed = round("0.5", Some("archive-pending"));
+    assert_eq!(killed.status.code(), None, "killed by a signal");
+    assert_eq!(bucket.get("s/t.jsonl").unwrap(), original);
+    let nothing = bucket.ctxc().args(["restore", &archive]).output().unwrap();
+    assert_eq!(nothing.status.code(), Some(1));
+    assert!(
+        stderr_of(&nothing).contains("never reached its file"),
+        "{}",
+        stderr_of(&nothing)
+    );
+    // Killed after the object is replaced, before the record is committed: the record
+    // counts, and restores the original.
+    let killed = round("0.5", Some("output-in-place"));
+    assert_eq!(killed.status.code(), None, "killed by a signal");
+    let first = bucket.get("s/t.jsonl").unwrap();
+    assert_ne!(first, original);
+    assert_eq!(restored(&[]), original);
+    // One more round in place joins the archive: each step back comes back.
+    let again = round("0.3", None);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_ne!(bucket.get("s/t.jsonl").unwrap(), first);
+    assert_eq!(restored(&[]), original);
+    assert_eq!(restored(&["--steps", "1"]), first);
+    let json: Value =
+        serde_json::from_slice(&bucket.get("s/t.ctxc-archive.json").unwrap()).unwrap();
+    let records = json["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r.get("pending").is_none()));
+    assert_eq!(records[0]["input"]["path"], url.as_str());
+}
+
+#[test]
+fn a_dataset_in_a_bucket_is_archived_restored_and_replaced_in_place() {
+    let Some(bucket) = Bucket::new("dataset-archive") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("runs.parquet");
+    let rows = crate::parquet::tau_bench_rows(8);
+    let codec = parquet::basic::Compression::ZSTD(Default::default());
+    crate::parquet::write_dataset(&input, &rows, 3, codec);
+    let original = std::fs::read(&input).unwrap();
+    // On disk: compacted with its archive, then restored.
+    let run = |args: &[&str]| {
+        let out = ctxc().current_dir(d).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    };
+    run(&[
+        &COMPACT[..],
+        &["--archive", "-o", "out.parquet", "runs.parquet"],
+    ]
+    .concat());
+    run(&["restore", "-q", "out.parquet", "-o", "back.parquet"]);
+    let compacted = std::fs::read(d.join("out.parquet")).unwrap();
+    let restored = std::fs::read(d.join("back.parquet")).unwrap();
+    assert_ne!(compacted, original);
+
+    // The same from a bucket to a bucket: the same dataset and archive's restore.
+    bucket.put("in/runs.parquet", &original);
+    let out = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args([
+            "--archive",
+            "--out-dir",
+            &bucket.url("out/"),
+            &bucket.url("in/"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(bucket.get("out/runs.parquet").unwrap(), compacted);
+    assert!(bucket.get("out/runs.ctxc-archive.json").is_some());
+    let out = bucket
+        .ctxc()
+        .args(["restore", "-q", &bucket.url("out/runs.parquet"), "-o"])
+        .arg(bucket.url("back/runs.parquet"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(bucket.get("back/runs.parquet").unwrap(), restored);
+
+    // In place: changed between ctxc's read and its write, the object is left as it is,
+    // and the archive records nothing.
+    let url = bucket.url("s/runs.parquet");
+    bucket.put("s/runs.parquet", &original);
+    let pause = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
+    for name in aws_vars() {
+        cmd.env_remove(name);
+    }
+    cmd.envs(bucket.env())
+        .env(
+            "XDG_CONFIG_HOME",
+            crate::root().join("target/no-user-config"),
+        )
+        .env(
+            "CTXC_PAUSE",
+            format!("remote-replace:{}", pause.path().display()),
+        )
+        .args(COMPACT)
+        .args(["--in-place", "--backup", "--archive", &url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let started = std::time::Instant::now();
+    while !pause.path().join("paused").exists() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "ctxc never reached remote-replace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    bucket.put("s/runs.parquet", b"PAR1 rewritten meanwhile");
+    std::fs::write(pause.path().join("go"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains(&format!("{url} changed since ctxc read it")),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        bucket.get("s/runs.parquet").unwrap(),
+        b"PAR1 rewritten meanwhile"
+    );
+    assert_eq!(bucket.get("s/runs.parquet.bak").unwrap(), original);
+    assert_eq!(bucket.get("s/runs.ctxc-archive.json"), None, "rolled back");
+
+    // Undisturbed: replaced by what a local run writes, its backup kept, and restorable.
+    bucket.put("s/runs.parquet", &original);
+    let out = bucket
+        .ctxc()
+        .args(COMPACT)
+        .args(["--in-place", "--backup", "--archive", &url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(bucket.get("s/runs.parquet").unwrap(), compacted);
+    assert_eq!(bucket.get("s/runs.parquet.bak").unwrap(), original);
+    let out = bucket
+        .ctxc()
+        .args(["restore", "-q", &url, "-o"])
+        .arg(d.join("in-place-back.parquet"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(
+        std::fs::read(d.join("in-place-back.parquet")).unwrap(),
+        restored
+    );
+}
+
+#[test]
+fn a_manifest_in_a_bucket_resumes_a_killed_run() {
+    let Some(bucket) = Bucket::new("manifest") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    two_transcripts(w);
+    bucket.upload(&w.join("in"), "in");
+    let manifest = bucket.url("run/manifest.jsonl");
+    let run = |failpoint: Option<&str>| {
+        let mut cmd = bucket.ctxc();
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.args(COMPACT)
+            .args(["-v", "--resume-from", &manifest, "--out-dir"])
+            .args([&bucket.url("out/"), &bucket.url("in/")])
+            .output()
+            .unwrap()
+    };
+    let parts = || -> Vec<String> {
+        bucket
+            .tree("run")
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.starts_with("manifest.jsonl.parts/"))
+            .collect()
+    };
+    // Killed after the second entry, before its output: one output, two entries kept as
+    // objects of their own, no manifest object yet.
+    let killed = run(Some("manifest-entry:2"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    assert_eq!(bucket.tree("out").len(), 1, "{:?}", keys(&bucket));
+    assert_eq!(parts().len(), 2);
+    assert_eq!(bucket.get("run/manifest.jsonl"), None);
+    // Resumed: the first is skipped, the second redone; the parts are folded in.
+    let resumed = run(None);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr_of(&resumed));
+    assert_eq!(
+        stderr_of(&resumed)
+            .matches("finished by an earlier run")
+            .count(),
+        1,
+        "{}",
+        stderr_of(&resumed)
+    );
+    assert!(parts().is_empty(), "{:?}", parts());
+    let folded = bucket.get("run/manifest.jsonl").unwrap();
+    assert_eq!(folded.iter().filter(|&&b| b == b'\n').count(), 3);
+    let local = ctxc()
+        .args(COMPACT)
+        .arg("--out-dir")
+        .arg(w.join("out"))
+        .arg(w.join("in"))
+        .output()
+        .unwrap();
+    assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
+    assert_eq!(
+        bucket.tree("out"),
+        local_tree(&w.join("out")),
+        "byte-identical"
+    );
+    // Finished: a re-run redoes nothing and writes no entry.
+    let again = run(None);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+    assert_eq!(
+        stderr_of(&again)
+            .matches("finished by an earlier run")
+            .count(),
+        2
+    );
+    assert_eq!(bucket.get("run/manifest.jsonl").unwrap(), folded);
+    assert!(parts().is_empty());
 }

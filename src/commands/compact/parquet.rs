@@ -7,7 +7,10 @@
 //! claimed file), the archive with its record pending (`--archive`: each changed row's
 //! original, see [`crate::archive::DatasetRecord`]), the rename (in place: under the file's
 //! lock, refused when the file changed or another process holds it open for writing), and
-//! the archive's record committed.
+//! the archive's record committed. To an object, the same steps with an unnamed temporary
+//! file, uploaded whole in place of the rename: in parts to a new key, or, in place, the backup
+//! written from the object as read and the object replaced in one `PUT` conditional on the
+//! version read (see [`crate::inplace::remote`]).
 
 use super::{
     BROKEN_PIPE, Conduct, Destination, Failed, Job, check_destination, is_broken_pipe,
@@ -73,7 +76,14 @@ impl Conduct<'_> {
     /// Compacts every row of a dataset and writes it to the job's destination. The rows'
     /// reports go to the spool as their row groups are done; what is returned is left to
     /// report (a dataset that failed as a whole, or the rows an earlier run finished).
-    pub(super) fn dataset(&self, job: &Job, file: File, settings: &Settings) -> Vec<FileReport> {
+    /// `object`: an object compacted in place, claimed (read with its version) by the caller.
+    pub(super) fn dataset(
+        &self,
+        job: &Job,
+        file: File,
+        object: Option<inplace::remote::Claim>,
+        settings: &Settings,
+    ) -> Vec<FileReport> {
         let path = job.input.display();
         let failed = |f: Failed| vec![f.into_report(&path)];
         if self.args.confirm && !self.args.dry_run {
@@ -103,7 +113,7 @@ impl Conduct<'_> {
             }
             Ok(false) => {}
         }
-        match self.compact_dataset(job, file, settings, identity.as_ref()) {
+        match self.compact_dataset(job, file, object, settings, identity.as_ref()) {
             Ok(()) => Vec::new(),
             Err(f) => {
                 // Its rows were reported as done: the dataset as a whole failed instead.
@@ -117,6 +127,7 @@ impl Conduct<'_> {
         &self,
         job: &Job,
         file: File,
+        object: Option<inplace::remote::Claim>,
         settings: &Settings,
         identity: Option<&Identity>,
     ) -> Result<(), Failed> {
@@ -135,7 +146,11 @@ impl Conduct<'_> {
             Some(claim) => claim.file().map_err(&read)?,
             None => file,
         };
-        let archiving = self.args.archive && matches!(self.dest(job), Destination::File(_));
+        let archiving = self.args.archive
+            && matches!(
+                self.dest(job),
+                Destination::File(_) | Destination::Remote(_)
+            );
         let input_ref = if archiving {
             let (bytes, hash) = archive::hash_file(&file)
                 .with_context(|| format!("reading {path}"))
@@ -144,6 +159,10 @@ impl Conduct<'_> {
         } else {
             None
         };
+        // An object compacted in place: its bytes as read are kept for the backup.
+        let mut file_copy = object
+            .as_ref()
+            .map(|_| file.try_clone().context("keeping the object as read"));
         let mut dataset = Dataset::open(file, self.args.input.column.as_deref()).map_err(&read)?;
         if archiving {
             dataset.keep_originals();
@@ -210,20 +229,66 @@ impl Conduct<'_> {
                 let mut tmp = tempfile::tempfile()
                     .context("creating a temporary file for the dataset")
                     .map_err(&write)?;
+                // In place, the object as read, for its backup.
+                let original = match &object {
+                    Some(_) => Some(file_copy.take().expect("kept").map_err(&write)?),
+                    None => None,
+                };
                 let mut writer = BufWriter::new(&tmp);
-                dataset
+                let read = dataset
                     .rewrite(Some(&mut writer), each, sink)
-                    .and_then(|_| Ok(writer.flush()?))
+                    .and_then(|read| {
+                        writer.flush()?;
+                        Ok(read)
+                    })
                     .with_context(|| format!("writing the dataset for {url}"))
                     .map_err(&write)?;
                 drop(writer);
-                let (_, hash) = archive::hash_file(&tmp)
+                // In place, a dataset none of whose rows changed is left alone: no backup, no
+                // rewrite.
+                if object.is_some() && rows.replaced == 0 {
+                    return Ok(());
+                }
+                let (bytes, hash) = archive::hash_file(&tmp)
                     .with_context(|| format!("reading back the dataset for {url}"))
                     .map_err(&write)?;
                 let name = std::path::PathBuf::from(url.to_string());
-                self.record_rows(job, identity, &name, hash)
+                self.record_rows(job, identity, &name, hash.clone())
                     .map_err(&write)?;
-                crate::store::put_file(url, &mut tmp).map_err(&write)?;
+                let mut staged = Staged {
+                    job,
+                    out: &name,
+                    dataset: &dataset,
+                    read,
+                    input_ref,
+                    identity,
+                };
+                if let (Some(claim), Some(original)) = (&object, original) {
+                    // In place: the backup first, then the object replaced only while it is
+                    // the version read.
+                    if let Some(suffix) = &self.args.outputs.backup {
+                        let original = read_whole(&original)
+                            .with_context(|| format!("reading back {url} as read"))
+                            .map_err(&write)?;
+                        claim.backup(suffix, &original).map_err(&write)?;
+                    }
+                    let pending = self
+                        .begin_archive(&mut staged, &mut rows, (bytes, hash))
+                        .map_err(&write)?;
+                    let written = read_whole(&tmp)
+                        .with_context(|| format!("reading back the dataset for {url}"))
+                        .and_then(|compacted| claim.replace(&compacted));
+                    self.settle(written, pending).map_err(&write)?;
+                    for note in claim.notes() {
+                        self.progress.warn(&format!("{path}: {note}"));
+                    }
+                    return Ok(());
+                }
+                let pending = self
+                    .begin_archive(&mut staged, &mut rows, (bytes, hash))
+                    .map_err(&write)?;
+                let written = crate::store::put_file(url, &mut tmp).map(drop);
+                self.settle(written, pending).map_err(&write)?;
             }
         }
         Ok(())
@@ -257,7 +322,7 @@ impl Conduct<'_> {
     /// and archive, as a file's are.
     fn place(
         &self,
-        w: Staged,
+        mut w: Staged,
         tmp: TempFile,
         claim: Option<&Claim>,
         rows: &mut Rows,
@@ -277,32 +342,7 @@ impl Conduct<'_> {
             Input::File(p) => Some(p.as_path()),
             Input::Stdin | Input::Remote(_) => None,
         };
-        // The archive first, its new record pending; committed once the output is in place,
-        // put back when it could not be.
-        let pending = match w.input_ref {
-            Some(input_ref) => {
-                let dataset = DatasetRecord {
-                    column: w.dataset.column_name().to_string(),
-                    rows: w.read.rows,
-                    values_hash: w.read.values_hash,
-                    changed: std::mem::take(&mut rows.changed),
-                };
-                let record = archive::dataset_record(
-                    (input_ref, archive::file_ref_of(bytes, hash)),
-                    std::mem::take(&mut rows.conversations),
-                    super::super::config::effective_json(self.config),
-                    dataset,
-                );
-                Some(archive::begin_dataset(DatasetJob {
-                    input,
-                    output: w.out,
-                    archive_dir: self.args.archive_dir.as_deref(),
-                    input_root: w.job.root.as_deref(),
-                    record,
-                })?)
-            }
-            None => None,
-        };
+        let pending = self.begin_archive(&mut w, rows, (bytes, hash))?;
         let written = match claim {
             Some(claim) => claim.replace_with(tmp),
             None => persist(tmp, input, w.out),
@@ -313,6 +353,41 @@ impl Conduct<'_> {
             self.progress.warn(&format!("{path}: {note}"));
         }
         Ok(())
+    }
+
+    /// The archive of a dataset about to be put in place, its new record pending (committed
+    /// once the output is in place, put back when it could not be); `None` without
+    /// `--archive`. `output`: the size and hash of the dataset written.
+    fn begin_archive(
+        &self,
+        w: &mut Staged,
+        rows: &mut Rows,
+        (bytes, hash): (u64, String),
+    ) -> Result<Option<archive::Pending>> {
+        let Some(input_ref) = w.input_ref.take() else {
+            return Ok(None);
+        };
+        let dataset = DatasetRecord {
+            column: w.dataset.column_name().to_string(),
+            rows: w.read.rows,
+            values_hash: w.read.values_hash.clone(),
+            changed: std::mem::take(&mut rows.changed),
+        };
+        let record = archive::dataset_record(
+            (input_ref, archive::file_ref_of(bytes, hash)),
+            std::mem::take(&mut rows.conversations),
+            super::super::config::effective_json(self.config),
+            dataset,
+        );
+        let input = w.job.input_name();
+        archive::begin_dataset(DatasetJob {
+            input: input.as_deref(),
+            output: w.out,
+            archive_dir: self.args.archive_dir.as_deref(),
+            input_root: w.job.root.as_deref(),
+            record,
+        })
+        .map(Some)
     }
 
     /// One row through the pipeline ([`crate::api::compact_row_with`]): its report, what
@@ -360,6 +435,15 @@ struct Staged<'a> {
 /// A row's report, failed when its compacted conversation could not be written back.
 fn row_report((report, written): (FileReport, Written)) -> FileReport {
     crate::api::row_report(report, written)
+}
+
+/// The whole of `file`, from its start.
+fn read_whole(file: &File) -> Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let size = file.metadata()?.len();
+    let mut bytes = vec![0u8; size as usize];
+    file.read_exact_at(&mut bytes, 0)?;
+    Ok(bytes)
 }
 
 /// A temporary file in `out`'s directory (created if need be).
