@@ -219,13 +219,19 @@ pub fn why_not(settings: &TriggerSettings, m: &Measures) -> String {
     } else {
         ""
     };
+    use crate::report::{plural, thousands};
     let tokens = match settings.token_threshold() {
-        Some(t) => format!("{} < {t} tokens{provider}", m.trigger_tokens(settings)),
+        Some(t) => format!(
+            "{} < {} tokens{provider}",
+            thousands(m.trigger_tokens(settings) as u64),
+            thousands(t as u64)
+        ),
         None => "token trigger off".into(),
     };
     format!(
-        "no trigger fired: {tokens}, {} turns, {} events, no {SUMMARY_REQUEST_MARKER} marker",
-        m.turns, m.events
+        "no trigger fired: {tokens}, {}, {}, no {SUMMARY_REQUEST_MARKER} marker",
+        plural(m.turns, "turn"),
+        plural(m.events, "event")
     )
 }
 

@@ -14,7 +14,7 @@ use crate::inplace;
 use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{Outcome, Settings};
 use crate::progress::Progress;
-use crate::report::{self, OutputFormat};
+use crate::report::{self, OutputFormat, thousands};
 use crate::shard::{self, Shard};
 use crate::store::{self, Url};
 use crate::summarizer::Summarizer;
@@ -1002,7 +1002,12 @@ impl Conduct<'_> {
             w => w,
         }
         .max(1);
-        let usage = 100.0 * r.context_tokens_before as f64 / window as f64;
+        // The figure `stats` shows: the provider's, calibrated, when the file records usage.
+        let (tokens, which) = match r.calibrated_tokens_before {
+            Some(n) if !self.args.triggers.raw_tokens => (n, "provider"),
+            _ => (r.context_tokens_before, "ctxc count"),
+        };
+        let usage = 100.0 * tokens as f64 / window as f64;
         let triggers = if r.triggers.is_empty() {
             "none".into()
         } else {
@@ -1011,7 +1016,7 @@ impl Conduct<'_> {
         self.progress.log(
             1,
             &format!(
-                "{}: {} trigger={triggers} usage={usage:.0}% of {window} messages={}→{} tokens={}→{} summaries={} summaryTokens={} timeMs={}",
+                "{}: {} trigger={triggers} usage={usage:.0}% of {window} ({which}) messages={}→{} tokens={}→{} summaries={} summaryTokens={} timeMs={}",
                 r.path,
                 r.status.name(),
                 r.messages_before,
@@ -1027,14 +1032,17 @@ impl Conduct<'_> {
             self.progress.log(
                 2,
                 &format!(
-                    "{}: step {} tokens {}→{} ({} conversations{})",
+                    "{}: step {} tokens {}→{} ({}{})",
                     r.path,
                     step.strategy,
-                    step.tokens_before,
-                    step.tokens_after,
-                    step.conversations,
+                    thousands(step.tokens_before as u64),
+                    thousands(step.tokens_after as u64),
+                    crate::report::plural(step.conversations, "conversation"),
                     step.thinking_dropped
-                        .map(|n| format!(", {n} old thinking blocks dropped"))
+                        .map(|n| format!(
+                            ", {} dropped",
+                            crate::report::plural(n, "old thinking block")
+                        ))
                         .unwrap_or_default()
                 ),
             );
@@ -1124,7 +1132,12 @@ fn print(
             .and_then(|()| out.flush().map_err(Into::into))
             .context(crate::output::OutputFailed);
     }
-    let text = rendered(report, files, format)?;
+    let terminal = if to_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let text = rendered(report, files, format, terminal)?;
     if to_stderr {
         std::io::stderr().lock().write_all(text.as_bytes())?;
     } else {
@@ -1133,8 +1146,14 @@ fn print(
     Ok(())
 }
 
-/// The report with all its files, in a format other than JSON.
-fn rendered(report: &CompactReport, files: &Spooled, format: OutputFormat) -> Result<String> {
+/// The report with all its files, in a format other than JSON; a table for a `terminal`
+/// with its paths shortened.
+fn rendered(
+    report: &CompactReport,
+    files: &Spooled,
+    format: OutputFormat,
+    terminal: bool,
+) -> Result<String> {
     let whole = CompactReport {
         schema_version: report.schema_version,
         tokenizer: report.tokenizer.clone(),
@@ -1144,7 +1163,11 @@ fn rendered(report: &CompactReport, files: &Spooled, format: OutputFormat) -> Re
         files: files.all()?,
         totals: report.totals.clone(),
     };
-    report::render(format, &whole, &table(&whole))
+    let mut table = table(&whole);
+    if terminal && format == OutputFormat::Table {
+        report::shorten_paths(&mut table, 0);
+    }
+    report::render(format, &whole, &table)
 }
 
 /// Writes the report to `path` (a file, or an object named by its URL) in the format its
@@ -1165,7 +1188,7 @@ fn write_report_file(report: &CompactReport, files: &Spooled, path: &Path) -> Re
                     store::put_file(&url, &mut tmp).map(drop)
                 })
         } else {
-            rendered(report, files, format)
+            rendered(report, files, format, false)
                 .and_then(|text| store::put(&url, text.as_bytes()).map(drop))
         };
         return uploaded.with_context(|| format!("writing the report {url}"));
@@ -1184,7 +1207,7 @@ fn write_report_file(report: &CompactReport, files: &Spooled, path: &Path) -> Re
             tmp.persist(path)
         })
     } else {
-        rendered(report, files, format)
+        rendered(report, files, format, false)
             .and_then(|text| discover::write_atomic(path, text.as_bytes(), None))
     };
     written.with_context(|| format!("writing the report {}", path.display()))

@@ -292,14 +292,14 @@ impl FileReport {
         }
         if undershot > MAX_NOTES {
             r.notes.push(format!(
-                "... and {} more conversations that landed under 85% of their target",
-                undershot - MAX_NOTES
+                "... and {} that landed under 85% of their target",
+                crate::report::plural(undershot - MAX_NOTES, "more conversation")
             ));
         }
         if many && r.triggers.is_empty() {
             r.notes.push(format!(
                 "no trigger fired in any of the {} conversations",
-                outcome.conversations.len()
+                thousands(outcome.conversations.len() as u64)
             ));
         }
         r.target_tokens = targets;
@@ -428,12 +428,7 @@ pub struct SummaryFailure {
 impl SummaryFailure {
     /// The warning and the report's note: one line per cause, over the whole run.
     pub fn note(&self) -> String {
-        let n = self.conversations;
-        let conversations = if n == 1 {
-            "1 conversation".to_string()
-        } else {
-            format!("{} conversations", thousands(n as u64))
-        };
+        let conversations = crate::report::plural(self.conversations, "conversation");
         let instead = match self.fallback {
             OnFailure::Extractive => format!("extractive used for {conversations}"),
             OnFailure::Truncate => format!("spans dropped without a summary in {conversations}"),

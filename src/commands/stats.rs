@@ -16,6 +16,7 @@ use crate::trigger::{self, Measures, TriggerSettings};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 
 /// The whole report.
 #[derive(Debug, Serialize)]
@@ -221,7 +222,11 @@ fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Res
             .unwrap_or(figures.context_tokens);
         format!("{tokens}\n")
     } else {
-        report::render(format, report, &table(report))?
+        let mut table = table(report);
+        if format == OutputFormat::Table && std::io::stdout().is_terminal() {
+            report::shorten_paths(&mut table, 0);
+        }
+        report::render(format, report, &table)?
     };
     crate::output::write_stdout(text.as_bytes())
 }
@@ -611,9 +616,9 @@ fn notes(report: &StatsReport) -> Vec<String> {
     for f in &report.files {
         if let Some(c) = f.figures.calibration.as_ref().filter(|c| !c.estimate) {
             notes.push(format!(
-                "{}: calibrated on {} calls: overhead {}, ratio {:.3}, fit error {:.1}%",
+                "{}: calibrated on {}: overhead {}, ratio {:.3}, fit error {:.1}%",
                 f.path,
-                c.calls,
+                crate::report::plural(c.calls, "call"),
                 thousands(c.overhead),
                 c.ratio,
                 c.fit_error.unwrap_or(0.0) * 100.0

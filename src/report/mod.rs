@@ -79,6 +79,68 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// How wide a path may be in a table printed on a terminal.
+pub const TERMINAL_PATH_WIDTH: usize = 48;
+
+/// `path` as a table on a terminal shows it: the home directory as `~`, and when still longer
+/// than `max` characters, the middle directories as `…` and a long file name's middle too
+/// (`~/.claude/projects/…/8463c716-….jsonl`). Reports to files and pipes keep whole paths.
+pub fn short_path(path: &str, home: Option<&str>, max: usize) -> String {
+    let path = match home.filter(|h| h.len() > 1) {
+        Some(home)
+            if path
+                .strip_prefix(home)
+                .is_some_and(|rest| rest.starts_with('/')) =>
+        {
+            format!("~{}", &path[home.len()..])
+        }
+        _ => path.to_string(),
+    };
+    let width = |s: &str| s.chars().count();
+    if width(&path) <= max {
+        return path;
+    }
+    let (dir, name) = match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path.as_str()),
+    };
+    let name = short_name(name, max / 2);
+    if dir.is_empty() {
+        return name;
+    }
+    // Leading directories while they fit, then `…`.
+    let mut kept = String::new();
+    for part in dir.split('/') {
+        let candidate = format!("{kept}{part}/");
+        if width(&candidate) + width("…/") + width(&name) > max {
+            break;
+        }
+        kept = candidate;
+    }
+    format!("{kept}…/{name}")
+}
+
+/// A file name of at most about `max` characters: its start, `…` and its extension.
+fn short_name(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        return name.to_string();
+    }
+    let ext = name.rfind('.').map_or("", |i| &name[i..]);
+    let keep = max.saturating_sub(ext.chars().count() + 1).max(4);
+    let start: String = name.chars().take(keep).collect();
+    format!("{start}…{ext}")
+}
+
+/// Shortens the paths in `column` of `table` (see [`short_path`]).
+pub fn shorten_paths(table: &mut Table, column: usize) {
+    let home = std::env::var("HOME").ok();
+    for row in &mut table.rows {
+        if let Some(cell) = row.get_mut(column) {
+            *cell = short_path(cell, home.as_deref(), TERMINAL_PATH_WIDTH);
+        }
+    }
+}
+
 /// A count and its noun, agreeing: `1 file`, `0 files`, `1,234 files`.
 pub fn plural(n: usize, noun: &str) -> String {
     let s = if n == 1 { "" } else { "s" };
@@ -88,6 +150,21 @@ pub fn plural(n: usize, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_shortened_in_the_middle() {
+        let home = Some("/home/u");
+        let long = "/home/u/.claude/projects/-home-u-src-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+        let short = short_path(long, home, 48);
+        assert_eq!(short, "~/.claude/projects/…/8463c716-a2ea-4c1….jsonl");
+        assert!(short.chars().count() <= 48);
+        assert_eq!(short_path("/home/u/a.jsonl", home, 48), "~/a.jsonl");
+        assert_eq!(
+            short_path("/home/user/a.jsonl", home, 48),
+            "/home/user/a.jsonl"
+        );
+        assert_eq!(short_path("runs/a.jsonl", home, 48), "runs/a.jsonl");
+    }
 
     #[test]
     fn plurals_agree() {

@@ -332,3 +332,85 @@ fn force_under_the_target_says_why_it_cut() {
     let help = ctxc().args(["compact", "--help"]).output().unwrap();
     assert!(stdout_of(&help).contains("A file already under its target still gets the"));
 }
+
+#[test]
+fn figures_read_as_sentences_and_verbose_usage_is_the_figure_stats_shows() {
+    let katy = crate::shared("corpus/swe-agent/ctf__crypto__katy.traj");
+    let out = ctxc()
+        .args(["compact", "--dry-run"])
+        .arg(&katy)
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("no trigger fired: 7,718 < 160,000 tokens, "),
+        "{text}"
+    );
+    assert!(
+        !text.contains(" 1 turns") && !text.contains(" 1 events"),
+        "{text}"
+    );
+    let out = ctxc()
+        .args(["stats"])
+        .arg(fixture("codex/session.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("calibrated on 1 call:"),
+        "{}",
+        stdout_of(&out)
+    );
+    // -v gives the provider's figure, as stats does, and says which it is.
+    let session =
+        crate::shared("corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
+    let out = ctxc()
+        .args(["compact", "-v", "--dry-run", "--force"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(
+        stderr_of(&out).contains("usage=66% of 200000 (provider)"),
+        "{}",
+        stderr_of(&out)
+    );
+    let stats = ctxc().arg("stats").arg(&session).output().unwrap();
+    assert!(
+        stdout_of(&stats).contains("132,743 (66%)"),
+        "{}",
+        stdout_of(&stats)
+    );
+}
+
+#[test]
+fn a_table_on_a_terminal_shortens_long_paths_and_a_pipe_keeps_them() {
+    let home = tempfile::tempdir().unwrap();
+    let deep = home
+        .path()
+        .join(".claude/projects/-home-someone-src-a-long-project-name");
+    std::fs::create_dir_all(&deep).unwrap();
+    let file = deep.join("8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
+    std::fs::copy(fixture("examples/claude-code-session.jsonl"), &file).unwrap();
+    let piped = ctxc().arg("stats").arg(&file).output().unwrap();
+    assert!(stdout_of(&piped).contains(&file.display().to_string()));
+    // script(1) gives the command a terminal; its typescript goes to a temp file.
+    let typescript = home.path().join("typescript");
+    let command = format!(
+        "{} stats {}",
+        assert_cmd::cargo::cargo_bin("ctxc").display(),
+        file.display()
+    );
+    let Ok(out) = std::process::Command::new("script")
+        .env("HOME", home.path())
+        .args(["-qec", &command])
+        .arg(&typescript)
+        .output()
+    else {
+        eprintln!("script(1) is not installed: the terminal case is not run");
+        return;
+    };
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("~/.claude/projects/…/8463c716-a2ea-4c1….jsonl"),
+        "{text}"
+    );
+}
