@@ -428,6 +428,44 @@ fn a_session_compacted_in_place_prints_how_to_resume_it_and_restores_exactly() {
     );
 }
 
+/// `--drop-stored` drops the history above the compact boundary, where this session's first
+/// prompt is, but keeps that prompt: it is what Claude Code and `ctxc sessions` title the
+/// session with.
+#[test]
+fn dropping_stored_history_keeps_the_title() {
+    let m = Machine::new();
+    let title = || {
+        let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        entry(&json(&out), BIG)["title"].clone()
+    };
+    let before = title();
+    assert!(
+        before
+            .as_str()
+            .unwrap()
+            .starts_with("Work on bead spotter-fum."),
+        "{before}"
+    );
+    let out = m
+        .ctxc()
+        .args(["compact", "-q", "--in-place", "--drop-stored", "@8463"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(title(), before);
+    let text = std::fs::read_to_string(m.session_file(BIG)).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "user", "the prompt opens the file: {first}");
+    assert_eq!(
+        first["parentUuid"],
+        Value::Null,
+        "its dropped parent is unlinked"
+    );
+    let check = m.ctxc().args(["check", "@8463"]).output().unwrap();
+    assert!(check.status.success(), "{}", stdout_of(&check));
+}
+
 #[test]
 fn a_compacted_copy_is_never_written_into_a_store() {
     let m = Machine::new();
