@@ -13,12 +13,17 @@
 //! changed or is gone, the archive's own copy of the last output is the starting point; a
 //! last compaction still marked pending counts only when the file holds its output.
 //!
+//! A file compacted in place is restored over itself, its undo: the compacted file is kept
+//! first as `NAME.EXT.compacted` (never over another file), under the guards of `compact
+//! --in-place` (locked; refused while another process holds it open for writing or when it
+//! changes meanwhile). Any other existing destination is refused unless --force-overwrite.
+//!
 //! Exit status: 0 restored, 1 refused or failed (the message says why), 2 usage.
 
 use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record};
 use crate::cli::RestoreArgs;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
 /// Why a restore did not happen.
@@ -123,9 +128,33 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
     }
     let undone = archive::undo(records, &compacted.bytes, steps, args.force)
         .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e}", args.archive.display())))?;
-    let dest = destination(args, &records[target], compacted.base)?;
+    let dest = destination(
+        args,
+        &records[target],
+        compacted.base,
+        compacted.path.as_deref(),
+        Some(&undone.bytes),
+    )?;
+    if let Dest::Done(path) = &dest {
+        if !quiet {
+            eprintln!(
+                "ctxc: {} already holds {}, byte for byte (restored before?): nothing written",
+                path.display(),
+                what(records, target)
+            );
+        }
+        return Ok(());
+    }
     let like = compacted.path.as_deref().unwrap_or(&args.archive);
-    write(&dest, &undone.bytes, like).map_err(Stop::Failed)?;
+    let kept = match &dest {
+        Dest::OverCompacted(path) => {
+            Some(replace_compacted(path, &compacted.bytes, &undone.bytes).map_err(Stop::Failed)?)
+        }
+        _ => {
+            write(dest.path(), &undone.bytes, like).map_err(Stop::Failed)?;
+            None
+        }
+    };
     if !compacted.matches {
         warn(&format!(
             "{} did not match the archive: restored from it anyway (--force)",
@@ -152,12 +181,21 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         eprintln!(
             "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
             what(records, target),
-            dest.map_or("standard output".into(), |p| p.display().to_string()),
+            dest.path()
+                .map_or("standard output".into(), |p| p.display().to_string()),
             crate::report::thousands(undone.bytes.len() as u64),
             plural(n),
         );
-        if let Some(note) = &compacted.note {
-            eprintln!("ctxc: {note}");
+        match (&kept, &compacted.note) {
+            (Some(backup), Some(_)) => eprintln!(
+                "ctxc: the compacted file, with what was appended to it since, is kept as {}",
+                backup.display()
+            ),
+            (Some(backup), None) => {
+                eprintln!("ctxc: the compacted file is kept as {}", backup.display())
+            }
+            (None, Some(note)) => eprintln!("ctxc: {note}"),
+            (None, None) => {}
         }
         let generations = last.generation;
         if target == 0 && generations > 1 {
@@ -185,7 +223,7 @@ fn restore_dataset(
     let n = records.len();
     let last = &records[n - 1];
     let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
-    let dest = destination(args, &records[target], base)?;
+    let dest = destination(args, &records[target], base, None, None)?.into_path();
     let fail = |e: anyhow::Error| Stop::Failed(e);
     let compacted = std::fs::File::open(&path)
         .with_context(|| format!("reading the compacted dataset {}", path.display()))
@@ -445,10 +483,46 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
     )
 }
 
-/// Where the restored file goes (`None`: standard output).
-fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option<PathBuf>, Stop> {
+/// Where the restored file goes.
+enum Dest {
+    Stdout,
+    /// A file that is not there yet, or is replaced (--force-overwrite).
+    File(PathBuf),
+    /// The compacted file itself (compacted in place), which is kept as a backup first.
+    OverCompacted(PathBuf),
+    /// The default destination, which holds the restored bytes already: nothing to write.
+    Done(PathBuf),
+}
+
+impl Dest {
+    /// The file written (`None`: standard output).
+    fn path(&self) -> Option<&Path> {
+        match self {
+            Dest::Stdout => None,
+            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
+        }
+    }
+
+    fn into_path(self) -> Option<PathBuf> {
+        match self {
+            Dest::Stdout => None,
+            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
+        }
+    }
+}
+
+/// Where the restored file goes. `compacted`: the file the restore reads, which the default
+/// destination may be (a file compacted in place): it is then restored over. `restored`: the
+/// bytes to write, when a default destination holding them already is done.
+fn destination(
+    args: &RestoreArgs,
+    target: &Record,
+    base: Base,
+    compacted: Option<&Path>,
+    restored: Option<&[u8]>,
+) -> Result<Dest, Stop> {
     let (path, chosen) = match &args.output {
-        Some(p) if p.as_os_str() == "-" => return Ok(None),
+        Some(p) if p.as_os_str() == "-" => return Ok(Dest::Stdout),
         Some(p) => (p.clone(), true),
         None => {
             let path = archive::resolve(&args.archive, &target.input, base).ok_or_else(|| {
@@ -460,6 +534,12 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
             (path, false)
         }
     };
+    if !chosen && !args.force_overwrite && restored.is_some_and(|r| holds_exactly(&path, r)) {
+        return Ok(Dest::Done(path));
+    }
+    if !chosen && !args.force_overwrite && compacted.is_some_and(|c| same_file(c, &path)) {
+        return Ok(Dest::OverCompacted(path));
+    }
     if path.exists() && !args.force_overwrite {
         let hint = if chosen {
             "--force-overwrite replaces it"
@@ -469,12 +549,59 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
         };
         return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.display())));
     }
-    Ok(Some(path))
+    Ok(Dest::File(path))
+}
+
+/// Whether the file at `path` holds exactly `bytes`.
+fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|b| b == bytes)
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// What is appended to a file compacted in place to name its backup when it is restored.
+pub const COMPACTED_SUFFIX: &str = ".compacted";
+
+/// Restores over the compacted file at `path`, which held `compacted` (or begins with it),
+/// after keeping it as `NAME.EXT.compacted`: locked, and only while it is unchanged and no
+/// other process holds it open for writing, as `compact --in-place` replaces a file. Returns
+/// the backup's path.
+fn replace_compacted(path: &Path, compacted: &[u8], restored: &[u8]) -> Result<PathBuf> {
+    let (claim, now) = crate::inplace::claim(path, u64::MAX)?;
+    if !now.starts_with(compacted) {
+        bail!(
+            "{} changed while ctxc was restoring it: left as it is",
+            claim.target.display()
+        );
+    }
+    let mut backup = claim.target.clone().into_os_string();
+    backup.push(COMPACTED_SUFFIX);
+    let backup = PathBuf::from(backup);
+    if backup.symlink_metadata().is_ok() && std::fs::read(&backup).ok().as_deref() != Some(&now) {
+        bail!(
+            "{} exists: restoring over {} keeps the compacted file there first, and never \
+             overwrites a file (move it away, or write the restored file elsewhere with -o \
+             FILE); {} was left as it is",
+            backup.display(),
+            claim.target.display(),
+            claim.target.display()
+        );
+    }
+    let backup = claim.backup(COMPACTED_SUFFIX, &now)?;
+    claim.replace(restored)?;
+    Ok(backup)
 }
 
 /// Writes the restored bytes atomically (with the compacted file's permissions), or to
 /// standard output.
-fn write(dest: &Option<PathBuf>, bytes: &[u8], like: &Path) -> Result<()> {
+fn write(dest: Option<&Path>, bytes: &[u8], like: &Path) -> Result<()> {
     let Some(path) = dest else {
         return crate::output::write_stdout(bytes);
     };
