@@ -3,6 +3,7 @@
 mod archive;
 mod calibrate;
 mod check;
+mod ci;
 mod compact;
 mod deep;
 mod fleet;
