@@ -10,6 +10,7 @@ mod fleet;
 mod inplace;
 mod man;
 mod parquet;
+mod progress;
 mod s3;
 mod sessions;
 mod stats;
