@@ -130,8 +130,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;restore' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored transcript here [default: the original''s path, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]')
             [CompletionResult]::new('--steps', '--steps', [CompletionResultType]::ParameterName, 'Undo only the last N compactions, across generations [default: all]')
             [CompletionResult]::new('--generation', '--generation', [CompletionResultType]::ParameterName, 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')

@@ -617,7 +617,9 @@ pub struct RestoreArgs {
     #[arg(value_name = "ARCHIVE")]
     pub archive: PathBuf,
 
-    /// Write the restored transcript here [default: the original's path, when it is free].
+    /// Write the restored transcript here [default: the original's path, when it is free or
+    /// is the compacted file itself: a file compacted in place is restored over itself, kept
+    /// first as NAME.EXT.compacted].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
