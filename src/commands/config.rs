@@ -42,7 +42,13 @@ pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
     let resolved = CompactConfig::resolve(&args)?;
     let shown = shown(&resolved);
     let text = if json {
-        let data = serde_json::json!({"schemaVersion": 1, "settings": shown, "resolved": resolved});
+        let notes: Vec<String> = window_note(&resolved).into_iter().collect();
+        let data = serde_json::json!({
+            "schemaVersion": 1,
+            "settings": shown,
+            "resolved": resolved,
+            "notes": notes,
+        });
         format!("{}\n", serde_json::to_string_pretty(&data)?)
     } else {
         let table = Table {

@@ -237,6 +237,11 @@ fn config_show_previews_compact_flags_and_notes_the_window() {
     assert_eq!(setting("trigger_ratio")["source"], "flag");
     assert_eq!(setting("context_window")["value"], 128_000);
     assert_eq!(setting("context_window")["source"], "model");
+    assert_eq!(
+        json["notes"],
+        serde_json::json!([]),
+        "a model gives the window"
+    );
 
     let note = "each transcript's own window applies";
     let table = stdout_of(
