@@ -223,13 +223,30 @@ fn restore_dataset(
     let n = records.len();
     let last = &records[n - 1];
     let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
-    let dest = destination(args, &records[target], base, None, None)?.into_path();
+    let dest = destination(args, &records[target], base, Some(&path), None)?;
     let fail = |e: anyhow::Error| Stop::Failed(e);
-    let compacted = std::fs::File::open(&path)
-        .with_context(|| format!("reading the compacted dataset {}", path.display()))
-        .map_err(fail)?;
-    let tmp = match &dest {
-        Some(dest) => {
+    // Restored over itself (compacted in place): locked, and replaced only while unchanged.
+    let claim = match &dest {
+        Dest::OverCompacted(p) => {
+            let claim = crate::inplace::claim_file(p, u64::MAX).map_err(fail)?;
+            let backup = backup_path(&claim.target);
+            if backup.symlink_metadata().is_ok() {
+                return Err(fail(refused_backup(&backup, &claim.target)));
+            }
+            Some(claim)
+        }
+        _ => None,
+    };
+    let dest = dest.into_path();
+    let compacted = match &claim {
+        Some(claim) => claim.file(),
+        None => std::fs::File::open(&path)
+            .with_context(|| format!("reading the compacted dataset {}", path.display())),
+    }
+    .map_err(fail)?;
+    let tmp = match (&dest, &claim) {
+        (_, Some(claim)) => Some(claim.temp().map_err(fail)?),
+        (Some(dest), None) => {
             let dir = match dest.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
@@ -239,7 +256,7 @@ fn restore_dataset(
                 .map_err(fail)?;
             Some(crate::tempfiles::create_in(dir).map_err(fail)?)
         }
-        None => None,
+        (None, None) => None,
     };
     let unnamed = match &tmp {
         Some(_) => None,
@@ -252,7 +269,13 @@ fn restore_dataset(
         .expect("one of them");
     let restored = crate::dataset::restore::undo(&records[target..], compacted, out, args.force)
         .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e:#}", args.archive.display())))?;
+    let mut kept = None;
     match (tmp, dest.as_ref()) {
+        (Some(tmp), Some(_)) if claim.is_some() => {
+            let claim = claim.as_ref().expect("matched");
+            kept = Some(claim.backup_file(COMPACTED_SUFFIX).map_err(fail)?);
+            claim.replace_with(tmp).map_err(fail)?;
+        }
         (Some(tmp), Some(dest)) => {
             if let Ok(meta) = std::fs::metadata(&path) {
                 tmp.as_file()
@@ -300,6 +323,12 @@ fn restore_dataset(
             n - target,
             plural(n),
         );
+        if let Some(backup) = &kept {
+            eprintln!(
+                "ctxc: the compacted dataset is kept as {}",
+                backup.display()
+            );
+        }
     }
     Ok(())
 }
@@ -581,22 +610,32 @@ fn replace_compacted(path: &Path, compacted: &[u8], restored: &[u8]) -> Result<P
             claim.target.display()
         );
     }
-    let mut backup = claim.target.clone().into_os_string();
-    backup.push(COMPACTED_SUFFIX);
-    let backup = PathBuf::from(backup);
+    let backup = backup_path(&claim.target);
     if backup.symlink_metadata().is_ok() && std::fs::read(&backup).ok().as_deref() != Some(&now) {
-        bail!(
-            "{} exists: restoring over {} keeps the compacted file there first, and never \
-             overwrites a file (move it away, or write the restored file elsewhere with -o \
-             FILE); {} was left as it is",
-            backup.display(),
-            claim.target.display(),
-            claim.target.display()
-        );
+        return Err(refused_backup(&backup, &claim.target));
     }
     let backup = claim.backup(COMPACTED_SUFFIX, &now)?;
     claim.replace(restored)?;
     Ok(backup)
+}
+
+/// Where the compacted file at `target` is kept when it is restored over.
+fn backup_path(target: &Path) -> PathBuf {
+    let mut backup = target.as_os_str().to_os_string();
+    backup.push(COMPACTED_SUFFIX);
+    PathBuf::from(backup)
+}
+
+/// Why a file compacted in place is not restored over: its backup's name is taken.
+fn refused_backup(backup: &Path, target: &Path) -> anyhow::Error {
+    anyhow!(
+        "{} exists: restoring over {} keeps the compacted file there first, and never \
+         overwrites a file (move it away, or write the restored file elsewhere with -o FILE); \
+         {} was left as it is",
+        backup.display(),
+        target.display(),
+        target.display()
+    )
 }
 
 /// Writes the restored bytes atomically (with the compacted file's permissions), or to
