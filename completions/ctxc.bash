@@ -25,11 +25,17 @@ _ctxc() {
             ctxc,compact)
                 cmd="ctxc__subcmd__compact"
                 ;;
+            ctxc,completions)
+                cmd="ctxc__subcmd__completions"
+                ;;
             ctxc,config)
                 cmd="ctxc__subcmd__config"
                 ;;
             ctxc,help)
                 cmd="ctxc__subcmd__help"
+                ;;
+            ctxc,man)
+                cmd="ctxc__subcmd__man"
                 ;;
             ctxc,report)
                 cmd="ctxc__subcmd__report"
@@ -76,11 +82,17 @@ _ctxc() {
             ctxc__subcmd__help,compact)
                 cmd="ctxc__subcmd__help__subcmd__compact"
                 ;;
+            ctxc__subcmd__help,completions)
+                cmd="ctxc__subcmd__help__subcmd__completions"
+                ;;
             ctxc__subcmd__help,config)
                 cmd="ctxc__subcmd__help__subcmd__config"
                 ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
+                ;;
+            ctxc__subcmd__help,man)
+                cmd="ctxc__subcmd__help__subcmd__man"
                 ;;
             ctxc__subcmd__help,report)
                 cmd="ctxc__subcmd__help__subcmd__report"
@@ -122,7 +134,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version check compact restore archive config report sessions stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -136,6 +148,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -144,7 +160,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__archive)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version show help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -156,6 +172,10 @@ _ctxc() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -208,7 +228,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__archive__subcmd__show)
-            opts="-q -v -j -h -V --json --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --json --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +242,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -230,7 +254,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__check)
-            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --json --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --json --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,7 +265,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -264,6 +288,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -272,7 +300,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --allow-findings --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --allow-findings --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,7 +311,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -307,7 +335,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
                     return 0
                     ;;
                 --trigger-ratio)
@@ -327,7 +355,7 @@ _ctxc() {
                     return 0
                     ;;
                 --strategy)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
                     return 0
                     ;;
                 --target-tokens)
@@ -343,7 +371,7 @@ _ctxc() {
                     return 0
                     ;;
                 --summarizer)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive openai anthropic" -- "${cur}"))
                     return 0
                     ;;
                 --summary-model)
@@ -363,7 +391,7 @@ _ctxc() {
                     return 0
                     ;;
                 --on-summary-failure)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "extractive truncate fail" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -410,6 +438,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -417,8 +449,8 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        ctxc__subcmd__config)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version show help"
+        ctxc__subcmd__completions)
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +462,36 @@ _ctxc() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__config)
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -482,7 +544,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__config__subcmd__show)
-            opts="-q -v -j -h -V --config --no-config --json --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --config --no-config --json --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -500,6 +562,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -508,7 +574,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help)
-            opts="check compact restore archive config report sessions stats help"
+            opts="check compact restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,6 +643,20 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help__subcmd__config)
             opts="show"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -606,6 +686,20 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -689,8 +783,38 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__man)
+            opts="-q -v -j -h -V --dir --quiet --verbose --jobs --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__report)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --help --version merge help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -702,6 +826,10 @@ _ctxc() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -754,7 +882,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__report__subcmd__merge)
-            opts="-q -v -j -h -V --json --yaml --markdown --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -768,6 +896,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -776,7 +908,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__restore)
-            opts="-o -q -v -j -h -V --output --steps --generation --original --force --force-overwrite --quiet --verbose --jobs --help --version"
+            opts="-o -q -v -j -h -V --output --steps --generation --original --force --force-overwrite --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -806,6 +938,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -814,7 +950,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__sessions)
-            opts="-a -q -v -j -h -V --all --json --model --context-window --encoding --no-cache --max-input-bytes --quiet --verbose --jobs --help --version"
+            opts="-a -q -v -j -h -V --all --json --model --context-window --encoding --no-cache --max-input-bytes --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -829,7 +965,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
                     return 0
                     ;;
                 --max-input-bytes)
@@ -844,6 +980,10 @@ _ctxc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -852,7 +992,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__stats)
-            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --json --yaml --markdown --quiet --verbose --jobs --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -863,7 +1003,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -887,7 +1027,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
                     return 0
                     ;;
                 --trigger-ratio)
@@ -912,6 +1052,10 @@ _ctxc() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

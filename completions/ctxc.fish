@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxc_global_optspecs
-    string join \n q/quiet v/verbose j/jobs= h/help V/version
+    string join \n q/quiet v/verbose j/jobs= color= h/help V/version
 end
 
 function __fish_ctxc_needs_command
@@ -25,6 +25,9 @@ function __fish_ctxc_using_subcommand
 end
 
 complete -c ctxc -n "__fish_ctxc_needs_command" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_needs_command" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_needs_command" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_needs_command" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -36,41 +39,74 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect comp
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "report" -d 'Work with compaction reports'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+anthropic\t''
+openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l json -d 'Print findings as JSON'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+anthropic\t''
+openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
+cl100k_base\t''
+p50k_base\t''
+r50k_base\t''
+estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate, drop-stored' -r -f -a "adaptive\t''
+strip-payloads\t''
+dedup\t''
+trim-outputs\t''
+sliding-window\t''
+importance\t''
+key-events\t''
+incremental\t''
+selective\t''
+observation-masking\t''
+full-summary\t''
+truncate\t''
+drop-stored\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-tokens -d 'Compact each conversation to at most this many context tokens [default: the trigger threshold]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-ratio -d 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summarizer -d 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summarizer -d 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY' -r -f -a "extractive\t''
+openai\t''
+anthropic\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-model -d 'The model that writes summaries (required with openai and anthropic)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l base-url -d 'The API\'s base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-timeout -d 'Seconds a summary request may take, connect and response [default: 30]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l llm-concurrency -d 'Summary requests in flight at once, whatever --jobs is [default: 4]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-summary-failure -d 'What to do when a summary request finally fails: extractive (default), truncate or fail' -r -f -a "extractive\t''
+truncate\t''
+fail\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout; an object URL such as s3://bucket/key)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
@@ -80,6 +116,9 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Wr
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l report -d 'Also write the report to this file or object URL (format from its extension: .json, .yaml or .yml, .md; anything else a table)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l raw-tokens -d 'Compare ctxc\'s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider\'s calibrated figure)'
@@ -103,10 +142,13 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s q -l quiet -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l original -d 'Restore the first original, before any compaction (the default)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force -d 'Restore even if the compacted file no longer matches the archive'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l force-overwrite -d 'Replace an existing output file'
@@ -115,59 +157,84 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s v -l verbose -d 'L
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Print as JSON'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir\'s ctxc/ctxc.yaml]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l no-config -d 'Read no settings file (environment and flags only)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print as JSON'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and not __fish_seen_subcommand_from merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l yaml -d 'Print the report as YAML'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -l markdown -d 'Print the report as a markdown table'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
+complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'
 complete -c ctxc -n "__fish_ctxc_using_subcommand report; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
+cl100k_base\t''
+p50k_base\t''
+r50k_base\t''
+estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s a -l all -d 'List the sessions of every project, not only this directory\'s'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l json -d 'Print the list as JSON'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
@@ -175,19 +242,47 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s q -l quiet -d 'Pr
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -l dir -d 'Write every page into this directory' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+anthropic\t''
+openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
+cl100k_base\t''
+p50k_base\t''
+r50k_base\t''
+estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l no-marker -d 'Ignore the !!!SUMMARY!!! marker in the last assistant message'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l raw-tokens -d 'Compare ctxc\'s own count with the token trigger and --target-tokens even when the transcript records provider usage (by default the provider\'s calibrated figure)'
@@ -198,15 +293,17 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

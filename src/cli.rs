@@ -2,9 +2,24 @@
 //! man page and the shell completions; nothing below `run` sees clap types.
 
 use crate::shard::ShardSpec;
+use crate::strategy::StrategyName;
+use crate::tokens::Encoding;
 use crate::transcript::Format;
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+// Headings that group the options in `--help` and the man pages.
+const GLOBAL: &str = "Global options";
+const INPUT: &str = "Input";
+const TOKENS: &str = "Token counting";
+const TRIGGERS: &str = "Triggers (0 switches one off)";
+const COMPACTION: &str = "Compaction";
+const SUMMARIZER: &str = "Summarizer";
+const OUTPUTS: &str = "Output files";
+const ARCHIVE: &str = "Archive";
+const REPORT: &str = "Report format";
+const SETTINGS: &str = "Settings file";
 
 /// Compact stored LLM agent transcripts offline, in their own format.
 ///
@@ -18,16 +33,71 @@ pub struct Cli {
     pub command: Command,
 
     /// Print nothing but data and errors.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
 
     /// Log what is done on stderr (-v: per file, -vv: per step).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = GLOBAL)]
     pub verbose: u8,
 
     /// Worker threads (default: one per core).
-    #[arg(short, long, global = true, value_name = "N")]
+    #[arg(short, long, global = true, value_name = "N", help_heading = GLOBAL)]
     pub jobs: Option<usize>,
+
+    /// When to colour what ctxc writes (help and errors; reports and progress have none):
+    /// auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is.
+    #[arg(
+        long,
+        global = true,
+        value_name = "WHEN",
+        default_value = "auto",
+        help_heading = GLOBAL
+    )]
+    pub color: ColorChoice,
+}
+
+/// When to colour output (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is).
+    #[default]
+    Auto,
+    /// Always, even into a pipe or file.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// The choice `--color` makes in `args` (the last one given, as clap takes it), read before
+    /// parsing so that help and parse errors are coloured as asked too.
+    pub fn from_args<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> ColorChoice {
+        let mut choice = ColorChoice::Auto;
+        let mut words = args.iter().map(|a| a.as_ref().to_string_lossy());
+        while let Some(word) = words.next() {
+            if word == "--" {
+                break;
+            }
+            let value = match word.strip_prefix("--color") {
+                Some("") => words.next().map(|w| w.into_owned()),
+                Some(rest) => rest.strip_prefix('=').map(str::to_string),
+                None => None,
+            };
+            if let Some(c) = value.and_then(|v| ColorChoice::from_str(&v, true).ok()) {
+                choice = c;
+            }
+        }
+        choice
+    }
+
+    /// clap's choice, for help and errors (clap's `auto` reads NO_COLOR and CLICOLOR_FORCE).
+    pub fn clap(self) -> clap::ColorChoice {
+        match self {
+            ColorChoice::Auto => clap::ColorChoice::Auto,
+            ColorChoice::Always => clap::ColorChoice::Always,
+            ColorChoice::Never => clap::ColorChoice::Never,
+        }
+    }
 }
 
 /// ctxc's commands.
@@ -73,6 +143,31 @@ pub enum Command {
     /// ~/.codex/sessions).
     Sessions(SessionsArgs),
 
+    /// Print a shell's completion script for ctxc (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Install it where the shell looks, e.g. `ctxc completions bash >
+    /// ~/.local/share/bash-completion/completions/ctxc`, `ctxc completions zsh >
+    /// ~/.zfunc/_ctxc`, `ctxc completions fish > ~/.config/fish/completions/ctxc.fish`.
+    Completions {
+        /// The shell.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+
+    /// Print ctxc's man page, or a command's (`ctxc man compact`, `ctxc man report merge`).
+    ///
+    /// With --dir, writes every page (ctxc.1, ctxc-compact.1, ctxc-report-merge.1, ...) there
+    /// instead, e.g. `ctxc man --dir ~/.local/share/man/man1`.
+    Man {
+        /// The command whose page to print.
+        #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+        command: Vec<String>,
+
+        /// Write every page into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+
     /// Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire.
     ///
     /// Context tokens are what the model would be sent: after the latest compact boundary,
@@ -108,7 +203,7 @@ pub struct SessionsArgs {
 pub struct LimitArgs {
     /// Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024);
     /// standard input and named pipes are read up to it.
-    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    #[arg(help_heading = INPUT, long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
     pub max_input_bytes: u64,
 }
 
@@ -122,15 +217,15 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 
     /// File-name patterns to pick in directories (repeatable).
-    #[arg(long = "glob", value_name = "PATTERN", default_values = ["*.json", "*.jsonl", "*.traj", "*.parquet"])]
+    #[arg(help_heading = INPUT, long = "glob", value_name = "PATTERN", default_values = ["*.json", "*.jsonl", "*.traj", "*.parquet"])]
     pub globs: Vec<String>,
 
     /// Read every input as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(help_heading = INPUT, long, value_name = "FORMAT")]
     pub format: Option<Format>,
 
     /// JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`).
-    #[arg(long, value_name = "POINTER")]
+    #[arg(help_heading = INPUT, long, value_name = "POINTER")]
     pub messages_path: Option<String>,
 
     /// How much of an input is read.
@@ -140,7 +235,7 @@ pub struct InputArgs {
     /// The conversation column of a Parquet dataset [default: the first of messages,
     /// conversations, conversation, trajectory, history, traj, chat]: a list of structs or a
     /// string of JSON.
-    #[arg(long, value_name = "NAME")]
+    #[arg(help_heading = INPUT, long, value_name = "NAME")]
     pub column: Option<String>,
 }
 
@@ -161,17 +256,17 @@ pub struct CheckArgs {
 pub struct TokenArgs {
     /// Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5).
     /// Models without a public tokenizer are counted with o200k_base and marked estimated.
-    #[arg(long, value_name = "NAME")]
+    #[arg(help_heading = TOKENS, long, value_name = "NAME")]
     pub model: Option<String>,
 
     /// Context window in tokens (default: the model's, else the one the transcript records or
     /// its model's, else 200000).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(help_heading = TOKENS, long, value_name = "TOKENS")]
     pub context_window: Option<usize>,
 
-    /// Tokenizer: o200k_base, cl100k_base, p50k_base, r50k_base or estimate.
-    #[arg(long, value_name = "ENCODING")]
-    pub encoding: Option<crate::tokens::Encoding>,
+    /// Tokenizer.
+    #[arg(help_heading = TOKENS, long, value_name = "ENCODING", ignore_case = true)]
+    pub encoding: Option<Encoding>,
 
     /// Tokenize every text, even text seen before (for measurements).
     #[arg(long, hide = true)]
@@ -182,29 +277,29 @@ pub struct TokenArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct TriggerArgs {
     /// Fire when context tokens reach this share of the window [default: 0.8].
-    #[arg(long, value_name = "RATIO")]
+    #[arg(help_heading = TRIGGERS, long, value_name = "RATIO")]
     pub trigger_ratio: Option<f64>,
 
     /// Fire when less than this share of the window remains (seed 000: 0.25); the same as
     /// --trigger-ratio 1-RATIO.
-    #[arg(long, value_name = "RATIO", conflicts_with = "trigger_ratio")]
+    #[arg(help_heading = TRIGGERS, long, value_name = "RATIO", conflicts_with = "trigger_ratio")]
     pub trigger_remaining: Option<f64>,
 
     /// Fire when a conversation has this many user turns [default: 200].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = TRIGGERS, long, value_name = "N")]
     pub turn_threshold: Option<usize>,
 
     /// Fire when a conversation has this many messages [default: 700].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = TRIGGERS, long, value_name = "N")]
     pub max_events: Option<usize>,
 
     /// Ignore the !!!SUMMARY!!! marker in the last assistant message.
-    #[arg(long)]
+    #[arg(help_heading = TRIGGERS, long)]
     pub no_marker: bool,
 
     /// Compare ctxc's own count with the token trigger and --target-tokens even when the
     /// transcript records provider usage (by default the provider's calibrated figure).
-    #[arg(long)]
+    #[arg(help_heading = TRIGGERS, long)]
     pub raw_tokens: bool,
 }
 
@@ -213,15 +308,15 @@ pub struct TriggerArgs {
 #[group(multiple = false)]
 pub struct OutputArgs {
     /// Print the report as JSON (camelCase, with schemaVersion).
-    #[arg(long)]
+    #[arg(help_heading = REPORT, long)]
     pub json: bool,
 
     /// Print the report as YAML.
-    #[arg(long)]
+    #[arg(help_heading = REPORT, long)]
     pub yaml: bool,
 
     /// Print the report as a markdown table.
-    #[arg(long)]
+    #[arg(help_heading = REPORT, long)]
     pub markdown: bool,
 }
 
@@ -279,38 +374,38 @@ pub struct CompactArgs {
     /// Compact even when no trigger fires. A file already under its target still gets the
     /// first step that changes something (as the marker, turn and event triggers ask), and
     /// the report says so: --target-ratio or --target-tokens says how far to go.
-    #[arg(long)]
+    #[arg(help_heading = COMPACTION, long)]
     pub force: bool,
 
     /// Strategies to run in order, comma-separated [default: adaptive]: adaptive,
     /// strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events,
-    /// incremental, selective, observation-masking, full-summary, truncate.
-    #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',', value_parser = parse_strategy)]
-    pub strategy: Vec<crate::strategy::StrategyName>,
+    /// incremental, selective, observation-masking, full-summary, truncate, drop-stored.
+    #[arg(help_heading = COMPACTION, long, value_name = "NAME[,NAME...]", value_delimiter = ',', hide_possible_values = true)]
+    pub strategy: Vec<StrategyName>,
 
     /// Compact each conversation to at most this many context tokens [default: the trigger
     /// threshold].
-    #[arg(long, value_name = "TOKENS", conflicts_with = "target_ratio")]
+    #[arg(help_heading = COMPACTION, long, value_name = "TOKENS", conflicts_with = "target_ratio")]
     pub target_tokens: Option<usize>,
 
     /// Compact each conversation to at most this share of its context tokens (e.g. 0.5).
-    #[arg(long, value_name = "RATIO")]
+    #[arg(help_heading = COMPACTION, long, value_name = "RATIO")]
     pub target_ratio: Option<f64>,
 
     /// Token budget of each summary [default: 1000].
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(help_heading = COMPACTION, long, value_name = "TOKENS")]
     pub summary_max_tokens: Option<usize>,
 
     /// Do not strip stored payloads (progress records, toolUseResult copies, base64 media)
     /// in the adaptive chain.
-    #[arg(long)]
+    #[arg(help_heading = COMPACTION, long)]
     pub keep_payloads: bool,
 
     /// Also drop what is stored but never sent, whether or not a trigger fires: Claude Code
     /// records before the latest compact boundary, progress and snapshot records, and
     /// toolUseResult copies. What the model is sent does not change; with --archive, `ctxc
     /// restore` brings it all back.
-    #[arg(long)]
+    #[arg(help_heading = COMPACTION, long)]
     pub drop_stored: bool,
 
     /// Summaries and the model that writes them.
@@ -356,12 +451,12 @@ pub struct CompactArgs {
 
     /// Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so
     /// `ctxc restore` can rebuild the original.
-    #[arg(long)]
+    #[arg(help_heading = ARCHIVE, long)]
     pub archive: bool,
 
     /// Write archives to this directory or object prefix instead (mirroring the inputs, like
     /// --out-dir).
-    #[arg(long, value_name = "DIR", requires = "archive")]
+    #[arg(help_heading = ARCHIVE, long, value_name = "DIR", requires = "archive")]
     pub archive_dir: Option<PathBuf>,
 
     /// Settings file and report formats.
@@ -374,7 +469,7 @@ pub struct CompactArgs {
 
     /// Also write the report to this file or object URL (format from its extension: .json,
     /// .yaml or .yml, .md; anything else a table).
-    #[arg(long = "report", value_name = "FILE")]
+    #[arg(help_heading = REPORT, long = "report", value_name = "FILE")]
     pub report_file: Option<PathBuf>,
 }
 
@@ -383,24 +478,25 @@ pub struct CompactArgs {
 pub struct OutputPathArgs {
     /// Write the output here instead of beside the input (one input only; `-` for stdout; an
     /// object URL such as s3://bucket/key).
-    #[arg(short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
+    #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
     pub output: Option<PathBuf>,
 
     /// Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the
     /// inputs' tree.
-    #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
+    #[arg(help_heading = OUTPUTS, long, value_name = "DIR", conflicts_with = "in_place")]
     pub out_dir: Option<PathBuf>,
 
     /// Replace each input with its compacted version (atomically). The file is locked while
     /// ctxc works on it, and left alone if it changes meanwhile or another process holds it
     /// open for writing (a live session); a symlink's target is replaced, owner and mode kept.
-    #[arg(long)]
+    #[arg(help_heading = OUTPUTS, long)]
     pub in_place: bool,
 
     /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An
     /// existing backup is never overwritten: that file is refused instead, unless the backup
     /// holds exactly the file (left by an interrupted run), which is kept as its backup.
     #[arg(
+        help_heading = OUTPUTS,
         long,
         value_name = "SUFFIX",
         requires = "in_place",
@@ -414,7 +510,7 @@ pub struct OutputPathArgs {
     /// Replace an existing output file. Without it an output that is there already is left
     /// alone: done when it holds exactly this run's result (so the same command can run
     /// again), refused when it differs.
-    #[arg(long)]
+    #[arg(help_heading = OUTPUTS, long)]
     pub force_overwrite: bool,
 }
 
@@ -424,36 +520,48 @@ pub struct SummarizerArgs {
     /// extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or
     /// anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY
     /// or CTXC_API_KEY.
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        help_heading = SUMMARIZER,
+        long,
+        value_name = "NAME",
+        hide_possible_values = true,
+        value_parser = PossibleValuesParser::new(["extractive", "openai", "anthropic"])
+    )]
     pub summarizer: Option<String>,
 
     /// The model that writes summaries (required with openai and anthropic).
-    #[arg(long, value_name = "MODEL")]
+    #[arg(help_heading = SUMMARIZER, long, value_name = "MODEL")]
     pub summary_model: Option<String>,
 
     /// The API's base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1].
-    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = SUMMARIZER, long, value_name = "URL")]
     pub base_url: Option<String>,
 
     /// Seconds a summary request may take, connect and response [default: 30].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(help_heading = SUMMARIZER, long, value_name = "SECONDS")]
     pub summary_timeout: Option<f64>,
 
     /// Summary requests in flight at once, whatever --jobs is [default: 4].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = SUMMARIZER, long, value_name = "N")]
     pub llm_concurrency: Option<usize>,
 
     /// What to do when a summary request finally fails: extractive (default), truncate or
     /// fail.
-    #[arg(long, value_name = "FALLBACK")]
+    #[arg(
+        help_heading = SUMMARIZER,
+        long,
+        value_name = "FALLBACK",
+        hide_possible_values = true,
+        value_parser = PossibleValuesParser::new(["extractive", "truncate", "fail"])
+    )]
     pub on_summary_failure: Option<String>,
 
     /// Send transcripts without redacting secrets (API keys, tokens, passwords) first.
-    #[arg(long)]
+    #[arg(help_heading = SUMMARIZER, long)]
     pub no_redact: bool,
 
     /// Allow plain http:// to a host that is not this machine.
-    #[arg(long)]
+    #[arg(help_heading = SUMMARIZER, long)]
     pub allow_insecure_http: bool,
 }
 
@@ -462,11 +570,11 @@ pub struct SummarizerArgs {
 pub struct ConfigArgs {
     /// Read settings from this YAML file [default: ./ctxc.yaml, else the user config dir's
     /// ctxc/ctxc.yaml].
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    #[arg(help_heading = SETTINGS, long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,
 
     /// Read no settings file (environment and flags only).
-    #[arg(long)]
+    #[arg(help_heading = SETTINGS, long)]
     pub no_config: bool,
 }
 
@@ -519,7 +627,8 @@ pub struct RestoreArgs {
     pub archive: PathBuf,
 
     /// Write the restored transcript here (a file, `-`, or an object URL) [default: the
-    /// original's path or URL, when it is free].
+    /// original's path or URL, when it is free or is the compacted file itself: a file
+    /// compacted in place is restored over itself, kept first as NAME.EXT.compacted].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -567,6 +676,9 @@ pub enum ArchiveCommand {
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Print the effective settings of `ctxc compact` and where each comes from.
+    ///
+    /// Takes any flag of `ctxc compact` after its own, to preview what the settings resolve to
+    /// with it: `ctxc config show --model claude-sonnet-4-5 --trigger-ratio 0.7`.
     Show {
         /// The settings file.
         #[command(flatten)]
@@ -575,6 +687,15 @@ pub enum ConfigCommand {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+
+        /// Flags of `ctxc compact` (e.g. --model NAME, --trigger-ratio RATIO, --strategy
+        /// NAME), as that command takes them.
+        #[arg(
+            value_name = "COMPACT_FLAGS",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        flags: Vec<String>,
     },
 }
 
@@ -593,17 +714,88 @@ pub enum ReportCommand {
     },
 }
 
-fn parse_strategy(s: &str) -> Result<crate::strategy::StrategyName, String> {
-    s.parse()
+/// Strategy names complete in the shells, and `--help` lists them with what each does.
+impl ValueEnum for StrategyName {
+    fn value_variants<'a>() -> &'a [Self] {
+        &StrategyName::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
+/// Format names complete in the shells.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Format::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+/// Encoding names complete in the shells.
+impl ValueEnum for Encoding {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Encoding::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
 }
 
 /// The clap command, for man pages, completions and tests.
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
+}
+
+/// Parses the command line, coloured as `--color` asks (help and errors included).
+pub fn parse() -> Cli {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = ColorChoice::from_args(&args);
+    let matches = command().color(color.clap()).get_matches_from(args);
+    <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// Every man page: `(file name, roff)`, ctxc.1 and one per command and nested command
+/// (ctxc-report-merge.1), as the pages' SEE ALSO and SUBCOMMANDS sections name them.
+pub fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut pages = Vec::new();
+    let mut cmd = command();
+    cmd.build();
+    collect_pages(&cmd, "ctxc", &mut pages);
+    pages
+}
+
+fn collect_pages(cmd: &clap::Command, name: &str, pages: &mut Vec<(String, Vec<u8>)>) {
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(cmd.clone().name(name.to_string()))
+        .render(&mut buf)
+        .expect("rendering to memory cannot fail");
+    pages.push((format!("{name}.1"), buf));
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        collect_pages(sub, &format!("{name}-{}", sub.get_name()), pages);
+    }
+}
+
+/// The shells `ctxc completions` writes for, with the file each script is kept in under
+/// `completions/`.
+pub const SHELLS: [(clap_complete::Shell, &str); 5] = [
+    (clap_complete::Shell::Bash, "ctxc.bash"),
+    (clap_complete::Shell::Zsh, "_ctxc"),
+    (clap_complete::Shell::Fish, "ctxc.fish"),
+    (clap_complete::Shell::Elvish, "ctxc.elv"),
+    (clap_complete::Shell::PowerShell, "_ctxc.ps1"),
+];
+
+/// The completion script of `shell`.
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut command(), "ctxc", &mut buf);
+    buf
 }
 
 #[cfg(test)]

@@ -83,5 +83,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Config(command) => commands::config::run(command),
         cli::Command::Report(command) => commands::report::run(command),
         cli::Command::Sessions(args) => commands::sessions::run(args, cli.quiet),
+        cli::Command::Completions { shell } => commands::docs::completions(*shell),
+        cli::Command::Man { command, dir } => {
+            commands::docs::man(command, dir.as_deref(), cli.quiet)
+        }
     }
 }

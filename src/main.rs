@@ -1,8 +1,7 @@
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = ctxc::cli::Cli::parse();
+    let cli = ctxc::cli::parse();
     match ctxc::run(cli) {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,

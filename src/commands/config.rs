@@ -20,18 +20,35 @@ struct Shown {
 
 /// Runs `ctxc config ...`.
 pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
-    let ConfigCommand::Show { config, json } = command;
-    // The settings compact would use with no other flag: parse an empty compact command line.
-    let cli = crate::cli::Cli::try_parse_from(["ctxc", "compact", "-"])
-        .expect("an empty compact command line parses");
+    let ConfigCommand::Show {
+        config,
+        json,
+        flags,
+    } = command;
+    // The settings compact would use with these flags: parse them as a compact command line.
+    let line = ["ctxc", "compact"]
+        .into_iter()
+        .chain(flags.iter().map(String::as_str))
+        .chain(["-"]);
+    let cli = crate::cli::Cli::try_parse_from(line).unwrap_or_else(|e| e.exit());
     let crate::cli::Command::Compact(mut args) = cli.command else {
         unreachable!("parsed as compact")
     };
-    args.config = config.clone();
+    // Its own flags may come among compact's, which has them too.
+    if config.config.is_some() || config.no_config {
+        args.config = config.clone();
+    }
+    let json = *json || args.report.json;
     let resolved = CompactConfig::resolve(&args)?;
     let shown = shown(&resolved);
-    let text = if *json {
-        let data = serde_json::json!({"schemaVersion": 1, "settings": shown, "resolved": resolved});
+    let text = if json {
+        let notes: Vec<String> = window_note(&resolved).into_iter().collect();
+        let data = serde_json::json!({
+            "schemaVersion": 1,
+            "settings": shown,
+            "resolved": resolved,
+            "notes": notes,
+        });
         format!("{}\n", serde_json::to_string_pretty(&data)?)
     } else {
         let table = Table {
@@ -42,12 +59,22 @@ pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
                 .map(|s| vec![s.key.to_string(), value_text(&s.value), s.source.clone()])
                 .collect(),
             total: None,
-            notes: Vec::new(),
+            notes: window_note(&resolved).into_iter().collect(),
         };
         render(OutputFormat::Table, &(), &table)?
     };
     crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
+}
+
+/// When no window is given (by --context-window, --model or a setting), the one shown is only
+/// the fallback: each transcript's own applies first.
+fn window_note(resolved: &CompactConfig) -> Option<String> {
+    (!resolved.tokens.window_given).then(|| {
+        "context_window: each transcript's own window applies (the one it records, else its \
+         model's); this one only when it has none. --context-window or --model sets one for all"
+            .to_string()
+    })
 }
 
 fn shown(resolved: &CompactConfig) -> Vec<Shown> {

@@ -16,12 +16,17 @@
 //! The archive, the files it names and the destination may each be a local file or an object
 //! named by its URL ([`crate::archive::place`]); an object is written whole or not at all.
 //!
+//! A file compacted in place is restored over itself, its undo: the compacted file is kept
+//! first as `NAME.EXT.compacted` (never over another file), under the guards of `compact
+//! --in-place` (locked; refused while another process holds it open for writing or when it
+//! changes meanwhile). Any other existing destination is refused unless --force-overwrite.
+//!
 //! Exit status: 0 restored, 1 refused or failed (the message says why), 2 usage.
 
 use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record, place};
 use crate::cli::RestoreArgs;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
 /// Why a restore did not happen.
@@ -122,9 +127,33 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
     }
     let undone = archive::undo(records, &compacted.bytes, steps, args.force)
         .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e}", args.archive.display())))?;
-    let dest = destination(args, &records[target], compacted.base)?;
+    let dest = destination(
+        args,
+        &records[target],
+        compacted.base,
+        compacted.path.as_deref(),
+        Some(&undone.bytes),
+    )?;
+    if let Dest::Done(path) = &dest {
+        if !quiet {
+            eprintln!(
+                "ctxc: {} already holds {}, byte for byte (restored before?): nothing written",
+                path.display(),
+                what(records, target)
+            );
+        }
+        return Ok(());
+    }
     let like = compacted.path.as_deref().unwrap_or(&args.archive);
-    write(&dest, &undone.bytes, like).map_err(Stop::Failed)?;
+    let kept = match &dest {
+        Dest::OverCompacted(path) => {
+            Some(replace_compacted(path, &compacted.bytes, &undone.bytes).map_err(Stop::Failed)?)
+        }
+        _ => {
+            write(dest.path(), &undone.bytes, like).map_err(Stop::Failed)?;
+            None
+        }
+    };
     if !compacted.matches {
         warn(&format!(
             "{} did not match the archive: restored from it anyway (--force)",
@@ -151,12 +180,21 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         eprintln!(
             "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
             what(records, target),
-            dest.map_or("standard output".into(), |p| p.display().to_string()),
+            dest.path()
+                .map_or("standard output".into(), |p| p.display().to_string()),
             crate::report::thousands(undone.bytes.len() as u64),
             plural(n),
         );
-        if let Some(note) = &compacted.note {
-            eprintln!("ctxc: {note}");
+        match (&kept, &compacted.note) {
+            (Some(backup), Some(_)) => eprintln!(
+                "ctxc: the compacted file, with what was appended to it since, is kept as {}",
+                backup.display()
+            ),
+            (Some(backup), None) => {
+                eprintln!("ctxc: the compacted file is kept as {}", backup.display())
+            }
+            (None, Some(note)) => eprintln!("ctxc: {note}"),
+            (None, None) => {}
         }
         let generations = last.generation;
         if target == 0 && generations > 1 {
@@ -184,15 +222,32 @@ fn restore_dataset(
     let n = records.len();
     let last = &records[n - 1];
     let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
-    let dest = destination(args, &records[target], base)?;
+    let dest = destination(args, &records[target], base, Some(&path), None)?;
     let fail = |e: anyhow::Error| Stop::Failed(e);
-    let compacted = place::open(&path)
-        .with_context(|| format!("reading the compacted dataset {}", path.display()))
-        .map_err(fail)?;
+    // Restored over itself (compacted in place): locked, and replaced only while unchanged.
+    let claim = match &dest {
+        Dest::OverCompacted(p) => {
+            let claim = crate::inplace::claim_file(p, u64::MAX).map_err(fail)?;
+            let backup = backup_path(&claim.target);
+            if backup.symlink_metadata().is_ok() {
+                return Err(fail(refused_backup(&backup, &claim.target)));
+            }
+            Some(claim)
+        }
+        _ => None,
+    };
+    let dest = dest.into_path();
+    let compacted = match &claim {
+        Some(claim) => claim.file(),
+        None => place::open(&path)
+            .with_context(|| format!("reading the compacted dataset {}", path.display())),
+    }
+    .map_err(fail)?;
     // An object is written from an unnamed temporary file, uploaded whole.
     let to_object = dest.as_deref().and_then(place::url);
-    let tmp = match &dest {
-        Some(dest) if to_object.is_none() => {
+    let tmp = match (&dest, &claim) {
+        (_, Some(claim)) => Some(claim.temp().map_err(fail)?),
+        (Some(dest), None) if to_object.is_none() => {
             let dir = match dest.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
@@ -215,7 +270,13 @@ fn restore_dataset(
         .expect("one of them");
     let restored = crate::dataset::restore::undo(&records[target..], compacted, out, args.force)
         .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e:#}", args.archive.display())))?;
+    let mut kept = None;
     match (tmp, dest.as_ref()) {
+        (Some(tmp), Some(_)) if claim.is_some() => {
+            let claim = claim.as_ref().expect("matched");
+            kept = Some(claim.backup_file(COMPACTED_SUFFIX).map_err(fail)?);
+            claim.replace_with(tmp).map_err(fail)?;
+        }
         (Some(tmp), Some(dest)) => {
             if let Ok(meta) = std::fs::metadata(&path) {
                 tmp.as_file()
@@ -270,6 +331,12 @@ fn restore_dataset(
             n - target,
             plural(n),
         );
+        if let Some(backup) = &kept {
+            eprintln!(
+                "ctxc: the compacted dataset is kept as {}",
+                backup.display()
+            );
+        }
     }
     Ok(())
 }
@@ -454,10 +521,46 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
     )
 }
 
-/// Where the restored file goes (`None`: standard output).
-fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option<PathBuf>, Stop> {
+/// Where the restored file goes.
+enum Dest {
+    Stdout,
+    /// A file that is not there yet, or is replaced (--force-overwrite).
+    File(PathBuf),
+    /// The compacted file itself (compacted in place), which is kept as a backup first.
+    OverCompacted(PathBuf),
+    /// The default destination, which holds the restored bytes already: nothing to write.
+    Done(PathBuf),
+}
+
+impl Dest {
+    /// The file written (`None`: standard output).
+    fn path(&self) -> Option<&Path> {
+        match self {
+            Dest::Stdout => None,
+            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
+        }
+    }
+
+    fn into_path(self) -> Option<PathBuf> {
+        match self {
+            Dest::Stdout => None,
+            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
+        }
+    }
+}
+
+/// Where the restored file goes. `compacted`: the file the restore reads, which the default
+/// destination may be (a file compacted in place): it is then restored over. `restored`: the
+/// bytes to write, when a default destination holding them already is done.
+fn destination(
+    args: &RestoreArgs,
+    target: &Record,
+    base: Base,
+    compacted: Option<&Path>,
+    restored: Option<&[u8]>,
+) -> Result<Dest, Stop> {
     let (path, chosen) = match &args.output {
-        Some(p) if p.as_os_str() == "-" => return Ok(None),
+        Some(p) if p.as_os_str() == "-" => return Ok(Dest::Stdout),
         Some(p) => (p.clone(), true),
         None => {
             let path = archive::resolve(&args.archive, &target.input, base).ok_or_else(|| {
@@ -469,6 +572,12 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
             (path, false)
         }
     };
+    if !chosen && !args.force_overwrite && restored.is_some_and(|r| holds_exactly(&path, r)) {
+        return Ok(Dest::Done(path));
+    }
+    if !chosen && !args.force_overwrite && compacted.is_some_and(|c| same_file(c, &path)) {
+        return Ok(Dest::OverCompacted(path));
+    }
     let exists = place::exists(&path).map_err(Stop::Failed)?;
     if exists && !args.force_overwrite {
         let hint = if chosen {
@@ -479,12 +588,69 @@ fn destination(args: &RestoreArgs, target: &Record, base: Base) -> Result<Option
         };
         return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.display())));
     }
-    Ok(Some(path))
+    Ok(Dest::File(path))
+}
+
+/// Whether the file at `path` holds exactly `bytes`.
+fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|b| b == bytes)
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// What is appended to a file compacted in place to name its backup when it is restored.
+pub const COMPACTED_SUFFIX: &str = ".compacted";
+
+/// Restores over the compacted file at `path`, which held `compacted` (or begins with it),
+/// after keeping it as `NAME.EXT.compacted`: locked, and only while it is unchanged and no
+/// other process holds it open for writing, as `compact --in-place` replaces a file. Returns
+/// the backup's path.
+fn replace_compacted(path: &Path, compacted: &[u8], restored: &[u8]) -> Result<PathBuf> {
+    let (claim, now) = crate::inplace::claim(path, u64::MAX)?;
+    if !now.starts_with(compacted) {
+        bail!(
+            "{} changed while ctxc was restoring it: left as it is",
+            claim.target.display()
+        );
+    }
+    let backup = backup_path(&claim.target);
+    if backup.symlink_metadata().is_ok() && std::fs::read(&backup).ok().as_deref() != Some(&now) {
+        return Err(refused_backup(&backup, &claim.target));
+    }
+    let backup = claim.backup(COMPACTED_SUFFIX, &now)?;
+    claim.replace(restored)?;
+    Ok(backup)
+}
+
+/// Where the compacted file at `target` is kept when it is restored over.
+fn backup_path(target: &Path) -> PathBuf {
+    let mut backup = target.as_os_str().to_os_string();
+    backup.push(COMPACTED_SUFFIX);
+    PathBuf::from(backup)
+}
+
+/// Why a file compacted in place is not restored over: its backup's name is taken.
+fn refused_backup(backup: &Path, target: &Path) -> anyhow::Error {
+    anyhow!(
+        "{} exists: restoring over {} keeps the compacted file there first, and never \
+         overwrites a file (move it away, or write the restored file elsewhere with -o FILE); \
+         {} was left as it is",
+        backup.display(),
+        target.display(),
+        target.display()
+    )
 }
 
 /// Writes the restored bytes atomically (with the compacted file's permissions), or to
 /// standard output.
-fn write(dest: &Option<PathBuf>, bytes: &[u8], like: &Path) -> Result<()> {
+fn write(dest: Option<&Path>, bytes: &[u8], like: &Path) -> Result<()> {
     let Some(path) = dest else {
         return crate::output::write_stdout(bytes);
     };

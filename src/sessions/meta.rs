@@ -59,10 +59,14 @@ struct Scan {
 
 impl Scan {
     fn claude_code(&mut self, line: &str) {
-        let Ok(r) = serde_json::from_str::<ClaudeRecord>(line) else {
+        let Ok(mut r) = serde_json::from_str::<ClaudeRecord>(line) else {
             return;
         };
-        if let Some(cwd) = r.cwd.filter(|c| !c.is_empty() && !self.cwds.contains(c)) {
+        if let Some(cwd) = r
+            .cwd
+            .take()
+            .filter(|c| !c.is_empty() && !self.cwds.contains(c))
+        {
             self.cwds.push(cwd);
         }
         match r.kind.as_deref() {
@@ -76,12 +80,7 @@ impl Scan {
                     }
                 }
             }
-            Some("user") if self.first_prompt.is_none() => {
-                let typed = !r.is_meta && !r.is_sidechain && !r.is_compact_summary;
-                if let Some(content) = r.message.and_then(|m| m.content).filter(|_| typed) {
-                    self.first_prompt = prompt_text(content);
-                }
-            }
+            Some("user") if self.first_prompt.is_none() => self.first_prompt = typed_prompt(&r),
             _ => {}
         }
     }
@@ -122,6 +121,26 @@ impl Scan {
         self.meta.title = self.meta.title.as_deref().and_then(one_line);
         self.meta
     }
+}
+
+/// The prompt of a Claude Code record, if the user typed it: the first such record titles the
+/// session (the client lists it under that prompt when nothing names it), so compaction keeps
+/// it even when it is history the client no longer sends.
+pub fn claude_code_prompt(record: &str) -> Option<String> {
+    let r = serde_json::from_str::<ClaudeRecord>(record).ok()?;
+    (r.kind.as_deref() == Some("user"))
+        .then(|| typed_prompt(&r))
+        .flatten()
+}
+
+/// The prompt of a Claude Code `user` record: not meta, a sidechain or a compaction summary.
+fn typed_prompt(r: &ClaudeRecord) -> Option<String> {
+    let typed = !r.is_meta && !r.is_sidechain && !r.is_compact_summary;
+    r.message
+        .as_ref()
+        .and_then(|m| m.content)
+        .filter(|_| typed)
+        .and_then(prompt_text)
 }
 
 /// The text the user typed in a Claude Code `message.content`, if it is a prompt.

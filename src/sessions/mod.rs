@@ -15,7 +15,7 @@
 mod meta;
 mod reference;
 
-pub use meta::{Meta, claude_code_cwd, read_meta};
+pub use meta::{Meta, claude_code_cwd, claude_code_prompt, read_meta};
 pub use reference::{REFERENCE_PREFIX, Reference, resolve, resolve_all};
 
 use serde::Serialize;

@@ -297,8 +297,18 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String
     let chains: Vec<Chain> = records.iter().map(|r| Chain::of(r.raw.get())).collect();
     // Resuming walks up from the newest record and stops at the boundary, so the chain above
     // it is never read again; records outside the chain (titles, queue operations) stay.
-    for (item, chain) in items[..boundary.unwrap_or(0)].iter_mut().zip(&chains) {
+    let above = boundary.unwrap_or(0);
+    for (item, chain) in items[..above].iter_mut().zip(&chains) {
         item.stale_history = chain.is_linked() && !item.anchor;
+    }
+    // The first prompt the user typed titles the session wherever it is (when no record names
+    // it): anchored, it outlives the history it opens.
+    let title = records[..above]
+        .iter()
+        .position(|r| crate::sessions::claude_code_prompt(r.raw.get()).is_some());
+    if let Some(item) = title.map(|i| &mut items[i]) {
+        item.anchor = true;
+        item.stale_history = false;
     }
     drop_external_results(&mut items, &chains);
     Ok((items, model))

@@ -79,7 +79,15 @@ fn compact_then_restore_gives_the_original_bytes() {
     assert_eq!(json["schemaVersion"], 2);
     assert_eq!(json["records"].as_array().unwrap().len(), 1);
 
-    // The original is still there: restore will not overwrite it.
+    // The original is still there, byte for byte: there is nothing to restore.
+    let done = expect(d, &["restore", "tool_heavy.compact.ctxc-archive.json"], 0);
+    assert!(
+        stderr_of(&done).contains("tool_heavy.jsonl already holds the original"),
+        "{}",
+        stderr_of(&done)
+    );
+    // Another file in its place: restore will not overwrite it.
+    std::fs::write(&input, "another file").unwrap();
     let refused = expect(d, &["restore", "tool_heavy.compact.ctxc-archive.json"], 1);
     assert!(
         stderr_of(&refused).contains("tool_heavy.jsonl exists"),
@@ -223,7 +231,10 @@ fn chained_compactions_restore_step_by_step() {
         0,
     );
     assert_eq!(read(d.join("one.traj")), first);
-    // By default --steps 1 goes to the intermediate file, which is still there.
+    // By default --steps 1 goes to the intermediate file, which is still there, as it was;
+    // changed, it is not overwritten.
+    expect(d, &["restore", archive, "--steps", "1"], 0);
+    std::fs::write(d.join("ctf__crypto__katy.compact.traj"), "changed").unwrap();
     expect(d, &["restore", archive, "--steps", "1"], 1);
     let usage = expect(d, &["restore", archive, "--steps", "3", "-o", "x.traj"], 2);
     assert!(

@@ -3,6 +3,7 @@
 mod archive;
 mod calibrate;
 mod check;
+mod ci;
 mod compact;
 mod deep;
 mod fleet;
@@ -10,6 +11,7 @@ mod friction;
 mod inplace;
 mod man;
 mod parquet;
+mod progress;
 mod s3;
 mod sessions;
 mod stats;

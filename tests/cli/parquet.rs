@@ -743,6 +743,48 @@ fn in_place_keeps_a_backup_and_an_archive_that_restores() {
     assert_eq!(std::fs::read(d.join("runs.parquet.bak")).unwrap(), original);
 }
 
+/// `restore` of a dataset compacted in place restores it over itself, keeping the compacted
+/// dataset as NAME.parquet.compacted (never over another file).
+#[test]
+fn a_dataset_compacted_in_place_is_restored_over_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_dataset(
+        &d.join("original.parquet"),
+        &tau_bench_rows(9),
+        4,
+        Compression::SNAPPY,
+    );
+    std::fs::copy(d.join("original.parquet"), d.join("runs.parquet")).unwrap();
+    run_in(
+        d,
+        &[&COMPACT[..], &["--in-place", "--archive", "runs.parquet"]].concat(),
+        0,
+    );
+    let compacted = std::fs::read(d.join("runs.parquet")).unwrap();
+    std::fs::write(d.join("runs.parquet.compacted"), "taken").unwrap();
+    let out = run_in(d, &["restore", "runs.parquet"], 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("runs.parquet.compacted exists"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(d.join("runs.parquet")).unwrap(), compacted);
+    std::fs::remove_file(d.join("runs.parquet.compacted")).unwrap();
+    let out = run_in(d, &["restore", "runs.parquet"], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the compacted dataset is kept as"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_same_rows(&d.join("original.parquet"), &d.join("runs.parquet"));
+    assert_eq!(
+        std::fs::read(d.join("runs.parquet.compacted")).unwrap(),
+        compacted
+    );
+    assert!(temporaries(d).is_empty(), "{:?}", temporaries(d));
+}
+
 /// A kill (`CTXC_FAILPOINT`, as abrupt as `kill -9`) after the archive's record is pending,
 /// after the dataset is in place, after the record is committed: the dataset is the original
 /// or the compacted one, the original always comes back, and the next run finishes.

@@ -428,6 +428,104 @@ fn a_session_compacted_in_place_prints_how_to_resume_it_and_restores_exactly() {
     );
 }
 
+/// `--drop-stored` drops the history above the compact boundary, where this session's first
+/// prompt is, but keeps that prompt: it is what Claude Code and `ctxc sessions` title the
+/// session with.
+#[test]
+fn dropping_stored_history_keeps_the_title() {
+    let m = Machine::new();
+    let title = || {
+        let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        entry(&json(&out), BIG)["title"].clone()
+    };
+    let before = title();
+    assert!(
+        before
+            .as_str()
+            .unwrap()
+            .starts_with("Work on bead spotter-fum."),
+        "{before}"
+    );
+    let out = m
+        .ctxc()
+        .args(["compact", "-q", "--in-place", "--drop-stored", "@8463"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(title(), before);
+    let text = std::fs::read_to_string(m.session_file(BIG)).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "user", "the prompt opens the file: {first}");
+    assert_eq!(
+        first["parentUuid"],
+        Value::Null,
+        "its dropped parent is unlinked"
+    );
+    let check = m.ctxc().args(["check", "@8463"]).output().unwrap();
+    assert!(check.status.success(), "{}", stdout_of(&check));
+}
+
+/// `restore @ID` after `compact --in-place` is its undo: the original goes back over the
+/// compacted file, which is kept beside it as NAME.jsonl.compacted (never over another file);
+/// restoring again finds the original in place and writes nothing.
+#[test]
+fn restoring_a_session_compacted_in_place_undoes_it_keeping_the_compacted_file() {
+    let m = Machine::new();
+    let file = m.session_file(BIG);
+    let original = std::fs::read(&file).unwrap();
+    let compact = || {
+        let out = m
+            .ctxc()
+            .args([
+                "compact",
+                "-q",
+                "--in-place",
+                "--drop-stored",
+                "--archive",
+                "@8463",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read(&file).unwrap()
+    };
+    let compacted = compact();
+    let mut kept = file.clone().into_os_string();
+    kept.push(".compacted");
+    let kept = PathBuf::from(kept);
+    // A file already there under the backup's name is never overwritten.
+    std::fs::write(&kept, "something else").unwrap();
+    let out = m.ctxc().args(["restore", "@8463"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(" exists: restoring over "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), compacted);
+    assert_eq!(std::fs::read(&kept).unwrap(), b"something else");
+    std::fs::remove_file(&kept).unwrap();
+
+    let out = m.ctxc().args(["restore", "@8463"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&file).unwrap(), original);
+    assert_eq!(std::fs::read(&kept).unwrap(), compacted);
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("the compacted file is kept as {}", kept.display())),
+        "{said}"
+    );
+    let out = m.ctxc().args(["restore", "@8463"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing written"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&file).unwrap(), original);
+    // The session is listed as before, and the backup is no session.
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert_eq!(ids(&json(&out)), [BIG, "tool_heavy", CODEX]);
+    assert_eq!(compact(), compacted, "compacted again as the first time");
+}
+
 #[test]
 fn a_compacted_copy_is_never_written_into_a_store() {
     let m = Machine::new();

@@ -486,3 +486,52 @@ pub fn break_output(text: &str, damage: Damage) -> String {
     }
     out.join("\n") + "\n"
 }
+
+/// `--drop-stored` on a session that Claude Code compacted itself: the history above its
+/// boundary is gone, but the first prompt, which titles the session, is kept. Claude Code
+/// resumes the output sending exactly what it sends for the original, and the title holds.
+#[test]
+fn claude_code_resumes_a_session_without_its_stored_history_under_its_title() {
+    if clients().is_none() {
+        return;
+    }
+    const COMPACTED: &str = "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let source = corpus(COMPACTED);
+    let original = std::fs::read_to_string(&source).unwrap();
+    let output = work.dir.path().join("dropped.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .env("XDG_CONFIG_HOME", work.path("no-user-config"))
+        .args(["compact", "-q", "--no-config", "--drop-stored"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let output = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        output.len() * 5 < original.len(),
+        "the stored history is gone"
+    );
+    let baseline = resume(&original, &standin);
+    let request = resume(&output, &standin);
+    // All but the new prompt, whose reminders name each resume's own sandbox.
+    let (sent, before) = (dialogue(&request), dialogue(&baseline));
+    assert_eq!(
+        sent.len(),
+        before.len(),
+        "as many messages as for the original"
+    );
+    let n = sent.len() - 1;
+    assert!(
+        sent[..n] == before[..n],
+        "Claude Code sends what it sends for the original"
+    );
+    assert_eq!(title(&output), title(&original));
+}

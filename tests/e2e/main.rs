@@ -74,7 +74,7 @@ fn install() -> Option<Clients> {
         .is_ok_and(|s| s.success());
     if !npm_works {
         let msg = "node/npm not found: the end-to-end resume test with the real Claude Code and \
-                   Codex CLI did NOT run. Install Node.js 20+ and run `npm ci` in tests/e2e.";
+                   Codex CLI did NOT run. Install Node.js 22+ and run `npm ci` in tests/e2e.";
         assert!(
             std::env::var_os("CTXC_E2E_REQUIRED").is_none(),
             "CTXC_E2E_REQUIRED is set but {msg}"
