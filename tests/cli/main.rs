@@ -8,6 +8,7 @@ mod deep;
 mod fleet;
 mod inplace;
 mod man;
+mod openhands;
 mod parquet;
 mod s3;
 mod sessions;
