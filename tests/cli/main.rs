@@ -7,6 +7,7 @@ mod compact;
 mod deep;
 mod fleet;
 mod inplace;
+mod llamafactory;
 mod man;
 mod openhands;
 mod parquet;
