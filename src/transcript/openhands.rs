@@ -676,6 +676,9 @@ struct Written {
     id: Option<i64>,
     /// A condensation (or condensation request) action: never in the view itself.
     condensation: bool,
+    /// An event the agent's history leaves out (state changes, null events), so no place in
+    /// the view counts it.
+    unlisted: bool,
     forgets: Vec<i64>,
     /// The summary text, for a condensation carrying one the model was sent.
     summary: Option<String>,
@@ -698,6 +701,7 @@ fn render_events(
                 Written {
                     id: forgets.first().copied(),
                     condensation: true,
+                    unlisted: false,
                     forgets,
                     summary: None,
                 }
@@ -709,10 +713,14 @@ fn render_events(
                 };
                 let action = value.get("action").and_then(Value::as_str);
                 let condensation = matches!(action, Some("condensation" | "condensation_request"));
+                let observation = value.get("observation").and_then(Value::as_str);
+                let unlisted = matches!(action, Some("null" | "change_agent_state"))
+                    || matches!(observation, Some("null" | "agent_state_changed"));
                 let sent = conv.items[i].in_context && conv.items[i].kind == Kind::Summary;
                 Written {
                     id: value.get("id").and_then(Value::as_i64),
                     condensation,
+                    unlisted,
                     forgets: if action == Some("condensation") {
                         forgotten(&value)
                     } else {
@@ -768,7 +776,7 @@ fn render_events(
             }
             other => texts.push(adapter.render(t, conv, other)),
         }
-        if !w.condensation && w.id.is_none_or(|id| !hidden.contains(&id)) {
+        if !w.condensation && !w.unlisted && w.id.is_none_or(|id| !hidden.contains(&id)) {
             in_view += 1;
         }
     }
@@ -815,7 +823,8 @@ fn condense(t: &Transcript, conv: &Conversation, at: usize, id: Option<i64>, tex
 }
 
 /// A `condensation` action forgetting `forgets` with `text` as its summary, inserted at view
-/// position `offset`, written in the style of the list's events (`at`: the first event it
+/// position `offset` (counted as OpenHands counts it: in the agent's history, which leaves out
+/// state changes and null events, less forgotten events and condensation actions), written in the style of the list's events (`at`: the first event it
 /// replaces).
 fn condensation(
     t: &Transcript,
