@@ -40,9 +40,15 @@
 //! replays its own: ids it forgets that are no longer stored are ignored, the action is
 //! dropped from the view and the summary is inserted at its offset. The action takes the id
 //! (and timestamp) of the first event it replaces, so ids stay unique and increasing. Since
-//! OpenHands sends only the latest summary, a compaction that writes several (or keeps an
-//! earlier one the model was sent) folds their texts, in order, into the last one it writes.
-//! The flat history form has no ids: its condensation names none.
+//! OpenHands sends only the latest summary, only the last summary a compaction writes is such
+//! an action, and it carries, first, the texts of earlier summaries the model was sent that it
+//! shadows; any other summary (one written before a kept condensation, or before a later
+//! summary of the same compaction) is written as the observation OpenHands makes of a summary,
+//! `condense` (`AgentCondensationObservation`), which the model is sent where it stands. The
+//! flat history form has no ids: its condensation names none.
+//!
+//! Not read: histories stored as `[action, observation]` pairs (early evaluation output), and
+//! the V1 software-agent-sdk conversation logs.
 
 use super::openai::{element_indent, value_error};
 use super::{
