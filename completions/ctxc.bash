@@ -265,7 +265,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -311,7 +311,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -1003,7 +1003,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)

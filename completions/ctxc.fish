@@ -47,6 +47,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name p
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
 sharegpt\t''
+openhands\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -65,6 +66,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
 sharegpt\t''
+openhands\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -263,6 +265,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name p
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
 sharegpt\t''
+openhands\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r

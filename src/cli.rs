@@ -23,8 +23,9 @@ const SETTINGS: &str = "Settings file";
 
 /// Compact stored LLM agent transcripts offline, in their own format.
 ///
-/// ctxc reads OpenAI chat, Anthropic messages, Claude Code sessions, Codex rollouts and
-/// ShareGPT files (JSON or JSONL), counts what the model would be sent, and validates them.
+/// ctxc reads OpenAI chat, Anthropic messages, Claude Code sessions, Codex rollouts, ShareGPT
+/// files and OpenHands event streams (JSON or JSONL), counts what the model would be sent, and
+/// validates them.
 #[derive(Debug, Parser)]
 #[command(name = "ctxc", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {

@@ -6,7 +6,7 @@ __version__: str
 
 Message = Dict[str, Any]
 Conversation = Union[Sequence[Message], Dict[str, Any]]
-Format = Literal["openai", "anthropic", "claude-code", "codex", "sharegpt"]
+Format = Literal["openai", "anthropic", "claude-code", "codex", "sharegpt", "openhands"]
 
 class CtxcError(ValueError):
     message: str

@@ -13,6 +13,7 @@ mod claude_code;
 mod codex;
 mod doc;
 mod openai;
+mod openhands;
 pub mod payload;
 mod sharegpt;
 
@@ -38,14 +39,17 @@ pub enum Format {
     Codex,
     /// ShareGPT `{"conversations": [{"from", "value"}]}`.
     ShareGpt,
+    /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).
+    OpenHands,
 }
 
 impl Format {
     /// Every format, in detection order (most specific first).
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::ShareGpt,
+        Format::OpenHands,
         Format::Anthropic,
         Format::OpenAi,
     ];
@@ -58,6 +62,7 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::ShareGpt => "sharegpt",
+            Format::OpenHands => "openhands",
         }
     }
 
@@ -83,6 +88,7 @@ impl Format {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
             Format::ShareGpt => &sharegpt::ShareGpt,
+            Format::OpenHands => &openhands::OpenHands,
         }
     }
 }

@@ -56,13 +56,21 @@ impl Adapter for OpenAi {
             OutItem::Summary { text, .. } => {
                 let message = serde_json::json!({
                     "role": "user",
-                    "content": format!("{SUMMARY_MARKER}\n{text}"),
+                    "content": content_value(t, conv, &format!("{SUMMARY_MARKER}\n{text}")),
                 });
                 to_string_styled(&message, element_indent(conv))
             }
             OutItem::ReplaceResult(i, text) | OutItem::ReplaceText(i, text) => {
                 let raw = &t.source[conv.items[*i].span.clone()];
-                replace_member(raw, "content", &quote(text)).unwrap_or_else(|| raw.to_string())
+                let content = if has_typed_parts(raw) {
+                    // A result is replaced whole; a message's text parts only (its reasoning,
+                    // calls and media stay as they were).
+                    let text_only = matches!(out, OutItem::ReplaceText(..));
+                    typed_content(raw, text, text_only)
+                } else {
+                    quote(text)
+                };
+                replace_member(raw, "content", &content).unwrap_or_else(|| raw.to_string())
             }
         }
     }
@@ -451,10 +459,18 @@ pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
         "developer" => Role::Developer,
         "user" | "human" => Role::User,
         "assistant" | "model" => Role::Assistant,
-        "tool" | "function" => Role::Tool,
+        // LLaMA-Factory's sharegpt formatting with `role`/`content` tags keeps its default
+        // `function_call` and `observation` tags.
+        "tool" | "function" | "observation" => Role::Tool,
+        "function_call" => Role::Assistant,
         _ => Role::None,
     };
-    push_content(value.get_mut("content"), PartKind::Text, item);
+    if role == "function_call" {
+        let content = value.get("content").and_then(Value::as_str).unwrap_or("");
+        push_value_calls(content, item);
+    } else {
+        push_content(value.get_mut("content"), PartKind::Text, item);
+    }
     let value = &*value;
     for key in ["reasoning_content", "reasoning"] {
         if let Some(text) = value.get(key).and_then(Value::as_str) {
@@ -542,6 +558,9 @@ fn push_content(content: Option<&mut Value>, kind: PartKind, item: &mut Item) {
             for part in parts {
                 match part {
                     Value::String(s) => item.parts.push(Part::new(kind, std::mem::take(s))),
+                    Value::Object(_) if is_typed_value(part) => {
+                        push_typed_value(part, kind, item);
+                    }
                     Value::Object(_) => match part.get_mut("text") {
                         Some(Value::String(text)) => {
                             item.parts.push(Part::new(kind, std::mem::take(text)));
@@ -553,6 +572,111 @@ fn push_content(content: Option<&mut Value>, kind: PartKind, item: &mut Item) {
             }
         }
         _ => {}
+    }
+}
+
+/// A LLaMA-Factory typed part, `{"type": "text" | "reasoning" | "tool_call", "value": ...}`
+/// (its `messages` format, src/llamafactory/v1/utils/types.py `Content`).
+fn is_typed_value(part: &Value) -> bool {
+    part.get("value").is_some()
+        && part.get("text").is_none()
+        && matches!(
+            part.get("type").and_then(Value::as_str),
+            Some("text" | "reasoning" | "tool_call")
+        )
+}
+
+/// Adds a typed part: text, reasoning (thinking), or a tool call whose value is
+/// `{"name", "arguments"}` JSON (calls get their ids in `pair_legacy_function_calls`).
+fn push_typed_value(part: &mut Value, kind: PartKind, item: &mut Item) {
+    let typ = part
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let value = match part.get_mut("value") {
+        Some(Value::String(s)) => std::mem::take(s),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    match typ.as_str() {
+        "reasoning" => item.parts.push(Part::new(PartKind::Thinking, value)),
+        "tool_call" => push_value_calls(&value, item),
+        _ => item.parts.push(Part::new(kind, value)),
+    }
+}
+
+/// The calls a `{"name", "arguments"}` JSON text (or a list of them) makes, without ids.
+/// Text that does not parse still makes one (nameless) call, so its result pairs.
+fn push_value_calls(text: &str, item: &mut Item) {
+    let calls = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(calls)) => calls,
+        Ok(call @ Value::Object(_)) => vec![call],
+        _ => Vec::new(),
+    };
+    let named: Vec<&Value> = calls.iter().filter(|c| c.get("name").is_some()).collect();
+    if named.is_empty() {
+        item.calls.push(ToolCall {
+            id: String::new(),
+            name: String::new(),
+        });
+        item.parts.push(Part::new(PartKind::ToolArguments, text));
+        return;
+    }
+    for call in named {
+        push_call(None, call, item);
+    }
+}
+
+/// Whether a stored message's `content` is a list of LLaMA-Factory typed parts.
+fn has_typed_parts(raw: &str) -> bool {
+    let Ok(raw) = crate::json::parse_raw(raw) else {
+        return false;
+    };
+    member(raw, "content")
+        .and_then(array_elements)
+        .and_then(|parts| parts.first().copied())
+        .is_some_and(|p| member(p, "value").is_some() && member(p, "type").is_some())
+}
+
+/// The typed-parts `content` of message `raw` with its text replaced by `text`: one text part
+/// where the first was, the other parts kept byte-for-byte when `text_only`, else only it.
+fn typed_content(raw: &str, text: &str, text_only: bool) -> String {
+    let part = format!(r#"{{"type": "text", "value": {}}}"#, quote(text));
+    let elements = crate::json::parse_raw(raw)
+        .ok()
+        .and_then(|raw| member(raw, "content"))
+        .and_then(array_elements)
+        .unwrap_or_default();
+    let mut parts: Vec<String> = Vec::new();
+    let mut placed = false;
+    for element in elements {
+        let is_text = member(element, "type").is_some_and(|t| t.get() == r#""text""#);
+        if is_text && !placed {
+            parts.push(part.clone());
+            placed = true;
+        } else if !is_text && text_only {
+            parts.push(element.get().to_string());
+        }
+    }
+    if !placed {
+        parts.push(part);
+    }
+    format!("[{}]", parts.join(", "))
+}
+
+/// A message content holding `text`, in the conversation's style: a string, or (LLaMA-Factory
+/// typed parts) one text part.
+fn content_value(t: &Transcript, conv: &Conversation, text: &str) -> Value {
+    let typed = conv
+        .items
+        .iter()
+        .take(16)
+        .any(|item| has_typed_parts(&t.source[item.span.clone()]));
+    if typed {
+        serde_json::json!([{"type": "text", "value": text}])
+    } else {
+        Value::String(text.to_string())
     }
 }
 
@@ -614,19 +738,32 @@ fn mark_text_observations(conv: &mut Conversation) {
     }
 }
 
-/// Gives legacy `function_call`s ids and pairs each `function` message with the latest open
-/// call, so pairing rules apply to them too. Calls with real ids are left alone.
+/// Gives calls made without ids (legacy `function_call`s, LLaMA-Factory `tool_call` parts and
+/// `function_call` messages) ids, and pairs the `tool` / `function` messages that follow them
+/// without a `tool_call_id`: each answers the oldest open call, and the last of a run of them
+/// answers every call still open (LLaMA-Factory answers parallel calls in one message). Calls
+/// with real ids are left alone.
 fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
     let mut open: Vec<String> = Vec::new();
-    for item in &mut conv.items {
+    for at in 0..conv.items.len() {
+        let next_is_result = conv
+            .items
+            .get(at + 1)
+            .is_some_and(|n| n.role == Role::Tool && n.results.is_empty());
+        let item = &mut conv.items[at];
+        if item.calls.iter().any(|c| c.id.is_empty()) {
+            open.clear();
+        }
         for call in item.calls.iter_mut().filter(|c| c.id.is_empty()) {
             *counter += 1;
             call.id = format!("function-call-{counter}");
             open.push(call.id.clone());
         }
-        if item.role == Role::Tool && item.results.is_empty() {
-            if let Some(id) = open.pop() {
-                item.results.push(id);
+        if item.role == Role::Tool && item.results.is_empty() && !open.is_empty() {
+            if next_is_result {
+                item.results.push(open.remove(0));
+            } else {
+                item.results.append(&mut open);
             }
         }
     }

@@ -172,3 +172,102 @@ fn jsonl_lines_keep_their_own_endings() {
         format!("{b}\n{c}")
     );
 }
+
+fn fixture(rel: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel);
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn llamafactory_typed_parts_pair_with_the_tool_messages_that_follow() {
+    let t = read_str(&fixture("llamafactory/messages-typed.jsonl"));
+    assert_eq!(t.format, Format::OpenAi);
+    assert!(check(&t).is_empty(), "{:?}", check(&t));
+    let kinds = |c: usize| -> Vec<&str> {
+        t.conversations[c]
+            .items
+            .iter()
+            .map(|i| i.kind.name())
+            .collect()
+    };
+    assert_eq!(
+        kinds(0),
+        ["system", "user", "tool_call", "tool_result", "assistant"]
+    );
+    let first = &t.conversations[0].items;
+    assert_eq!(first[2].calls[0].name, "get_weather");
+    assert!(first[2].parts.iter().any(|p| p.kind == PartKind::Thinking));
+    assert_eq!(first[3].results, [first[2].calls[0].id.clone()]);
+    // Parallel calls answered by one tool message.
+    let second = &t.conversations[1].items;
+    assert_eq!(second[2].calls.len(), 2);
+    assert_eq!(second[3].results.len(), 2);
+    assert_eq!(t.conversations[1].groups()[2], 2..4);
+    // Parallel calls answered by one tool message each.
+    let third = &t.conversations[2].items;
+    assert_eq!(third[3].results, [third[2].calls[0].id.clone()]);
+    assert_eq!(third[4].results, [third[2].calls[1].id.clone()]);
+    assert_eq!(t.write(&[None, None, None, None]), t.source);
+}
+
+#[test]
+fn llamafactory_typed_parts_are_written_back_as_typed_parts() {
+    let t = read_str(&fixture("llamafactory/messages-typed.jsonl"));
+    let c = &t.conversations[1];
+    let n = c.items.len();
+    let mut plan = vec![
+        OutItem::Keep(0),
+        OutItem::Keep(1),
+        OutItem::Keep(2),
+        OutItem::ReplaceResult(3, "[ctxc: output masked]".into()),
+        OutItem::Summary {
+            text: "Berlin is cooler".into(),
+            replaces: 4..6,
+        },
+    ];
+    plan.extend((6..n).map(OutItem::Keep));
+    let out = t.write(&[None, Some(plan), None, None]);
+    let again = read_str(&out);
+    assert!(check(&again).is_empty());
+    let line: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    let messages = line["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[3]["content"],
+        serde_json::json!([{"type": "text", "value": "[ctxc: output masked]"}])
+    );
+    assert_eq!(messages[4]["content"][0]["type"], "text");
+    let items = &again.conversations[1].items;
+    assert_eq!(items[4].kind, Kind::Summary);
+    assert!(items[4].ctxc_summary);
+}
+
+#[test]
+fn llamafactory_function_call_and_observation_roles_pair() {
+    let t = read_str(&fixture("llamafactory/openai-roles.json"));
+    assert_eq!(t.format, Format::OpenAi);
+    assert!(check(&t).is_empty(), "{:?}", check(&t));
+    let items = &t.conversations[0].items;
+    assert_eq!(items[2].kind, Kind::ToolCall);
+    assert_eq!(items[2].calls[0].name, "get_weather");
+    assert_eq!(items[3].kind, Kind::ToolResult);
+    assert_eq!(items[3].results, [items[2].calls[0].id.clone()]);
+}
+
+#[test]
+fn llamafactory_replaced_text_keeps_the_other_typed_parts() {
+    let t = read_str(&fixture("llamafactory/messages-typed.jsonl"));
+    let n = t.conversations[1].items.len();
+    let mut plan: Vec<_> = (0..n).map(OutItem::Keep).collect();
+    plan[4] = OutItem::ReplaceText(4, "shorter".into());
+    let out = t.write(&[None, Some(plan), None, None]);
+    let line: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    let content = &line["messages"][4]["content"];
+    assert_eq!(content[0]["type"], "reasoning");
+    assert_eq!(
+        content[1],
+        serde_json::json!({"type": "text", "value": "shorter"})
+    );
+    assert_eq!(content.as_array().unwrap().len(), 2);
+}

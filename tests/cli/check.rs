@@ -13,6 +13,7 @@ fn every_supported_corpus_folder_is_valid() {
         "openai-chat",
         "swe-agent",
         "sharegpt",
+        "openhands",
     ] {
         let out = ctxc()
             .arg("check")

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 const RATIOS: [f64; 2] = [0.5, 0.25];
 
 /// Conversations that land under 85% of their target, by strategy and ratio, and why (the
-/// numbers are the report's note). All are small Claude Code samples whose only history a
+/// numbers are the report's note). All are conversations whose only history a
 /// summary may take ends in one unit that has no tool output long enough to cut: taking it
 /// drops under the band, leaving it stays over the target. `adaptive` reaches them through
 /// its `full-summary` rung.
@@ -66,6 +66,20 @@ const COARSE: &[(&str, &str, f64, &str)] = &[
         "full-summary",
         0.5,
         "one unit less leaves 435 tokens for a target of 326; with the 146-token unit, 272",
+    ),
+    (
+        "openhands/resolver/output.jsonl",
+        "selective",
+        0.25,
+        "the second run's history ends in a 1,793-token CodeAct `run_ipython` action (its code \
+         is the call's arguments, never cut) with a short output: one unit less leaves 5,870 \
+         tokens for a target of 5,048; with it, 4,077",
+    ),
+    (
+        "openhands/resolver/output.jsonl",
+        "truncate",
+        0.25,
+        "the same unit: 4,077 tokens for a target of 5,048",
     ),
 ];
 

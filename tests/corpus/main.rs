@@ -15,14 +15,7 @@ use ctxc::transcript::{self, OutItem, ReadOptions};
 use std::path::{Path, PathBuf};
 
 /// Corpus files that are not one of ctxc's formats, with the error text they must produce.
-pub const UNSUPPORTED: &[(&str, &str)] = &[
-    ("openhands/trajs/basic.json", "cannot tell the format"),
-    (
-        "openhands/trajs/basic_interactions.json",
-        "cannot tell the format",
-    ),
-    ("openhands/resolver/output.jsonl", "cannot tell the format"),
-];
+pub const UNSUPPORTED: &[(&str, &str)] = &[];
 
 /// Corpus files damaged on purpose by their authors (claude-code-log's `edge_cases.jsonl`
 /// has misspelt keys, stray scalar lines, records from other sessions and repeated uuids that
