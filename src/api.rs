@@ -386,8 +386,8 @@ fn with_report_columns(
                 .iter_mut()
                 .zip([kept.paths, kept.commands, kept.errors, kept.user_requests])
         {
-            // As the JSON report writes it: four decimals.
-            builder.append_value((tally.ratio() * 10_000.0).round() / 10_000.0);
+            // As the JSON report writes it: four decimals, null for nothing to keep.
+            builder.append_option(tally.share());
         }
         error.append_null();
     }

@@ -37,8 +37,19 @@ impl AddAssign for Tally {
 
 impl Serialize for Tally {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Four decimals: stable in snapshots, precise enough for a share.
-        s.serialize_f64((self.ratio() * 10_000.0).round() / 10_000.0)
+        match self.share() {
+            Some(share) => s.serialize_f64(share),
+            // Nothing to keep: no share (reports said 1.0 before schema 2).
+            None => s.serialize_none(),
+        }
+    }
+}
+
+impl Tally {
+    /// The share kept as reports write it (four decimals: stable in snapshots, precise
+    /// enough for a share); `None` when there was nothing to keep.
+    pub fn share(&self) -> Option<f64> {
+        (self.total > 0).then(|| (self.ratio() * 10_000.0).round() / 10_000.0)
     }
 }
 

@@ -119,7 +119,8 @@ fn compact_text(
     let result = py.detach(|| pool.install(|| api::compact_text(text, &options)));
     Ok(match result {
         Ok(done) => {
-            let report = serde_json::to_string(&done.report)
+            // As the CLI's reports write it (`null` for figures a file never had).
+            let report = serde_json::to_string(&done.report.public())
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
             (Some(done.output), Some(report), None)
         }
@@ -127,7 +128,7 @@ fn compact_text(
             let report = failed
                 .report
                 .as_deref()
-                .and_then(|r| serde_json::to_string(r).ok());
+                .and_then(|r| serde_json::to_string(&r.public()).ok());
             let failure = (
                 failed.step.to_string(),
                 failed.line,

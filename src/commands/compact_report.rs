@@ -10,8 +10,10 @@ use crate::summarizer::Fallback;
 use crate::summarizer::llm::OnFailure;
 use serde::{Deserialize, Serialize};
 
-/// Bumped when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Bumped when a field changes meaning or goes away. 2: a failed file's figures it never had
+/// are `null` (were 0, and retention 1.0), and so is the retention of a kind with nothing to
+/// keep (was 1.0 for 0 of 0).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Conversations of one file whose shortfall is spelled out; the rest are counted.
 const MAX_NOTES: usize = 3;
@@ -31,10 +33,44 @@ pub struct CompactReport {
     /// Whether outputs were written.
     pub dry_run: bool,
     /// One entry per input, in input order.
+    #[serde(serialize_with = "public_files")]
     pub files: Vec<FileReport>,
     /// Sums over all files.
     pub totals: Totals,
 }
+
+/// The files as reports show them ([`FileReport::public`]).
+fn public_files<S: serde::Serializer>(files: &[FileReport], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(files.len()))?;
+    for file in files {
+        seq.serialize_element(&file.public())?;
+    }
+    seq.end()
+}
+
+/// A number a report may write as `null` (no value), read back as 0.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// The figures a file that failed before it was measured never had: `null` in reports.
+const UNMEASURED: [&str; 10] = [
+    "conversations",
+    "conversationsCompacted",
+    "bytesBefore",
+    "bytesAfter",
+    "messagesBefore",
+    "messagesAfter",
+    "contextTokensBefore",
+    "contextTokensAfter",
+    "savedRatio",
+    "retention",
+];
 
 /// What became of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -109,23 +145,31 @@ pub struct FileReport {
     /// Task types adaptive detected, per conversation compacted (deduplicated).
     pub task_types: Vec<String>,
     /// Conversations in the file.
+    #[serde(deserialize_with = "null_as_default")]
     pub conversations: usize,
     /// The context window its largest conversation was measured against (for `-v`).
     #[serde(skip)]
     pub context_window: usize,
     /// Conversations that were compacted.
+    #[serde(deserialize_with = "null_as_default")]
     pub conversations_compacted: usize,
     /// File size before.
+    #[serde(deserialize_with = "null_as_default")]
     pub bytes_before: usize,
     /// File size after.
+    #[serde(deserialize_with = "null_as_default")]
     pub bytes_after: usize,
     /// Logical messages the model sees, before.
+    #[serde(deserialize_with = "null_as_default")]
     pub messages_before: usize,
     /// Logical messages the model sees, after.
+    #[serde(deserialize_with = "null_as_default")]
     pub messages_after: usize,
     /// Context tokens before (summed over conversations).
+    #[serde(deserialize_with = "null_as_default")]
     pub context_tokens_before: usize,
     /// Context tokens after (exact: counted on the output read back).
+    #[serde(deserialize_with = "null_as_default")]
     pub context_tokens_after: usize,
     /// Context tokens before as the provider would count them, calibrated on the usage the
     /// file records (absent without usage).
@@ -138,6 +182,7 @@ pub struct FileReport {
     /// The target (in ctxc's counts), summed over compacted conversations.
     pub target_tokens: Option<usize>,
     /// 1 − after / before.
+    #[serde(deserialize_with = "null_as_default")]
     pub saved_ratio: f64,
     /// Triggers that fired, in order of first firing.
     pub triggers: Vec<String>,
@@ -168,6 +213,7 @@ pub struct FileReport {
     #[serde(skip_deserializing)]
     pub retention: Retention,
     /// The counts behind `retention`: `[kept, total]` per kind.
+    #[serde(deserialize_with = "null_as_default")]
     pub retention_counts: Counts,
     /// Milliseconds spent on the file.
     pub time_ms: u64,
@@ -356,6 +402,23 @@ impl FileReport {
     /// Whether the file was read far enough to be measured.
     fn measured(&self) -> bool {
         self.format.is_some()
+    }
+
+    /// This report as reports show it: a file that failed before it was measured has `null`
+    /// for the figures it never had, as the table shows `-` (internally they are 0).
+    pub fn public(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).expect("a report serializes");
+        if self.status == Status::Failed && !self.measured() {
+            if let Some(fields) = value.as_object_mut() {
+                for key in UNMEASURED {
+                    if let Some(v) = fields.get_mut(key) {
+                        *v = serde_json::Value::Null;
+                    }
+                }
+                fields.insert("retentionCounts".into(), serde_json::Value::Null);
+            }
+        }
+        value
     }
 }
 

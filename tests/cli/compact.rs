@@ -715,8 +715,8 @@ fn without_times(mut report: Value) -> Value {
 fn the_report_file_takes_its_format_from_its_extension() {
     let dir = workspace(&[("t.traj", TRAJ)]);
     for (name, check) in [
-        ("r.json", "\"schemaVersion\": 1"),
-        ("r.yaml", "schemaVersion: 1"),
+        ("r.json", "\"schemaVersion\": 2"),
+        ("r.yaml", "schemaVersion: 2"),
         ("r.md", "| FILE |"),
         ("r.txt", "TOTAL (1 file)"),
     ] {

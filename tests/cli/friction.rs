@@ -414,3 +414,60 @@ fn a_table_on_a_terminal_shortens_long_paths_and_a_pipe_keeps_them() {
         "{text}"
     );
 }
+
+#[test]
+fn json_says_null_where_the_table_says_dash() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("bad.json"), "{\"messages\": [").unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "compact",
+            "--force",
+            "--dry-run",
+            "--json",
+            "t.traj",
+            "bad.json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["schemaVersion"], 2);
+    let file = |name: &str| {
+        report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == name)
+            .unwrap()
+            .clone()
+    };
+    let bad = &file("bad.json");
+    assert_eq!(bad["status"], "failed");
+    for key in [
+        "bytesBefore",
+        "contextTokensAfter",
+        "savedRatio",
+        "retention",
+    ] {
+        assert!(bad[key].is_null(), "{key}: {bad}");
+    }
+    // A kind of fact with nothing to keep has no share: not 1.0 for 0 of 0.
+    let good = &file("t.traj");
+    assert_eq!(
+        good["retentionCounts"]["errors"],
+        serde_json::json!([0, 0]),
+        "{good}"
+    );
+    assert!(good["retention"]["errors"].is_null(), "{good}");
+    // Reports with nulls merge, and the merge keeps them.
+    std::fs::write(dir.path().join("r.json"), &out.stdout).unwrap();
+    let merged = run(dir.path(), &["report", "merge", "--json", "r.json"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr_of(&merged));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let merged_bad = merged["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "bad.json");
+    assert!(merged_bad.unwrap()["bytesBefore"].is_null());
+}

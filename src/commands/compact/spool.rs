@@ -164,7 +164,7 @@ impl Spooled {
                     out.write_all(b",\n")?;
                 }
                 first = false;
-                let pretty = serde_json::to_string_pretty(&report)?;
+                let pretty = serde_json::to_string_pretty(&report.public())?;
                 for (i, line) in pretty.lines().enumerate() {
                     if i > 0 {
                         out.write_all(b"\n")?;
