@@ -805,7 +805,6 @@ impl Conduct<'_> {
     /// number and bytes; refused unless --drop-torn-tail drops it.
     ///
     /// [`Doc::torn_tail`]: crate::transcript::Doc::torn_tail
-    #[allow(clippy::type_complexity)]
     fn torn_tail(&self, mut text: String) -> Result<(String, Option<(usize, String)>), Failed> {
         let Some(torn) = crate::transcript::Doc::torn_tail(&text) else {
             return Ok((text, None));
