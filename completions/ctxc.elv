@@ -107,6 +107,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --force-overwrite 'Replace an existing output file. Without it an output that is there already is left alone: done when it holds exactly this run''s result (so the same command can run again), refused when it differs'
             cand --dry-run 'Do everything but write: report what would happen, create or change no file but the report asked for with --report. A file the real run would refuse fails here too (an output that exists and differs, a backup that differs, a directory it cannot write in, a lock another run holds)'
             cand --allow-findings 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
+            cand --drop-torn-tail 'Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it: a client stopped mid-write) without that line, refused by default. With --archive the line is kept in the archive, so `ctxc restore` gives the file back as it was'
             cand --confirm 'Ask before writing each file (only at a terminal)'
             cand --fail-fast 'Stop at the first file that fails (files already written stay written)'
             cand --archive 'Keep everything compaction removed in NAME.ctxc-archive.json beside each output, so `ctxc restore` can rebuild the original'

@@ -429,6 +429,12 @@ pub struct CompactArgs {
     #[arg(long)]
     pub allow_findings: bool,
 
+    /// Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it:
+    /// a client stopped mid-write) without that line, refused by default. With --archive the
+    /// line is kept in the archive, so `ctxc restore` gives the file back as it was.
+    #[arg(long)]
+    pub drop_torn_tail: bool,
+
     /// Ask before writing each file (only at a terminal).
     #[arg(long)]
     pub confirm: bool,

@@ -73,6 +73,9 @@ pub struct ArchiveJob<'a> {
     pub input_root: Option<&'a Path>,
     /// The transcript as read.
     pub original: &'a Transcript,
+    /// The input's torn last line, left out of the transcript read (`--drop-torn-tail`): the
+    /// input is `original`'s source and then this.
+    pub torn: Option<&'a str>,
     /// What the pipeline did.
     pub outcome: &'a Outcome<'a>,
     /// The effective settings, as shown by `ctxc config show --json`.
@@ -125,6 +128,17 @@ pub struct Pending {
 pub fn begin(job: &ArchiveJob) -> Result<Pending> {
     let mut new = record(job.original, job.outcome, job.settings.clone());
     ensure_restorable(&mut new, job);
+    let source = match job.torn {
+        // The input is the file with its torn line: restoring rebuilds it, line and all.
+        Some(fragment) => {
+            let source = format!("{}{fragment}", job.original.source);
+            new.restore.push(Piece::Text(fragment.to_string()));
+            new.input = record::file_ref(source.as_bytes());
+            new.changed = true;
+            std::borrow::Cow::Owned(source)
+        }
+        None => std::borrow::Cow::Borrowed(job.original.source.as_str()),
+    };
     new.output_copy = Some(job.outcome.output.to_string());
     let places = Places {
         input: job.input,
@@ -132,7 +146,7 @@ pub fn begin(job: &ArchiveJob) -> Result<Pending> {
         archive_dir: job.archive_dir,
         input_root: job.input_root,
     };
-    start(new, places, Some(&job.original.source))
+    start(new, places, Some(&source))
 }
 
 /// Writes the archive of a dataset's compaction, its new record pending. It joins an earlier

@@ -100,7 +100,7 @@ pub fn triggers(conversations: &[ConversationRecord]) -> Vec<String> {
     triggers
 }
 
-fn file_ref(bytes: &[u8]) -> FileRef {
+pub(super) fn file_ref(bytes: &[u8]) -> FileRef {
     FileRef {
         path: None,
         relative_to_archive: None,

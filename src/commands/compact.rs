@@ -289,6 +289,11 @@ fn open_manifest(
         Some(column) => format!("{flags} --column {column}"),
         None => flags,
     };
+    let flags = if args.drop_torn_tail {
+        format!("{flags} --drop-torn-tail")
+    } else {
+        flags
+    };
     let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
     Manifest::open(path, digest).map(Some)
 }
@@ -735,10 +740,22 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
+        let (text, torn) = self.torn_tail(text)?;
         // The same steps, and failures, as a library call's (`crate::api::compact_text`).
         let (t, plans) = api::plan(text, settings, !self.args.allow_findings)?;
         let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
+        if let Some((line, fragment)) = &torn {
+            let bytes = fragment.len();
+            // The file is written without the line, even when nothing else changed.
+            report.status = Status::Compacted;
+            report.bytes_before += bytes;
+            report.notes.push(if self.args.archive {
+                format!("torn last line {line} ({bytes} bytes, not valid JSON) left out; the archive keeps it")
+            } else {
+                format!("torn last line {line} ({bytes} bytes, not valid JSON) dropped: not kept anywhere (--archive keeps it)")
+            });
+        }
         if self.args.confirm && !self.confirmed(&report).map_err(Failed::at("write", 0))? {
             report.status = Status::Skipped;
             report
@@ -758,6 +775,7 @@ impl Conduct<'_> {
             )
             .map_err(Failed::at("write", 0))?;
         }
+        let torn_fragment = torn.as_ref().map(|(_, fragment)| fragment.as_str());
         let written = if existing {
             self.existing(job, &outcome).inspect(|out| {
                 report.notes.push(format!(
@@ -766,7 +784,7 @@ impl Conduct<'_> {
                 ))
             })
         } else {
-            self.write(job, &t, &outcome, claim.as_ref())
+            self.write(job, &t, torn_fragment, &outcome, claim.as_ref())
         };
         report.notes.extend(claim.iter().flat_map(Claim::notes));
         match written {
@@ -781,6 +799,25 @@ impl Conduct<'_> {
                 report: Some(Box::new(report)),
             }),
         }
+    }
+
+    /// The input's text without its torn last line (see [`Doc::torn_tail`]), and that line's
+    /// number and bytes; refused unless --drop-torn-tail drops it.
+    ///
+    /// [`Doc::torn_tail`]: crate::transcript::Doc::torn_tail
+    fn torn_tail(&self, mut text: String) -> Result<(String, Option<(usize, String)>), Failed> {
+        let Some(torn) = crate::transcript::Doc::torn_tail(&text) else {
+            return Ok((text, None));
+        };
+        if !self.args.drop_torn_tail {
+            return Err(Failed::at("parse", torn.line)(anyhow::anyhow!(
+                "{}: a write cut short; --drop-torn-tail compacts the rest without it (with \
+                 --archive to keep it, so that `ctxc restore` gives it back)",
+                torn.message
+            )));
+        }
+        let fragment = text.split_off(torn.start);
+        Ok((text, Some((torn.line, fragment))))
     }
 
     /// A written file's report: where the output went, and how to resume the session.
@@ -863,11 +900,17 @@ impl Conduct<'_> {
         &self,
         job: &Job,
         t: &Transcript,
+        torn: Option<&str>,
         outcome: &Outcome,
         claim: Option<&Claim>,
     ) -> Result<Option<String>> {
+        // The input as it was: the transcript read, and the torn line left out of it.
+        let original = match torn {
+            Some(fragment) => std::borrow::Cow::Owned(format!("{}{fragment}", t.source)),
+            None => std::borrow::Cow::Borrowed(t.source.as_str()),
+        };
         if self.args.dry_run {
-            self.preview(job, t, outcome, claim)?;
+            self.preview(job, &original, outcome, claim)?;
             return Ok(None);
         }
         let like = match &job.input {
@@ -890,6 +933,7 @@ impl Conduct<'_> {
                 archive_dir: self.args.archive_dir.as_deref(),
                 input_root: job.root.as_deref(),
                 original: t,
+                torn,
                 outcome,
                 settings: super::config::effective_json(self.config),
             })
@@ -903,11 +947,11 @@ impl Conduct<'_> {
                 let (written, pending) = match claim {
                     Some(Claim::Object(claim)) => {
                         // An unchanged object is left alone: no backup, no rewrite.
-                        if outcome.output == t.source {
+                        if outcome.output == *original {
                             return Ok(Some(url.to_string()));
                         }
                         if let Some(suffix) = &self.args.outputs.backup {
-                            claim.backup(suffix, t.source.as_bytes())?;
+                            claim.backup(suffix, original.as_bytes())?;
                         }
                         let pending = begin_archive(&name)?;
                         (claim.replace(bytes), pending)
@@ -934,11 +978,11 @@ impl Conduct<'_> {
                 };
                 if let Some(claim) = claim {
                     // An unchanged file is left alone: no backup, no rewrite.
-                    if outcome.output == t.source {
+                    if outcome.output == *original {
                         return Ok(Some(path.display().to_string()));
                     }
                     if let Some(suffix) = &self.args.outputs.backup {
-                        claim.backup(suffix, t.source.as_bytes())?;
+                        claim.backup(suffix, original.as_bytes())?;
                     }
                 }
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -962,17 +1006,17 @@ impl Conduct<'_> {
     fn preview(
         &self,
         job: &Job,
-        t: &Transcript,
+        original: &str,
         outcome: &Outcome,
         claim: Option<&Claim>,
     ) -> Result<()> {
         if let (Some(Claim::File(claim)), Some(suffix)) = (claim, &self.args.outputs.backup) {
-            if outcome.output != t.source {
-                claim.check_backup(suffix, t.source.as_bytes())?;
+            if outcome.output != original {
+                claim.check_backup(suffix, original.as_bytes())?;
             }
         }
         if let Destination::File(path) = &job.dest {
-            if claim.is_none() || outcome.output != t.source {
+            if claim.is_none() || outcome.output != original {
                 discover::check_writable_beside(path)?;
             }
         }

@@ -237,7 +237,21 @@ fn classify(raw: &RawValue) -> Option<bool> {
         .find(|(k, _)| k == "type")
         .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
     let Some(kind) = kind else {
-        return has("role").then_some(false);
+        // A usage export's record (what ccusage reads): a timestamp and a `message` holding
+        // only what the answer cost (`usage`, `model`, `id`), beside `costUSD` and `requestId`.
+        if has("role") {
+            return Some(false);
+        }
+        let message = members
+            .iter()
+            .find(|(k, _)| k == "message")
+            .map(|(_, v)| *v);
+        let usage_only = message.is_some_and(|m| {
+            member(m, "usage").is_some_and(|u| u.get().starts_with('{'))
+                && member(m, "content").is_none()
+                && member(m, "role").is_none()
+        });
+        return (usage_only && has("timestamp")).then_some(true);
     };
     // Exports and older or stripped sessions drop the chain fields: a `user` or `assistant`
     // record carrying its `message` (even one holding only `usage`) is still Claude Code's.

@@ -61,6 +61,17 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// The torn last line of a JSON Lines file (see [`Doc::torn_tail`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// Where the torn line starts: the source up to here is the file without it.
+    pub start: usize,
+    /// Its 1-based line number.
+    pub line: usize,
+    /// What `check` says of it.
+    pub message: String,
+}
+
 impl<'a> Doc<'a> {
     /// Parses `src` as one JSON document or as JSON Lines.
     pub fn parse(src: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
@@ -117,6 +128,12 @@ impl<'a> Doc<'a> {
                     number: i + 1,
                     raw,
                 }),
+                // The last line, with no terminator after it (it would have moved `offset`
+                // past the end): a write cut short.
+                Err(e) if offset > src.len() => errors.push(ParseError {
+                    line: i + 1,
+                    message: torn_message(start, &e),
+                }),
                 Err(e) => errors.push(ParseError {
                     line: i + 1,
                     message: format!(
@@ -135,6 +152,34 @@ impl<'a> Doc<'a> {
             lines,
             newline,
             trailing_newline: body.ends_with('\n'),
+        })
+    }
+
+    /// The torn last line of JSON Lines `src`, if it has one: a last line that is not valid
+    /// JSON and has no line terminator after it, which is what a client that crashed while
+    /// appending a record leaves. A line that does end with a terminator is an ordinary
+    /// syntax error, and so is a file that is not JSON Lines (its first line is not JSON).
+    pub fn torn_tail(src: &str) -> Option<TornTail> {
+        let body = src.strip_prefix(BOM).unwrap_or(src);
+        if body.ends_with('\n') {
+            return None;
+        }
+        let start = body.rfind('\n')? + 1;
+        let text = &body[start..];
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        if text.trim().is_empty() {
+            return None;
+        }
+        let error = parse_raw(text).err()?;
+        let first = body.trim_start().lines().next().unwrap_or("");
+        if parse_raw(first).is_err() || parse_raw(body).is_ok() {
+            return None;
+        }
+        let start = src.len() - body.len() + start;
+        Some(TornTail {
+            start,
+            line: src[..start].matches('\n').count() + 1,
+            message: torn_message(start, &error),
         })
     }
 
@@ -262,6 +307,14 @@ fn clip(text: &str) -> String {
         })
         .collect();
     format!("{printable}{ellipsis}")
+}
+
+fn torn_message(start: usize, e: &serde_json::Error) -> String {
+    format!(
+        "torn last line (no newline, not valid JSON): {} (byte {})",
+        strip_position(e),
+        start + e.column().saturating_sub(1)
+    )
 }
 
 fn json_error(src: &str, body: &str, e: &serde_json::Error) -> ParseError {

@@ -18,7 +18,7 @@ pub mod payload;
 mod sharegpt;
 
 pub use check::{Finding, check, conversation_findings, sort_findings};
-pub use doc::{Doc, Line, ParseError};
+pub use doc::{Doc, Line, ParseError, TornTail};
 
 use crate::json::{ArrayLayout, Span};
 use std::borrow::Cow;

@@ -110,7 +110,14 @@ fn messages_path_names_the_list() {
 fn bad_input_is_an_error_not_a_panic() {
     for (src, want) in [
         ("", "empty file"),
-        ("{\"role\": \"user\"}\n{\"role\": ", "2: invalid JSON"),
+        // Cut short at the end of the file: a torn write.
+        ("{\"role\": \"user\"}\n{\"role\": ", "2: torn last line"),
+        // With its newline, or in the middle, an ordinary syntax error.
+        ("{\"role\": \"user\"}\n{\"role\": \n", "2: invalid JSON"),
+        (
+            "{\"role\": \"user\"}\n{\"role\": \n{\"role\": \"user\"}",
+            "2: invalid JSON",
+        ),
         ("[1, 2", "invalid JSON"),
         ("[{\"x\": 1}]", "cannot tell the format"),
     ] {
@@ -120,6 +127,26 @@ fn bad_input_is_an_error_not_a_panic() {
     }
     let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
     assert!(read(deep, &ReadOptions::default()).is_err());
+}
+
+#[test]
+fn a_torn_tail_is_found_only_at_the_end_of_json_lines() {
+    let torn = Doc::torn_tail("{\"a\": 1}\r\n{\"b\": 2}\r\n{\"c\": ").unwrap();
+    assert_eq!((torn.start, torn.line), (20, 3));
+    assert!(
+        torn.message
+            .starts_with("torn last line (no newline, not valid JSON): ")
+    );
+    for whole in [
+        "{\"a\": 1}\n{\"b\": \n",
+        "{\"a\": 1}\n{\"b\": 2}",
+        "{\"a\": 1}\n{\"b\": 2}\n  ",
+        "{\"a\": ",
+        "{\n  \"a\": [\n    1,",
+        "[\n{\"a\": 1}\n]",
+    ] {
+        assert_eq!(Doc::torn_tail(whole), None, "{whole:?}");
+    }
 }
 
 #[test]

@@ -45,7 +45,7 @@ fn broken_fixtures_give_their_finding_and_exit_1() {
         ),
         (
             "openai-truncated.jsonl",
-            ":3: invalid JSON: EOF while parsing a string (byte 116)",
+            ":3: torn last line (no newline, not valid JSON): EOF while parsing a string (byte 116)",
         ),
         (
             "claude-code-repeated-uuid.jsonl",

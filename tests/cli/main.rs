@@ -17,6 +17,7 @@ mod progress;
 mod s3;
 mod sessions;
 mod stats;
+mod torn;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -281,7 +281,7 @@ fn a_bad_input_is_reported_and_the_others_still_counted() {
     );
     assert!(
         errors.contains(
-            &"ctxc: fixtures/broken/openai-truncated.jsonl:3: invalid JSON: EOF while parsing a string (byte 116)"
+            &"ctxc: fixtures/broken/openai-truncated.jsonl:3: torn last line (no newline, not valid JSON): EOF while parsing a string (byte 116)"
         ),
         "{stderr}"
     );
