@@ -66,18 +66,25 @@ try:
     count = len(os.listdir(inputs))
     print(f"{count} files, {total / 1e6:.1f} MB; {ctxc}; {reps} runs each, alternating")
 
-    # What the stand-in alone needs to serve every object once, 8 requests at a time (as
-    # ctxc's read-ahead asks): the floor under the difference between the two runs.
+    # What the stand-in alone needs to serve every object once, and to take one object back
+    # for each, 8 requests at a time (as ctxc's read-ahead and uploads ask): the floor under
+    # the S3 runs (`stats` makes the GETs, `compact` both), whatever the client.
     from concurrent.futures import ThreadPoolExecutor
 
     keys = [f"in/{name}" for name in sorted(os.listdir(inputs))]
-    floor = []
-    for _ in range(reps):
+    gets, puts = [], []
+    for r in range(reps):
         started = time.perf_counter()
         with ThreadPoolExecutor(8) as pool:
-            list(pool.map(lambda k: s3.get_object(Bucket="bench", Key=k)["Body"].read(), keys))
-        floor.append(time.perf_counter() - started)
-    print(f"stand-in alone: {len(keys)} GETs, 8 at a time: {statistics.median(floor):.2f} s")
+            bodies = list(pool.map(lambda k: s3.get_object(Bucket="bench", Key=k)["Body"].read(), keys))
+        gets.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda kb: s3.put_object(Bucket="bench", Key=f"floor-{r}/{kb[0]}", Body=kb[1]),
+                          zip(keys, bodies)))
+        puts.append(time.perf_counter() - started)
+    print(f"stand-in alone, 8 requests at a time: {len(keys)} GETs {statistics.median(gets):.2f} s, "
+          f"{len(keys)} PUTs {statistics.median(puts):.2f} s")
 
     def timed(args):
         started = time.perf_counter()

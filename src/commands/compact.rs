@@ -114,6 +114,37 @@ struct Conduct<'a> {
     bytes_total: u64,
     /// Where reports go as they come.
     spool: &'a Spool,
+    /// Outputs going up to object storage in the background, whose reports wait for them.
+    uploads: std::sync::Mutex<Vec<Landing>>,
+}
+
+/// An output object uploading in the background ([`store::put_later`]) while its file's
+/// thread goes on to the next: the file's report, ready but for the upload, waits here, and
+/// the upload's failure fails it as a failed write would ([`Conduct::land`]).
+struct Landing {
+    job: usize,
+    path: String,
+    started: Instant,
+    report: FileReport,
+    url: Url,
+    upload: store::Upload,
+    /// The archive's record, pending until the output is in place.
+    pending: Option<archive::Pending>,
+}
+
+/// What [`Conduct::write`] did with an output.
+enum Wrote {
+    /// Written (where to, when anywhere).
+    Done(Option<String>),
+    /// An object still uploading.
+    Uploading(Uploading),
+}
+
+/// An output object still uploading, with its archive's pending record.
+struct Uploading {
+    url: Url,
+    upload: store::Upload,
+    pending: Option<archive::Pending>,
 }
 
 /// Runs `ctxc compact`.
@@ -175,6 +206,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         bytes_done: AtomicU64::new(0),
         bytes_total,
         spool: &spool,
+        uploads: Default::default(),
     };
     // Paths that could not be opened: I/O errors, which exit 2 as ripgrep's do.
     let unopened = errors.iter().filter(|e| e.unopened).count();
@@ -187,6 +219,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     } else {
         jobs.par_iter().for_each(|job| conduct.file(job, &settings));
     }
+    // Every output in place (or failed) before anything is reported.
+    conduct.land_all();
     let spooled = spool.finish()?;
     progress.finish();
     // A manifest in a bucket folds in this run's entries; when it cannot, they stay where the
@@ -645,9 +679,22 @@ impl Conduct<'_> {
             // A dataset's rows are reported as they are done.
             Ok((Sniffed::Parquet(file), claim)) => self.dataset(job, file, claim, settings),
             Ok((Sniffed::Other(read), claim)) => {
-                let mut report = self
-                    .compact(job, read, claim, settings)
-                    .unwrap_or_else(|f| f.into_report(&path));
+                let mut report = match self.compact(job, read, claim, settings) {
+                    Ok((report, None)) => report,
+                    Ok((report, Some(uploading))) => {
+                        // Reported once the object is in place.
+                        return self.defer(Landing {
+                            job: job.id,
+                            path,
+                            started,
+                            report,
+                            url: uploading.url,
+                            upload: uploading.upload,
+                            pending: uploading.pending,
+                        });
+                    }
+                    Err(f) => f.into_report(&path),
+                };
                 report.time_ms = started.elapsed().as_millis() as u64;
                 vec![report]
             }
@@ -658,6 +705,54 @@ impl Conduct<'_> {
         for report in reports {
             self.emit(job, &report);
         }
+        self.progress.advance();
+    }
+
+    /// Keeps a file whose output is uploading until the upload is over; lands the uploads
+    /// that are over already.
+    fn defer(&self, landing: Landing) {
+        let finished = {
+            let mut uploads = self.uploads.lock().unwrap_or_else(|e| e.into_inner());
+            uploads.push(landing);
+            let (finished, going): (Vec<Landing>, Vec<Landing>) = std::mem::take(&mut *uploads)
+                .into_iter()
+                .partition(|l| l.upload.is_finished());
+            *uploads = going;
+            finished
+        };
+        for landing in finished {
+            self.land(landing);
+        }
+    }
+
+    /// Waits for every upload still going on, and reports their files.
+    fn land_all(&self) {
+        let uploads = std::mem::take(&mut *self.uploads.lock().unwrap_or_else(|e| e.into_inner()));
+        for landing in uploads {
+            self.land(landing);
+        }
+    }
+
+    /// A file's report once its output's upload is over: as [`Conduct::compact`] reports a
+    /// write done, or failed (the archive's record put back).
+    fn land(&self, l: Landing) {
+        let written = l.upload.wait().map(drop);
+        let mut report = match self.settle(written, l.pending) {
+            Ok(()) => {
+                let mut report = l.report;
+                self.finish(&mut report, Some(l.url.to_string()));
+                report
+            }
+            Err(error) => Failed {
+                step: "write",
+                line: 0,
+                error,
+                report: Some(Box::new(l.report)),
+            }
+            .into_report(&l.path),
+        };
+        report.time_ms = l.started.elapsed().as_millis() as u64;
+        self.emit_id(l.job, &report);
         self.progress.advance();
     }
 
@@ -703,21 +798,28 @@ impl Conduct<'_> {
 
     /// A report done: logged, counted for `--fail-fast`, and spooled.
     fn emit(&self, job: &Job, report: &FileReport) {
+        self.emit_id(job.id, report);
+    }
+
+    /// [`Conduct::emit`], for the job of this id.
+    fn emit_id(&self, job: usize, report: &FileReport) {
         if report.status == Status::Failed {
             self.stop.store(true, Ordering::Relaxed);
         }
         self.log(report);
-        self.spool.add(job.id, report);
+        self.spool.add(job, report);
     }
 
     /// Compacts one transcript file (whose bytes, for standard input, were already `read`).
+    /// An output object may still be uploading: its report is then final only once the
+    /// upload is over ([`Conduct::land`]).
     fn compact(
         &self,
         job: &Job,
         read: Option<Vec<u8>>,
         claimed: Option<inplace::remote::Claim>,
         settings: &Settings,
-    ) -> Result<FileReport, Failed> {
+    ) -> Result<(FileReport, Option<Uploading>), Failed> {
         let path = job.input.display();
         let identity = self.identity(&job.input);
         let dest = self.dest(job).name();
@@ -728,7 +830,7 @@ impl Conduct<'_> {
                     1,
                     &format!("{path}: finished by an earlier run (--resume-from): skipped"),
                 );
-                return Ok(report);
+                return Ok((report, None));
             }
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
@@ -761,7 +863,7 @@ impl Conduct<'_> {
             report
                 .notes
                 .push("not written: declined at the prompt".into());
-            return Ok(report);
+            return Ok((report, None));
         }
         if let Some(m) = self.manifest {
             let mut done = report.clone();
@@ -777,21 +879,24 @@ impl Conduct<'_> {
         }
         let torn_fragment = torn.as_ref().map(|(_, fragment)| fragment.as_str());
         let written = if existing {
-            self.existing(job, &outcome).inspect(|out| {
-                report.notes.push(format!(
-                    "the output {} was there already, byte for byte this result: left as it is",
-                    out.as_deref().unwrap_or("-")
-                ))
-            })
+            self.existing(job, &outcome)
+                .inspect(|out| {
+                    report.notes.push(format!(
+                        "the output {} was there already, byte for byte this result: left as it is",
+                        out.as_deref().unwrap_or("-")
+                    ))
+                })
+                .map(Wrote::Done)
         } else {
             self.write(job, &t, torn_fragment, &outcome, claim.as_ref())
         };
         report.notes.extend(claim.iter().flat_map(Claim::notes));
         match written {
-            Ok(output) => {
+            Ok(Wrote::Done(output)) => {
                 self.finish(&mut report, output);
-                Ok(report)
+                Ok((report, None))
             }
+            Ok(Wrote::Uploading(uploading)) => Ok((report, Some(uploading))),
             Err(error) => Err(Failed {
                 step: "write",
                 line: 0,
@@ -894,8 +999,9 @@ impl Conduct<'_> {
         Ok((!self.args.dry_run).then_some(name))
     }
 
-    /// Writes the output (and backup, and archive); returns where the output went. A dry run
-    /// writes nothing, and fails where the write would be refused.
+    /// Writes the output (and backup, and archive); returns where the output went, or the
+    /// upload of an output object still going on (its archive record pending until it is
+    /// over). A dry run writes nothing, and fails where the write would be refused.
     fn write(
         &self,
         job: &Job,
@@ -903,7 +1009,7 @@ impl Conduct<'_> {
         torn: Option<&str>,
         outcome: &Outcome,
         claim: Option<&Claim>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Wrote> {
         // The input as it was: the transcript read, and the torn line left out of it.
         let original = match torn {
             Some(fragment) => std::borrow::Cow::Owned(format!("{}{fragment}", t.source)),
@@ -911,7 +1017,7 @@ impl Conduct<'_> {
         };
         if self.args.dry_run {
             self.preview(job, &original, outcome, claim)?;
-            return Ok(None);
+            return Ok(Wrote::Done(None));
         }
         let like = match &job.input {
             Input::File(p) => Some(p.as_path()),
@@ -939,37 +1045,49 @@ impl Conduct<'_> {
             })
             .map(Some)
         };
+        let done = |name: String| Ok(Wrote::Done(Some(name)));
         match self.dest(job) {
-            Destination::Nowhere => Ok(None),
+            Destination::Nowhere => Ok(Wrote::Done(None)),
             Destination::Remote(url) => {
                 let bytes = outcome.output.as_bytes();
                 let name = PathBuf::from(url.to_string());
-                let (written, pending) = match claim {
+                match claim {
                     Some(Claim::Object(claim)) => {
                         // An unchanged object is left alone: no backup, no rewrite.
                         if outcome.output == *original {
-                            return Ok(Some(url.to_string()));
+                            return done(url.to_string());
                         }
                         if let Some(suffix) = &self.args.outputs.backup {
                             claim.backup(suffix, original.as_bytes())?;
                         }
                         let pending = begin_archive(&name)?;
-                        (claim.replace(bytes), pending)
+                        self.settle(claim.replace(bytes), pending)?;
+                        done(url.to_string())
                     }
                     _ => {
+                        // Uploaded while the thread goes on; settled when it is over.
                         let pending = begin_archive(&name)?;
-                        (store::put(url, bytes).map(drop), pending)
+                        let upload = match store::put_later(url, bytes.to_vec()) {
+                            Ok(upload) => upload,
+                            // Settled at once: the archive put back, the error returned.
+                            Err(e) => {
+                                return self.settle(Err(e), pending).map(|()| Wrote::Done(None));
+                            }
+                        };
+                        Ok(Wrote::Uploading(Uploading {
+                            url: url.clone(),
+                            upload,
+                            pending,
+                        }))
                     }
-                };
-                self.settle(written, pending)?;
-                Ok(Some(url.to_string()))
+                }
             }
             Destination::Stdout => {
                 match crate::output::write_stdout(outcome.output.as_bytes()) {
                     Err(e) if is_broken_pipe(&e) => bail!(BROKEN_PIPE),
                     other => other?,
                 }
-                Ok(Some("-".into()))
+                done("-".into())
             }
             Destination::File(path) => {
                 let claim = match claim {
@@ -979,7 +1097,7 @@ impl Conduct<'_> {
                 if let Some(claim) = claim {
                     // An unchanged file is left alone: no backup, no rewrite.
                     if outcome.output == *original {
-                        return Ok(Some(path.display().to_string()));
+                        return done(path.display().to_string());
                     }
                     if let Some(suffix) = &self.args.outputs.backup {
                         claim.backup(suffix, original.as_bytes())?;
@@ -995,7 +1113,7 @@ impl Conduct<'_> {
                     None => discover::write_atomic(path, outcome.output.as_bytes(), like),
                 };
                 self.settle(written, pending)?;
-                Ok(Some(path.display().to_string()))
+                done(path.display().to_string())
             }
         }
     }

@@ -129,6 +129,11 @@ impl Column {
         self.exact = true;
     }
 
+    /// Whether [`Column::keep_originals`] was asked for.
+    pub(super) fn keeps_originals(&self) -> bool {
+        self.exact
+    }
+
     /// Calls `each` on every row of `batch` that holds a conversation (not null), in
     /// parallel; the results come back in row order, with the row's index in the batch. A
     /// row's [`Row::index`] is `first` plus its index in the batch.
@@ -153,11 +158,11 @@ impl Column {
     ) -> Result<RewrittenBatch<R>> {
         let column = batch.column(self.index);
         let texts = self.texts(column)?;
-        let done: Vec<(usize, R, Option<String>)> = run(&texts, first, each)
+        let mut done: Vec<(usize, R, Option<String>)> = run(&texts, first, each)
             .into_iter()
             .map(|(i, (r, out))| (i, r, out))
             .collect();
-        let (column, written) = self.rebuild(column, &texts, &done)?;
+        let (column, written) = self.rebuild(column, Some(&texts), &mut done)?;
         let results = done
             .into_iter()
             .zip(written)
@@ -242,12 +247,15 @@ impl Column {
     }
 
     /// The conversation column with the compacted rows put in, and what became of each row
-    /// of `done` (with, when the dataset keeps originals, a replaced row's new text).
+    /// of `done` (with, when the dataset keeps originals, a replaced row's new text). Each
+    /// compacted text is taken out of `done` and let go once it is a value of the column: a
+    /// row group's compacted texts and their values are not all held at once. `texts` (the
+    /// rows as read) is needed only when the column keeps originals.
     pub(super) fn rebuild<R>(
         &self,
         column: &ArrayRef,
-        texts: &Texts,
-        done: &[(usize, R, Option<String>)],
+        texts: Option<&Texts>,
+        done: &mut [(usize, R, Option<String>)],
     ) -> Result<(ArrayRef, Vec<RowWritten>)> {
         let originals = match self.shape {
             Shape::Json => strings(column),
@@ -256,8 +264,8 @@ impl Column {
         let mut written = Vec::with_capacity(done.len());
         // (row, value) of the rows that change.
         let mut values: Vec<(usize, ArrayRef)> = Vec::new();
-        for (i, _, output) in done {
-            let Some(output) = output else {
+        for (i, _, output) in done.iter_mut() {
+            let Some(output) = output.take() else {
                 written.push((Written::Kept, None));
                 continue;
             };
@@ -266,14 +274,16 @@ impl Column {
                 Shape::Structs => true,
             };
             let value = self
-                .unwrap(wrapped, output)
+                .unwrap(wrapped, &output)
                 .and_then(|value| self.value(column, value))
                 .and_then(|value| {
                     let stored = match (self.exact, self.shape) {
                         (false, _) => None,
-                        (true, Shape::Json) => Some(output.clone()),
+                        (true, Shape::Json) => Some(output),
                         (true, Shape::Structs) => {
-                            let original = texts.get(*i).expect("a row with a conversation");
+                            let original = texts
+                                .and_then(|t| t.get(*i))
+                                .expect("kept originals: a row with a conversation");
                             self.comes_back(column, *i, original)?;
                             Some(self.texts(&value)?.get(0).unwrap_or_default().to_string())
                         }

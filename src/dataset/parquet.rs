@@ -35,8 +35,9 @@ pub struct Done<'a, R> {
     pub result: R,
     /// What became of the row.
     pub written: Written,
-    /// The row's conversation as read.
-    pub text: &'a str,
+    /// The row's conversation as read, when the dataset keeps originals
+    /// ([`Dataset::keep_originals`]).
+    pub text: Option<&'a str>,
     /// For a replaced row of a dataset that keeps originals: its new value's text, as it
     /// reads back from the dataset written.
     pub stored: Option<String>,
@@ -126,30 +127,34 @@ impl Dataset {
             let column = batch.column(self.column.index());
             let texts = self.column.texts(column)?;
             hash_texts(&mut hasher, &texts);
-            let done: Vec<(usize, R, Option<String>)> = batch::run(&texts, first, &each)
+            let mut done: Vec<(usize, R, Option<String>)> = batch::run(&texts, first, &each)
                 .into_iter()
                 .map(|(i, (r, output))| (i, r, output))
                 .collect();
-            let (new_column, written) = self.column.rebuild(column, &texts, &done)?;
+            // The rows as read are let go now unless an archive needs them.
+            let texts = self.column.keeps_originals().then_some(texts);
+            let (new_column, written) = self.column.rebuild(column, texts.as_ref(), &mut done)?;
             for ((i, result, _), (written, stored)) in done.into_iter().zip(written) {
                 sink(Done {
                     index: first + i,
                     result,
                     written,
-                    text: texts.get(i).expect("a row with a conversation"),
+                    text: texts.as_ref().and_then(|t| t.get(i)),
                     stored,
                 })?;
             }
             drop(texts);
+            let rows = batch.num_rows();
             if let Some(writer) = writer.as_mut() {
-                let mut columns = batch.columns().to_vec();
+                // The old conversation column let go before the row group is encoded.
+                let (schema, mut columns, _) = batch.into_parts();
                 columns[self.column.index()] = new_column;
-                let batch = RecordBatch::try_new(batch.schema(), columns)?;
+                let batch = RecordBatch::try_new(schema, columns)?;
                 writer.write(&batch).context("writing a row group")?;
                 // The input's row groups end where they ended.
                 writer.flush().context("writing a row group")?;
             }
-            first += batch.num_rows();
+            first += rows;
         }
         if let Some(writer) = writer {
             writer.close().context("writing the Parquet footer")?;

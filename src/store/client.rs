@@ -35,6 +35,15 @@ pub fn spawn<F: Future<Output = ()> + Send + 'static>(future: F) {
     runtime().spawn(future);
 }
 
+/// Runs `future` in the background on the store runtime; its handle gives its output.
+pub fn spawn_task<F>(future: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime().spawn(future)
+}
+
 /// The clients built so far, by scheme and bucket.
 type Clients = Mutex<HashMap<(Scheme, String), Arc<dyn ObjectStore>>>;
 

@@ -29,6 +29,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use object_store::{
     Error as StoreError, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
 };
+use std::sync::Arc;
 
 /// Uploads larger than this go up in parts of this size (S3's parts must be at least 5 MiB
 /// but the last, and there are at most 10,000 of them: 80 GB, past any `--max-input-bytes`).
@@ -231,20 +232,88 @@ pub fn delete(url: &Url) -> Result<()> {
 pub fn put(url: &Url, bytes: &[u8]) -> Result<Meta> {
     writable(url)?;
     let store = client::store(url)?;
-    let key = client::key(url)?;
+    client::block_on(put_async(store, url.clone(), Bytes::copy_from_slice(bytes)))
+}
+
+/// [`put`], as a future that owns what it needs.
+async fn put_async(store: Arc<dyn ObjectStore>, url: Url, bytes: Bytes) -> Result<Meta> {
+    let key = client::key(&url)?;
+    let size = bytes.len() as u64;
     let written = if bytes.len() <= PART_SIZE {
-        client::block_on(store.put_opts(&key, payload(bytes), PutOptions::default()))
-            .map_err(|e| explain(&e, url, "writing"))?
+        store
+            .put_opts(&key, PutPayload::from(bytes), PutOptions::default())
+            .await
+            .map_err(|e| explain(&e, &url, "writing"))?
     } else {
-        let parts = bytes.chunks(PART_SIZE).map(|chunk| Ok(payload(chunk)));
-        client::block_on(multipart(&*store, &key, parts))
+        let parts = (0..bytes.len()).step_by(PART_SIZE).map(|at| {
+            Ok(PutPayload::from(
+                bytes.slice(at..bytes.len().min(at + PART_SIZE)),
+            ))
+        });
+        multipart(&*store, &key, parts)
+            .await
             .with_context(|| format!("writing {url}"))?
     };
     crate::failpoint::hit("remote-put");
     Ok(Meta {
-        size: bytes.len() as u64,
+        size,
         etag: written.e_tag,
     })
+}
+
+/// Uploads started by [`put_later`] and not finished, at most.
+const UPLOADS_IN_FLIGHT: usize = 8;
+
+/// Bytes of the uploads started by [`put_later`] and not finished, at most (but always at
+/// least one upload), in KiB.
+const UPLOAD_KIB: u32 = 64 << 10;
+
+/// An upload under way in the background ([`put_later`]).
+pub struct Upload {
+    task: tokio::task::JoinHandle<Result<Meta>>,
+}
+
+impl Upload {
+    /// Whether it is over, one way or the other ([`Upload::wait`] will not wait).
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
+    /// Waits until it is over: the object's version, or why nothing was written.
+    pub fn wait(self) -> Result<Meta> {
+        match client::block_on(self.task) {
+            Ok(written) => written,
+            Err(e) => Err(anyhow!("the upload stopped: {e}")),
+        }
+    }
+}
+
+/// Starts writing `bytes` to `url` as [`put`] does, in the background, and returns once the
+/// upload is under way: what the caller does next overlaps it. When
+/// [`UPLOADS_IN_FLIGHT`] uploads or 64 MiB are under way already, it waits for room first, so
+/// memory holds a bounded number of outputs. The object still appears only once complete.
+pub fn put_later(url: &Url, bytes: Vec<u8>) -> Result<Upload> {
+    use tokio::sync::Semaphore;
+    static COUNT: Semaphore = Semaphore::const_new(UPLOADS_IN_FLIGHT);
+    static KIB: Semaphore = Semaphore::const_new(UPLOAD_KIB as usize);
+    writable(url)?;
+    let store = client::store(url)?;
+    let kib = u32::try_from(bytes.len().div_ceil(1024))
+        .unwrap_or(u32::MAX)
+        .clamp(1, UPLOAD_KIB);
+    let permits = client::block_on(async {
+        let count = COUNT.acquire().await?;
+        let kib = KIB.acquire_many(kib).await?;
+        Ok::<_, tokio::sync::AcquireError>((count, kib))
+    })
+    .map_err(|e| anyhow!("writing {url}: {e}"))?;
+    let url = url.clone();
+    let task = client::spawn_task(async move {
+        let written = put_async(store, url, Bytes::from(bytes)).await;
+        drop(permits);
+        written
+    });
+    Ok(Upload { task })
 }
 
 /// Writes what `file` holds (from its start) to `url` like [`put`], reading it a part at a

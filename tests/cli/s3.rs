@@ -469,22 +469,6 @@ fn a_run_killed_mid_upload_leaves_no_partial_object_and_resumes_identical() {
         }
         cmd.output().unwrap()
     };
-    // The large transcript comes first; killed after the first part of its output is sent.
-    let killed = run(Some("upload-part:1"));
-    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
-    assert!(
-        bucket.tree("out").is_empty(),
-        "nothing at a final key: {:?}",
-        keys(&bucket)
-    );
-    // Killed again after a few more outputs were in place.
-    let killed = run(Some("remote-put:3"));
-    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
-    let partial = bucket.tree("out");
-    assert_eq!(partial.len(), 3, "{:?}", keys(&bucket));
-    let finished = run(None);
-    assert_eq!(finished.status.code(), Some(0), "{}", stderr_of(&finished));
-
     let local = ctxc()
         .args(RUN)
         .arg("--out-dir")
@@ -494,6 +478,33 @@ fn a_run_killed_mid_upload_leaves_no_partial_object_and_resumes_identical() {
         .unwrap();
     assert_eq!(local.status.code(), Some(0), "{}", stderr_of(&local));
     let expected = local_tree(&work.path().join("out"));
+    // What is at a final key is a whole output, byte for byte the local run's.
+    let whole = |outputs: &[(String, Vec<u8>)]| {
+        outputs
+            .iter()
+            .all(|(key, bytes)| expected.iter().any(|(k, b)| k == key && b == bytes))
+    };
+    // The large transcript comes first; killed after the first part of its output is sent
+    // (while the small outputs after it upload beside it): it is not at its key.
+    let killed = run(Some("upload-part:1"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    let partial = bucket.tree("out");
+    assert!(
+        whole(&partial) && !partial.iter().any(|(k, _)| k == "aaa-large.json"),
+        "nothing partial at a final key: {:?}",
+        keys(&bucket)
+    );
+    // Killed again once one more output is in place (others may have finished uploading
+    // meanwhile).
+    let before = partial.len();
+    let killed = run(Some("remote-put:1"));
+    assert_eq!(killed.status.code(), None, "killed: {}", stderr_of(&killed));
+    let partial = bucket.tree("out");
+    assert!(partial.len() > before, "{:?}", keys(&bucket));
+    assert!(whole(&partial), "nothing partial: {:?}", keys(&bucket));
+    let finished = run(None);
+    assert_eq!(finished.status.code(), Some(0), "{}", stderr_of(&finished));
+
     let outputs = bucket.tree("out");
     assert_eq!(outputs.len(), expected.len());
     assert!(

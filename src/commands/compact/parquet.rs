@@ -60,7 +60,7 @@ impl Rows {
         }
         if written == Written::Replaced {
             self.replaced += 1;
-            if let Some(stored) = stored {
+            if let (Some(stored), Some(text)) = (stored, text) {
                 self.changed.push(RowRestore {
                     row: index as u64,
                     hash: archive::hash(text.as_bytes()),
