@@ -52,11 +52,13 @@ pub fn run(command: &ConfigCommand) -> Result<ExitStatus> {
         format!("{}\n", serde_json::to_string_pretty(&data)?)
     } else {
         let table = Table {
-            headers: vec!["KEY".into(), "VALUE".into(), "SOURCE".into()],
+            // The value last: a long one (`selective`'s rules) widens no other row, and
+            // the table stays within a terminal.
+            headers: vec!["KEY".into(), "SOURCE".into(), "VALUE".into()],
             numeric: vec![false, false, false],
             rows: shown
                 .iter()
-                .map(|s| vec![s.key.to_string(), value_text(&s.value), s.source.clone()])
+                .map(|s| vec![s.key.to_string(), s.source.clone(), value_text(&s.value)])
                 .collect(),
             total: None,
             notes: window_note(&resolved).into_iter().collect(),

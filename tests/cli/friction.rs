@@ -471,3 +471,23 @@ fn json_says_null_where_the_table_says_dash() {
         .find(|f| f["path"] == "bad.json");
     assert!(merged_bad.unwrap()["bytesBefore"].is_null());
 }
+
+#[test]
+fn config_show_fits_a_terminal_but_for_the_one_long_value() {
+    let out = ctxc()
+        .args(["config", "show", "--no-config"])
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    assert!(table.starts_with("KEY"), "{table}");
+    let rows = table
+        .lines()
+        .take_while(|l| !l.is_empty() && !l.contains(": "));
+    let wide: Vec<&str> = rows.filter(|l| l.chars().count() > 100).collect();
+    // Only `selective`'s rules are long, and they no longer pad every other row.
+    assert!(wide.iter().all(|l| l.starts_with("selective ")), "{wide:?}");
+    assert!(
+        table.contains("context_window                   default  200000"),
+        "{table}"
+    );
+}
