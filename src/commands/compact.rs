@@ -879,11 +879,13 @@ impl Conduct<'_> {
         }
         let torn_fragment = torn.as_ref().map(|(_, fragment)| fragment.as_str());
         let written = if existing {
+            // Named as the real run names it (a dry run writes nowhere, but looked there).
+            let there = job.dest.name().unwrap_or_default();
             self.existing(job, &outcome)
-                .inspect(|out| {
+                .inspect(|_| {
                     report.notes.push(format!(
                         "the output {} was there already, byte for byte this result: left as it is",
-                        out.as_deref().unwrap_or("-")
+                        there.display()
                     ))
                 })
                 .map(Wrote::Done)

@@ -121,6 +121,24 @@ fn running_the_same_command_again_is_safe() {
         std::fs::read(dir.path().join("t.compact.traj")).unwrap(),
         written
     );
+    // A dry run of it says the same, naming the output.
+    let dry = run(
+        dir.path(),
+        &[
+            "compact",
+            "--dry-run",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "t.traj",
+        ],
+    );
+    assert_eq!(dry.status.code(), Some(0), "{}", stderr_of(&dry));
+    assert!(
+        stdout_of(&dry).contains("the output t.compact.traj was there already"),
+        "{}",
+        stdout_of(&dry)
+    );
     // Other settings would write other bytes: refused, the output left as it was.
     let other = run(
         dir.path(),
