@@ -3,21 +3,8 @@
 //! frozen items, and returns a plan that is never larger in tokens than the one it was given.
 //! `adaptive` (the default) chooses and chains the others.
 
-mod adaptive;
-mod dedup;
-mod drop_stored;
-mod full_summary;
-mod importance;
-mod incremental;
-mod key_events;
-mod observation_masking;
 mod old_thinking;
-mod selective;
 mod signals;
-mod sliding_window;
-mod strip_payloads;
-mod trim_outputs;
-mod truncate;
 
 pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
 pub use drop_stored::drop_stored;
@@ -185,95 +172,68 @@ pub trait Strategy: Sync {
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan>;
 }
 
-/// The strategies, by name.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum StrategyName {
-    /// Chooses and chains the others.
-    Adaptive,
-    /// Drops records that never reach the model; stubs embedded media.
-    StripPayloads,
-    /// Keeps the latest messages, summarizes the rest.
-    SlidingWindow,
-    /// Keeps high-scoring messages, summarizes the rest.
-    Importance,
-    /// Keeps key events, summarizes the rest.
-    KeyEvents,
-    /// Summarizes history chunk by chunk, all but the last.
-    Incremental,
-    /// Per-kind DROP / TRUNCATE / NONE rules.
-    Selective,
-    /// Replaces old tool outputs with placeholders.
-    ObservationMasking,
-    /// Replaces tool outputs a later copy supersedes with a pointer to it.
-    Dedup,
-    /// Cuts old tool outputs to their head, tail and error lines.
-    TrimOutputs,
-    /// One summary for everything not preserved.
-    FullSummary,
-    /// Keeps the last messages, drops the rest without a summary.
-    Truncate,
-    /// Drops what is stored but never sent; the model's context stays as it is.
-    DropStored,
+/// Declares the strategies: for each, its enum variant, its name on the command line and in
+/// reports (serde's too), its module and its type. The order is [`StrategyName::ALL`]'s:
+/// help texts, completions and the corpus tests list them so. Adding a strategy is one new
+/// file under `strategy/` and one line here.
+macro_rules! strategies {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal => $module:ident::$type:ident,)*) => {
+        $(mod $module;)*
+
+        /// The strategies, by name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+        pub enum StrategyName {
+            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl StrategyName {
+            /// Every strategy.
+            pub const ALL: [StrategyName; [$($name),*].len()] = [$(StrategyName::$variant),*];
+
+            /// The name on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(StrategyName::$variant => $name,)*
+                }
+            }
+
+            /// The strategy itself.
+            pub fn strategy(self) -> &'static dyn Strategy {
+                match self {
+                    $(StrategyName::$variant => &$module::$type,)*
+                }
+            }
+        }
+    };
 }
 
-impl StrategyName {
-    /// Every strategy.
-    pub const ALL: [StrategyName; 13] = [
-        StrategyName::Adaptive,
-        StrategyName::StripPayloads,
-        StrategyName::Dedup,
-        StrategyName::TrimOutputs,
-        StrategyName::SlidingWindow,
-        StrategyName::Importance,
-        StrategyName::KeyEvents,
-        StrategyName::Incremental,
-        StrategyName::Selective,
-        StrategyName::ObservationMasking,
-        StrategyName::FullSummary,
-        StrategyName::Truncate,
-        StrategyName::DropStored,
-    ];
-
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            StrategyName::Adaptive => "adaptive",
-            StrategyName::StripPayloads => "strip-payloads",
-            StrategyName::SlidingWindow => "sliding-window",
-            StrategyName::Importance => "importance",
-            StrategyName::KeyEvents => "key-events",
-            StrategyName::Incremental => "incremental",
-            StrategyName::Selective => "selective",
-            StrategyName::ObservationMasking => "observation-masking",
-            StrategyName::Dedup => "dedup",
-            StrategyName::TrimOutputs => "trim-outputs",
-            StrategyName::FullSummary => "full-summary",
-            StrategyName::Truncate => "truncate",
-            StrategyName::DropStored => "drop-stored",
-        }
-    }
-
-    /// The strategy itself.
-    pub fn strategy(self) -> &'static dyn Strategy {
-        match self {
-            StrategyName::Adaptive => &adaptive::Adaptive,
-            StrategyName::StripPayloads => &strip_payloads::StripPayloads,
-            StrategyName::SlidingWindow => &sliding_window::SlidingWindow,
-            StrategyName::Importance => &importance::Importance,
-            StrategyName::KeyEvents => &key_events::KeyEvents,
-            StrategyName::Incremental => &incremental::Incremental,
-            StrategyName::Selective => &selective::Selective,
-            StrategyName::ObservationMasking => &observation_masking::ObservationMasking,
-            StrategyName::Dedup => &dedup::Dedup,
-            StrategyName::TrimOutputs => &trim_outputs::TrimOutputs,
-            StrategyName::FullSummary => &full_summary::FullSummary,
-            StrategyName::Truncate => &truncate::Truncate,
-            StrategyName::DropStored => &drop_stored::DropStored,
-        }
-    }
+strategies! {
+    /// Chooses and chains the others.
+    Adaptive = "adaptive" => adaptive::Adaptive,
+    /// Drops records that never reach the model; stubs embedded media.
+    StripPayloads = "strip-payloads" => strip_payloads::StripPayloads,
+    /// Replaces tool outputs a later copy supersedes with a pointer to it.
+    Dedup = "dedup" => dedup::Dedup,
+    /// Cuts old tool outputs to their head, tail and error lines.
+    TrimOutputs = "trim-outputs" => trim_outputs::TrimOutputs,
+    /// Keeps the latest messages, summarizes the rest.
+    SlidingWindow = "sliding-window" => sliding_window::SlidingWindow,
+    /// Keeps high-scoring messages, summarizes the rest.
+    Importance = "importance" => importance::Importance,
+    /// Keeps key events, summarizes the rest.
+    KeyEvents = "key-events" => key_events::KeyEvents,
+    /// Summarizes history chunk by chunk, all but the last.
+    Incremental = "incremental" => incremental::Incremental,
+    /// Per-kind DROP / TRUNCATE / NONE rules.
+    Selective = "selective" => selective::Selective,
+    /// Replaces old tool outputs with placeholders.
+    ObservationMasking = "observation-masking" => observation_masking::ObservationMasking,
+    /// One summary for everything not preserved.
+    FullSummary = "full-summary" => full_summary::FullSummary,
+    /// Keeps the last messages, drops the rest without a summary.
+    Truncate = "truncate" => truncate::Truncate,
+    /// Drops what is stored but never sent; the model's context stays as it is.
+    DropStored = "drop-stored" => drop_stored::DropStored,
 }
 
 impl fmt::Display for StrategyName {
