@@ -587,11 +587,6 @@ const ERROR_NEEDLES: [&str; 14] = [
 static ERROR_FINDER: LazyLock<AhoCorasick> =
     LazyLock::new(|| AhoCorasick::new(ERROR_NEEDLES).expect("fixed needles"));
 
-/// Whether a line reads as an error.
-pub fn is_error_line(line: &str) -> bool {
-    ERROR_FINDER.is_match(line)
-}
-
 /// The error lines of `text`, each trimmed, in order, none shorter than 8 bytes: only the
 /// lines holding a needle are looked at (needles never span lines), so a text is searched in
 /// one pass of the automaton rather than line by line.

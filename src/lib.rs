@@ -2,6 +2,23 @@
 //!
 //! The binary is a thin shell over [`run`]: it parses the command line into [`cli::Cli`] and
 //! maps the returned [`ExitStatus`] to the process exit code.
+//!
+//! # Module map, in the order data flows through a run
+//!
+//! | stage | modules |
+//! |---|---|
+//! | command line and settings | [`cli`] (clap definitions), [`config`] (flags over `CTXC_*` over YAML), [`commands`] (one per subcommand) |
+//! | finding inputs | [`discover`] (paths, globs, stdin, output names), [`sessions`] (`@ID` in the clients' stores), [`shard`], [`store`] (object storage), [`dataset`] (Parquet rows) |
+//! | reading | [`json`] (span-preserving JSON), [`transcript`] (the format-neutral model and one adapter per format) |
+//! | measuring | [`tokens`] (counting), [`count`] (context tokens of a conversation), [`calibrate`] (the provider's own count), [`trigger`] (whether compaction is due) |
+//! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
+//! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`tempfiles`], [`output`] (stdout) |
+//! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr) |
+//! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
+//! | support | [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
+//!
+//! Comments cite the product spec as "DESIGN" (`../shared/DESIGN.md`, beside the checkout)
+//! and its source documents as "seed 000"–"seed 004" (`../shared/seeds/000_….txt` to `004_….txt`).
 
 pub mod api;
 pub mod archive;

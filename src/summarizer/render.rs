@@ -151,12 +151,6 @@ pub fn fit_entries(rendered: &[String]) -> (usize, usize, usize) {
     (head, tail, total - used - used_tail)
 }
 
-/// The span as one text for a model: entries joined, the middle cut when over the limit.
-pub fn span_text(entries: &[Cow<Item>], outputs: Outputs) -> String {
-    let rendered = render_entries(entries, outputs);
-    super::safety_truncate(&rendered.concat()).into_owned()
-}
-
 /// The marker put where [`fit_entries`] left entries out.
 pub fn entries_marker(omitted_entries: usize, omitted_chars: usize) -> String {
     format!(
