@@ -448,6 +448,9 @@ pub struct CompactConfig {
     pub strategy: StrategySettings,
     /// Who writes summaries.
     pub summarizer: SummarizerSettings,
+    /// How inputs are read (`--format`, `--messages-path`): flags of a run, not settings keys.
+    #[serde(skip)]
+    pub read: crate::transcript::ReadOptions,
     /// Every key's value as merged, for `config show` and archives.
     #[serde(skip)]
     pub merged: Layer,
@@ -518,7 +521,21 @@ impl CompactConfig {
             sources.insert("force", Source::Flag);
         }
         let merged = file_layer.overlaid(&env_layer).overlaid(&flag_layer);
-        Self::of_merged(merged, sources, args.force, args.triggers.raw_tokens)
+        let mut config = Self::of_merged(merged, sources, args.force, args.triggers.raw_tokens)?;
+        config.take_run_flags(args);
+        Ok(config)
+    }
+
+    /// The flags of a run that steer it beside the settings keys, so that commands read one
+    /// resolved value: how inputs are read, `--drop-stored`, and whether each step's plan is
+    /// kept (only an archive records what each step did).
+    fn take_run_flags(&mut self, args: &CompactArgs) {
+        self.read = crate::transcript::ReadOptions {
+            format: args.input.format,
+            messages_path: args.input.messages_path.clone(),
+        };
+        self.strategy.drop_stored = args.drop_stored;
+        self.strategy.step_plans = args.archive;
     }
 
     /// The settings a library caller gives ([`crate::api`]): `layer` over the defaults, with
@@ -583,6 +600,7 @@ impl CompactConfig {
             strategies,
             strategy,
             summarizer,
+            read: Default::default(),
             merged,
             sources,
         })

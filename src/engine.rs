@@ -2,6 +2,7 @@
 //! a time, re-counting after each (seed 000), until the goal is met; a step that would add
 //! tokens is not taken. When the chain runs out first, say why.
 
+use crate::human::thousands;
 use crate::plan::{Plan, Subject};
 use crate::preserve::{Hold, Reason};
 use crate::strategy::{
@@ -250,10 +251,6 @@ fn shortfall(subject: &Subject, plan: &Plan, goal: &Goal) -> Shortfall {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
-}
-
-fn thousands(n: usize) -> String {
-    crate::report::thousands(n as u64)
 }
 
 /// `--drop-stored`: `compaction` (or, when no trigger fired, one that keeps everything) with a

@@ -4,7 +4,8 @@ fn main() -> ExitCode {
     let cli = ctxc::cli::parse();
     match ctxc::run(cli) {
         Ok(status) => ExitCode::from(status as u8),
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // A reader that closed our stdout early (`ctxc check ... | head`) is not an error.
+        Err(err) if ctxc::output::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) if ctxc::output::is_output_error(&err) => {
             eprintln!("ctxc: {err:#}");
             ExitCode::from(ctxc::ExitStatus::Failure as u8)
@@ -14,13 +15,4 @@ fn main() -> ExitCode {
             ExitCode::from(ctxc::ExitStatus::Error as u8)
         }
     }
-}
-
-/// A reader that closed our stdout early (`ctxc check ... | head`) is not an error.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }

@@ -3,8 +3,9 @@
 //!
 //! When descriptor 1 is closed (`ctxc … >&-`), the Rust runtime opens `/dev/null` read-write
 //! in its place, so writes "succeed" and a transcript written with `-o -` would be lost with
-//! exit 0; so the descriptor is checked first. A reader that stops early (`| head`) is still not an error: the broken pipe
-//! goes up unchanged and the binary exits 0 on it.
+//! exit 0; so the descriptor is checked first. A reader that stops early (`| head`) is still
+//! not an error: the broken pipe goes up unchanged, [`is_broken_pipe`] tells it from a failure
+//! wherever it is caught, and the binary exits 0 on it.
 
 use anyhow::{Context, Result};
 use std::fmt;
@@ -19,6 +20,30 @@ impl fmt::Display for OutputFailed {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("writing to standard output")
     }
+}
+
+/// Why a transcript was not written to standard output: its reader closed it early. Not a
+/// failure of ctxc (the run ends with exit 0), so a command stops writing and says nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct ReaderGone;
+
+impl fmt::Display for ReaderGone {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("standard output was closed")
+    }
+}
+
+impl std::error::Error for ReaderGone {}
+
+/// Whether `err` comes from a reader that closed standard output early: a broken pipe
+/// anywhere in its chain, or [`ReaderGone`].
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<ReaderGone>().is_some()
+            || cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Standard output as a writer: each write goes through [`write_stdout`] (for a report

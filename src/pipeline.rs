@@ -493,8 +493,8 @@ fn plan_conversation(
         (goal.at_least_one_step && k.tokens_before <= goal.target_tokens).then(|| {
             format!(
                 "under its target already ({} ≤ {} tokens): {} asked for a compaction, so the first step that changes something was taken; --target-ratio or --target-tokens says how far",
-                crate::report::thousands(k.tokens_before as u64),
-                crate::report::thousands(goal.target_tokens as u64),
+                crate::human::thousands(k.tokens_before as u64),
+                crate::human::thousands(goal.target_tokens as u64),
                 asked.join("+")
             )
         })

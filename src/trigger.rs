@@ -219,7 +219,7 @@ pub fn why_not(settings: &TriggerSettings, m: &Measures) -> String {
     } else {
         ""
     };
-    use crate::report::{plural, thousands};
+    use crate::human::{plural, thousands};
     let tokens = match settings.token_threshold() {
         Some(t) => format!(
             "{} < {} tokens{provider}",

@@ -41,7 +41,6 @@ mod model;
 mod paths;
 pub mod place;
 mod record;
-mod time;
 mod undo;
 
 pub use chain::{first_of_generation, holds_output, link, settle};
@@ -52,7 +51,6 @@ pub use model::{
 };
 pub use paths::{Base, archive_name, archive_path, candidates, resolve};
 pub use record::{conversations, dataset_record, file_ref_of, record, triggers};
-pub use time::rfc3339;
 pub use undo::{Undone, undo};
 
 use crate::pipeline::Outcome;

@@ -19,7 +19,7 @@ pub fn archive_path(
     let name = archive_name(output);
     match (archive_dir, input) {
         (Some(dir), Some(input)) => {
-            crate::discover::mirrored(dir, input, input_root).with_file_name(name)
+            crate::outputs::mirrored(dir, input, input_root).with_file_name(name)
         }
         (Some(dir), None) => dir.join(name),
         (None, _) => output.with_file_name(name),

@@ -56,7 +56,7 @@ pub fn write(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    crate::discover::write_atomic(path, bytes, like)
+    crate::outputs::write_atomic(path, bytes, like)
 }
 
 /// Removes the file or object at `path`.

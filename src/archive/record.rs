@@ -19,7 +19,7 @@ pub fn record(original: &Transcript, outcome: &Outcome, settings: serde_json::Va
     let triggers = triggers(&conversations);
     Record {
         ctxc_version: env!("CARGO_PKG_VERSION").into(),
-        time: super::time::now(),
+        time: crate::time::now(),
         format: original.format.name().into(),
         input: file_ref(original.source.as_bytes()),
         output: file_ref(outcome.output.as_bytes()),
@@ -47,7 +47,7 @@ pub fn dataset_record(
     let (input, output) = files;
     Record {
         ctxc_version: env!("CARGO_PKG_VERSION").into(),
-        time: super::time::now(),
+        time: crate::time::now(),
         format: "parquet".into(),
         input,
         output,

@@ -9,7 +9,7 @@
 use crate::ExitStatus;
 use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Piece, Record, StepRecord};
 use crate::cli::ArchiveCommand;
-use crate::report::thousands;
+use crate::human::thousands;
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;

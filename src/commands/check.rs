@@ -97,11 +97,11 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     if !quiet && !args.json {
         let unreadable = match t.unreadable {
             0 => String::new(),
-            n => format!("; {} could not be read", crate::report::plural(n, "file")),
+            n => format!("; {} could not be read", crate::human::plural(n, "file")),
         };
         eprintln!(
             "ctxc: checked {}: {} valid, {} with findings{unreadable}",
-            crate::report::plural(t.files, "file"),
+            crate::human::plural(t.files, "file"),
             t.valid,
             t.invalid
         );

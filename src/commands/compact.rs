@@ -10,16 +10,17 @@ use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
 use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
+use crate::human::thousands;
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{Outcome, Settings};
 use crate::progress::Progress;
-use crate::report::{self, OutputFormat, thousands};
+use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
 use crate::store::{self, Url};
 use crate::summarizer::Summarizer;
 use crate::summarizer::extractive::Extractive;
-use crate::transcript::{self, Transcript};
+use crate::transcript::Transcript;
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -116,6 +117,8 @@ struct Conduct<'a> {
     spool: &'a Spool,
     /// Outputs going up to object storage in the background, whose reports wait for them.
     uploads: std::sync::Mutex<Vec<Landing>>,
+    /// Standard output's reader closed it early: the run ends quietly with exit 0.
+    reader_gone: AtomicBool,
 }
 
 /// An output object uploading in the background ([`store::put_later`]) while its file's
@@ -169,19 +172,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     // The remote-summarization notice is a safety disclosure: printed even with -q.
     let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
     let settings = Settings {
-        read: transcript::ReadOptions {
-            format: args.input.format,
-            messages_path: args.input.messages_path.clone(),
-        },
+        read: config.read.clone(),
         triggers: config.triggers.clone(),
         target: config.target,
         strategies: config.strategies.clone(),
-        strategy: crate::strategy::StrategySettings {
-            drop_stored: args.drop_stored,
-            // Only an archive records what each step did.
-            step_plans: args.archive,
-            ..config.strategy.clone()
-        },
+        strategy: config.strategy.clone(),
         summarizer: summarizer.as_ref(),
         counter: &counter,
     };
@@ -207,6 +202,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         bytes_total,
         spool: &spool,
         uploads: Default::default(),
+        reader_gone: AtomicBool::new(false),
     };
     // Paths that could not be opened: I/O errors, which exit 2 as ripgrep's do.
     let unopened = errors.iter().filter(|e| e.unopened).count();
@@ -221,6 +217,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     // Every output in place (or failed) before anything is reported.
     conduct.land_all();
+    let reader_gone = conduct.reader_gone.load(Ordering::Relaxed);
     let spooled = spool.finish()?;
     progress.finish();
     // A manifest in a bucket folds in this run's entries; when it cannot, they stay where the
@@ -230,10 +227,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     // One pass over the reports: totals, failures, resume commands.
     let mut tally = Tally::default();
-    let (mut failures, mut resumes, mut broken_pipe) = (Vec::new(), Vec::new(), false);
+    let (mut failures, mut resumes) = (Vec::new(), Vec::new());
     spooled.each(|f| {
         tally.add(&f);
-        broken_pipe |= f.error.as_deref() == Some(BROKEN_PIPE);
         if f.status == Status::Failed {
             failures.push(f.error_message().unwrap_or_default());
         }
@@ -242,8 +238,8 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         }
         Ok(())
     })?;
-    if broken_pipe {
-        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    if reader_gone {
+        return Err(crate::output::ReaderGone.into());
     }
     for failure in &failures {
         progress.warn(failure);
@@ -307,12 +303,12 @@ fn open_manifest(
     let flags = format!(
         "{:?}",
         (
-            args.drop_stored,
-            args.archive,
+            config.strategy.drop_stored,
+            config.strategy.step_plans,
             &args.archive_dir,
             args.allow_findings,
-            args.input.format,
-            &args.input.messages_path,
+            config.read.format,
+            &config.read.messages_path,
             args.outputs.in_place,
             &args.outputs.backup,
             args.dry_run,
@@ -398,10 +394,10 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         .into_iter()
         .filter(|i| match i {
             // A directory walk must not pick up what an earlier run wrote.
-            Input::File(p) => given.contains(p) || !discover::is_ctxc_output(p),
+            Input::File(p) => given.contains(p) || !crate::outputs::is_ctxc_output(p),
             Input::Remote(url) => {
                 given.iter().any(|g| g.to_str() == Some(&*url.to_string()))
-                    || !discover::is_ctxc_output_name(url.file_name())
+                    || !crate::outputs::is_ctxc_output_name(url.file_name())
             }
             Input::Stdin => true,
         })
@@ -471,8 +467,10 @@ fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                 _ => match &out_dir {
                     Some(dir) => dir.mirrored(&input, root.as_deref()),
                     None => match &input {
-                        Input::Remote(url) => Destination::Remote(discover::beside_remote(url)),
-                        Input::File(path) => Destination::File(discover::beside(path)),
+                        Input::Remote(url) => {
+                            Destination::Remote(crate::outputs::beside_remote(url))
+                        }
+                        Input::File(path) => Destination::File(crate::outputs::beside(path)),
                         Input::Stdin => Destination::Stdout,
                     },
                 },
@@ -558,7 +556,7 @@ impl OutDir {
         // The input's name below its root, with `/` between segments.
         let relative = match input {
             Input::File(path) => {
-                let below = discover::mirrored(Path::new(""), path, root);
+                let below = crate::outputs::mirrored(Path::new(""), path, root);
                 let parts: Vec<_> = below.iter().map(|p| p.to_string_lossy()).collect();
                 parts.join("/")
             }
@@ -571,7 +569,7 @@ impl OutDir {
         };
         match self {
             OutDir::Local(dir) => match input {
-                Input::File(path) => Destination::File(discover::mirrored(dir, path, root)),
+                Input::File(path) => Destination::File(crate::outputs::mirrored(dir, path, root)),
                 _ => Destination::File(dir.join(relative)),
             },
             OutDir::Remote(prefix) => Destination::Remote(prefix.join(&relative)),
@@ -636,10 +634,19 @@ fn root_of(input: &Input, given: &[PathBuf]) -> Option<PathBuf> {
         .cloned()
 }
 
-/// Why a file could not be written because a reader closed standard output.
-const BROKEN_PIPE: &str = "standard output was closed";
-
 impl Conduct<'_> {
+    /// A write to standard output that failed because its reader is gone marks the run so
+    /// (it then exits 0, saying nothing), and fails this file as [`crate::output::ReaderGone`].
+    fn stop_on_reader_gone(&self, written: Result<()>) -> Result<()> {
+        match written {
+            Err(e) if crate::output::is_broken_pipe(&e) => {
+                self.reader_gone.store(true, Ordering::Relaxed);
+                Err(crate::output::ReaderGone.into())
+            }
+            other => other,
+        }
+    }
+
     /// Where this run writes `job`'s output: nowhere in a dry run.
     fn dest<'j>(&self, job: &'j Job) -> &'j Destination {
         if self.args.dry_run {
@@ -1085,10 +1092,8 @@ impl Conduct<'_> {
                 }
             }
             Destination::Stdout => {
-                match crate::output::write_stdout(outcome.output.as_bytes()) {
-                    Err(e) if is_broken_pipe(&e) => bail!(BROKEN_PIPE),
-                    other => other?,
-                }
+                let written = crate::output::write_stdout(outcome.output.as_bytes());
+                self.stop_on_reader_gone(written)?;
                 done("-".into())
             }
             Destination::File(path) => {
@@ -1112,7 +1117,7 @@ impl Conduct<'_> {
                 let pending = begin_archive(path)?;
                 let written = match claim {
                     Some(claim) => claim.replace(outcome.output.as_bytes()),
-                    None => discover::write_atomic(path, outcome.output.as_bytes(), like),
+                    None => crate::outputs::write_atomic(path, outcome.output.as_bytes(), like),
                 };
                 self.settle(written, pending)?;
                 done(path.display().to_string())
@@ -1137,7 +1142,7 @@ impl Conduct<'_> {
         }
         if let Destination::File(path) = &job.dest {
             if claim.is_none() || outcome.output != original {
-                discover::check_writable_beside(path)?;
+                crate::outputs::check_writable_beside(path)?;
             }
         }
         Ok(())
@@ -1201,24 +1206,17 @@ impl Conduct<'_> {
                     step.strategy,
                     thousands(step.tokens_before as u64),
                     thousands(step.tokens_after as u64),
-                    crate::report::plural(step.conversations, "conversation"),
+                    crate::human::plural(step.conversations, "conversation"),
                     step.thinking_dropped
                         .map(|n| format!(
                             ", {} dropped",
-                            crate::report::plural(n, "old thinking block")
+                            crate::human::plural(n, "old thinking block")
                         ))
                         .unwrap_or_default()
                 ),
             );
         }
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// Refuses to overwrite an input (but with `--in-place`). Returns whether an output is at the
@@ -1372,7 +1370,7 @@ fn write_report_file(report: &CompactReport, files: &Spooled, path: &Path) -> Re
         })
     } else {
         rendered(report, files, format, false)
-            .and_then(|text| discover::write_atomic(path, text.as_bytes(), None))
+            .and_then(|text| crate::outputs::write_atomic(path, text.as_bytes(), None))
     };
     written.with_context(|| format!("writing the report {}", path.display()))
 }

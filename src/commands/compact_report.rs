@@ -2,8 +2,9 @@
 //! JSON and YAML and as a table for people.
 
 use crate::config::TokenSettings;
+use crate::human::thousands;
 use crate::pipeline::Outcome;
-use crate::report::{Table, thousands};
+use crate::report::Table;
 use crate::retention::{Counts, Retention};
 use crate::strategy::StrategyName;
 use crate::summarizer::Fallback;
@@ -339,7 +340,7 @@ impl FileReport {
         if undershot > MAX_NOTES {
             r.notes.push(format!(
                 "... and {} that landed under 85% of their target",
-                crate::report::plural(undershot - MAX_NOTES, "more conversation")
+                crate::human::plural(undershot - MAX_NOTES, "more conversation")
             ));
         }
         if many && r.triggers.is_empty() {
@@ -491,7 +492,7 @@ pub struct SummaryFailure {
 impl SummaryFailure {
     /// The warning and the report's note: one line per cause, over the whole run.
     pub fn note(&self) -> String {
-        let conversations = crate::report::plural(self.conversations, "conversation");
+        let conversations = crate::human::plural(self.conversations, "conversation");
         let instead = match self.fallback {
             OnFailure::Extractive => format!("extractive used for {conversations}"),
             OnFailure::Truncate => format!("spans dropped without a summary in {conversations}"),

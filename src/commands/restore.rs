@@ -42,7 +42,7 @@ pub fn run(args: &RestoreArgs, quiet: bool) -> Result<ExitStatus> {
     match restore(args, quiet) {
         Ok(()) => Ok(ExitStatus::Success),
         Err(Stop::Usage(e)) => Err(e),
-        Err(Stop::Failed(e)) if is_broken_pipe(&e) => Err(e),
+        Err(Stop::Failed(e)) if crate::output::is_broken_pipe(&e) => Err(e),
         Err(Stop::Failed(e)) => {
             eprintln!("ctxc: {e:#}");
             Ok(ExitStatus::Failure)
@@ -182,7 +182,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
             what(records, target),
             dest.path()
                 .map_or("standard output".into(), |p| p.display().to_string()),
-            crate::report::thousands(undone.bytes.len() as u64),
+            crate::human::thousands(undone.bytes.len() as u64),
             plural(n),
         );
         match (&kept, &compacted.note) {
@@ -326,8 +326,8 @@ fn restore_dataset(
             what(records, target),
             path.display(),
             dest.map_or("standard output".into(), |p| p.display().to_string()),
-            crate::report::thousands(restored.rows),
-            crate::report::thousands(restored.restored as u64),
+            crate::human::thousands(restored.rows),
+            crate::human::thousands(restored.restored as u64),
             n - target,
             plural(n),
         );
@@ -373,7 +373,7 @@ fn find_compacted_dataset(
              --force restores anyway and says which rows do not match",
             path.display(),
             archive_path.display(),
-            crate::report::thousands(last.output.bytes),
+            crate::human::thousands(last.output.bytes),
             last.output.hash,
         )));
     }
@@ -447,7 +447,7 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
                 "{} has {} bytes more than it was compacted to (appended since): they are not \
                  part of this restore, and are still there",
                 path.display(),
-                crate::report::thousands(bytes.len() as u64 - last.output.bytes)
+                crate::human::thousands(bytes.len() as u64 - last.output.bytes)
             )
         });
         if holds {
@@ -514,9 +514,9 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
             .unwrap_or(Path::new("the archive's copy"))
             .display(),
         archive_path.display(),
-        crate::report::thousands(last.output.bytes),
+        crate::human::thousands(last.output.bytes),
         last.output.hash,
-        crate::report::thousands(compacted.bytes.len() as u64),
+        crate::human::thousands(compacted.bytes.len() as u64),
         archive::hash(&compacted.bytes),
     )
 }
@@ -664,12 +664,4 @@ fn warn(message: &str) {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }

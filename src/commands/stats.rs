@@ -8,8 +8,9 @@ use crate::config::{TokenSettings, trigger_settings};
 use crate::count::{Breakdown, count_transcript, stored_only_bytes};
 use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
+use crate::human::thousands;
 use crate::progress::Progress;
-use crate::report::{self, OutputFormat, Table, thousands};
+use crate::report::{self, OutputFormat, Table};
 use crate::tokens::TokenCounter;
 use crate::transcript::{self, ReadOptions, Transcript, Usage};
 use crate::trigger::{self, Measures, TriggerSettings};
@@ -618,7 +619,7 @@ fn notes(report: &StatsReport) -> Vec<String> {
             notes.push(format!(
                 "{}: calibrated on {}: overhead {}, ratio {:.3}, fit error {:.1}%",
                 f.path,
-                crate::report::plural(c.calls, "call"),
+                crate::human::plural(c.calls, "call"),
                 thousands(c.overhead),
                 c.ratio,
                 c.fit_error.unwrap_or(0.0) * 100.0

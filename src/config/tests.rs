@@ -32,6 +32,37 @@ fn resolve(flags: &[&str], yaml: Option<&str>, env: &[(&str, &str)]) -> Result<C
     })
 }
 
+/// The strategy defaults of a run without `--archive`: no step's plan is kept.
+fn run_defaults() -> StrategySettings {
+    StrategySettings {
+        step_plans: false,
+        ..StrategySettings::default()
+    }
+}
+
+#[test]
+fn the_run_flags_are_resolved_with_the_settings() {
+    let c = resolve(
+        &[
+            "--drop-stored",
+            "--archive",
+            "--format",
+            "openai",
+            "--messages-path",
+            "/runs/*/messages",
+        ],
+        None,
+        &[],
+    )
+    .unwrap();
+    assert!(c.strategy.drop_stored && c.strategy.step_plans);
+    assert_eq!(c.read.format, Some(crate::transcript::Format::OpenAi));
+    assert_eq!(c.read.messages_path.as_deref(), Some("/runs/*/messages"));
+    let plain = resolve(&[], None, &[]).unwrap();
+    assert!(!plain.strategy.drop_stored && !plain.strategy.step_plans);
+    assert_eq!(plain.read.format, None);
+}
+
 #[test]
 fn defaults_are_the_seeds() {
     let c = resolve(&[], None, &[]).unwrap();
@@ -40,7 +71,7 @@ fn defaults_are_the_seeds() {
     assert_eq!(c.triggers.max_events, 700);
     assert_eq!(c.tokens.context_window, 200_000);
     assert_eq!(c.strategies, [StrategyName::Adaptive]);
-    assert_eq!(c.strategy, StrategySettings::default());
+    assert_eq!(c.strategy, run_defaults());
     assert_eq!(c.summarizer.kind, "extractive");
     assert!(c.sources.values().all(|s| *s == Source::Default));
 }
@@ -131,7 +162,7 @@ fn the_example_file_in_fixtures_reads_and_spells_the_defaults() {
     let c = CompactConfig::resolve_from(&args(&[]), Some(&path), |_| None).unwrap();
     assert_eq!(c.tokens.model.as_deref(), Some("claude-sonnet-4-5"));
     assert!(!c.tokens.exact, "Claude counts are estimates");
-    assert_eq!(c.strategy, StrategySettings::default());
+    assert_eq!(c.strategy, run_defaults());
     assert_eq!(c.triggers.trigger_ratio, 0.8);
     assert_eq!(c.summarizer.kind, "extractive");
 }

@@ -66,19 +66,6 @@ pub fn format_of_path(path: &std::path::Path) -> OutputFormat {
     }
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// How wide a path may be in a table printed on a terminal.
 pub const TERMINAL_PATH_WIDTH: usize = 48;
 
@@ -141,12 +128,6 @@ pub fn shorten_paths(table: &mut Table, column: usize) {
     }
 }
 
-/// A count and its noun, agreeing: `1 file`, `0 files`, `1,234 files`.
-pub fn plural(n: usize, noun: &str) -> String {
-    let s = if n == 1 { "" } else { "s" };
-    format!("{} {noun}{s}", thousands(n as u64))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,20 +145,5 @@ mod tests {
             "/home/user/a.jsonl"
         );
         assert_eq!(short_path("runs/a.jsonl", home, 48), "runs/a.jsonl");
-    }
-
-    #[test]
-    fn plurals_agree() {
-        assert_eq!(plural(1, "turn"), "1 turn");
-        assert_eq!(plural(0, "call"), "0 calls");
-        assert_eq!(plural(29733, "conversation"), "29,733 conversations");
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -225,7 +225,7 @@ fn codex_sessions(root: &Path, out: &mut Vec<Session>) {
 /// The stem of a `.jsonl` file that is not one of ctxc's own outputs.
 fn session_file_stem(path: &Path) -> Option<String> {
     let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") && path.is_file();
-    if !is_jsonl || crate::discover::is_ctxc_output(path) {
+    if !is_jsonl || crate::outputs::is_ctxc_output(path) {
         return None;
     }
     Some(path.file_stem()?.to_string_lossy().into_owned())
@@ -272,7 +272,7 @@ pub fn last_activity(path: &Path) -> String {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs());
-        crate::archive::rfc3339(secs)
+        crate::time::rfc3339(secs)
     })
 }
 

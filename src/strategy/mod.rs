@@ -155,10 +155,10 @@ impl fmt::Display for CoarseStep {
             "landed at {} tokens: the least {} could take ends with one unit of {} tokens (a \
              message, or a tool call with its results, with no output long enough to cut); \
              one unit less leaves {} tokens, over the target",
-            crate::report::thousands(self.landed as u64),
+            crate::human::thousands(self.landed as u64),
             self.strategy,
-            crate::report::thousands(self.unit_tokens as u64),
-            crate::report::thousands(self.short_of as u64),
+            crate::human::thousands(self.unit_tokens as u64),
+            crate::human::thousands(self.short_of as u64),
         )
     }
 }

@@ -57,8 +57,8 @@ fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
     let lines = output.lines().count();
     let mut text = format!(
         "[ctxc: output of {tool} masked, {} tokens in {} lines",
-        crate::report::thousands(tokens as u64),
-        crate::report::thousands(lines as u64)
+        crate::human::thousands(tokens as u64),
+        crate::human::thousands(lines as u64)
     );
     if let Some(error) = error_lines(&output, item.is_error).first() {
         text.push_str("; first error: ");

@@ -6,6 +6,7 @@
 //! (they cannot be cut: see [`super::old_thinking`]).
 
 use super::{Context, Strategy, StrategyName};
+use crate::human::thousands;
 use crate::facts::{MAX_FACT_CHARS, clip, error_lines_in, first_and_last, tool_output};
 use crate::plan::Plan;
 use crate::transcript::OutItem;
@@ -186,10 +187,6 @@ fn take_within<'a>(
         n += 1;
     }
     n
-}
-
-fn thousands(n: usize) -> String {
-    crate::report::thousands(n as u64)
 }
 
 #[cfg(test)]

@@ -135,8 +135,8 @@ pub fn head_tail_chars(chars: usize) -> (usize, usize) {
 pub fn omission_marker(omitted_chars: usize) -> String {
     format!(
         "[... ctxc: {} characters from the middle of this span were over the summarizer's {}-character input limit and left out ...]",
-        crate::report::thousands(omitted_chars as u64),
-        crate::report::thousands(MAX_SAFE_CHARS as u64)
+        crate::human::thousands(omitted_chars as u64),
+        crate::human::thousands(MAX_SAFE_CHARS as u64)
     )
 }
 

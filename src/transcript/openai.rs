@@ -279,7 +279,7 @@ fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, Read
     if !messages {
         return Err(ReadError::whole(format!(
             "--messages-path {path} matches {} but no message in it (an object with a string \"role\")",
-            crate::report::plural(found.len(), "array")
+            crate::human::plural(found.len(), "array")
         )));
     }
     Ok(found)

@@ -187,7 +187,7 @@ fn media_stub(block: &RawValue) -> Option<String> {
     let hash = xxhash_rust::xxh3::xxh3_64(data.as_bytes());
     let text = format!(
         "[ctxc: {media_type} removed, {} bytes of base64, xxh3 {hash:016x}]",
-        crate::report::thousands(data.len() as u64)
+        crate::human::thousands(data.len() as u64)
     );
     Some(format!(
         "{{\"type\":{},\"text\":{}}}",

@@ -12,10 +12,7 @@
 //! written from the object as read and the object replaced in one `PUT` conditional on the
 //! version read (see [`crate::inplace::remote`]).
 
-use super::{
-    BROKEN_PIPE, Conduct, Destination, Failed, Job, check_destination, is_broken_pipe,
-    output_exists,
-};
+use super::{Conduct, Destination, Failed, Job, check_destination, output_exists};
 use crate::archive::{self, ConversationRecord, DatasetJob, DatasetRecord, FileRef, RowRestore};
 use crate::commands::compact_report::{FileReport, Status};
 use crate::dataset::{self, Dataset, Done, Rewritten, Row, Written};
@@ -190,10 +187,8 @@ impl Conduct<'_> {
             Destination::Stdout => {
                 let mut out = BufWriter::new(std::io::stdout());
                 let written = dataset.rewrite(Some(&mut out), each, sink);
-                match written.and_then(|_| out.flush().map_err(Into::into)) {
-                    Err(e) if is_broken_pipe(&e) => return Err(write(anyhow!(BROKEN_PIPE))),
-                    other => other.map_err(&write)?,
-                }
+                let written = written.and_then(|_| out.flush().map_err(Into::into));
+                self.stop_on_reader_gone(written).map_err(&write)?;
             }
             Destination::File(out) => {
                 let tmp = match &claim {

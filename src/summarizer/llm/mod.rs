@@ -90,11 +90,11 @@ impl LlmSummarizer {
 pub fn announcement(endpoint: &str, files: usize, bytes: usize) -> String {
     let files = match files {
         1 => "1 file".to_string(),
-        n => format!("{} files", crate::report::thousands(n as u64)),
+        n => format!("{} files", crate::human::thousands(n as u64)),
     };
     format!(
         "ctxc: remote summarization: spans from {files} (at most {} bytes of transcript) will be sent to {endpoint}",
-        crate::report::thousands(bytes as u64)
+        crate::human::thousands(bytes as u64)
     )
 }
 

@@ -1,6 +1,6 @@
-//! The record's time stamp: RFC 3339 in UTC, formatted by hand from the system clock (a date
-//! crate for one string is not worth it). `SOURCE_DATE_EPOCH`, when set, replaces the clock,
-//! for reproducible archives.
+//! Time stamps as RFC 3339 in UTC (archive records, session listings), formatted by hand from
+//! the system clock (a date crate for one string is not worth it). `SOURCE_DATE_EPOCH`, when
+//! set, replaces the clock, for reproducible archives.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

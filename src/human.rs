@@ -1,0 +1,42 @@
+//! Numbers as notes, logs and tables print them for people: thousands separators and counts
+//! whose noun agrees. Every layer writes such text (strategy notes, trigger reasons, reports),
+//! so it lives below all of them rather than in [`crate::report`].
+
+/// `1234567` → `1,234,567`. Takes any unsigned count (`usize`, `u64`...).
+pub fn thousands(n: impl TryInto<u64>) -> String {
+    let digits = n.try_into().unwrap_or(u64::MAX).to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count and its noun, agreeing: `1 file`, `0 files`, `1,234 files`.
+pub fn plural(n: usize, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_agree() {
+        assert_eq!(plural(1, "turn"), "1 turn");
+        assert_eq!(plural(0, "call"), "0 calls");
+        assert_eq!(plural(29733, "conversation"), "29,733 conversations");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0u64), "0");
+        assert_eq!(thousands(999usize), "999");
+        assert_eq!(thousands(1000u32), "1,000");
+        assert_eq!(thousands(1234567u64), "1,234,567");
+    }
+}

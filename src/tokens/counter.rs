@@ -1,0 +1,138 @@
+//! [`TokenCounter`]: one per run, shared by reference across threads, with the content-hash
+//! cache in front of the engines (see the module header of [`crate::tokens`]).
+
+use super::*;
+
+/// Counts tokens for one encoding. Build one per run and share it by reference.
+///
+/// `Sync`: the heavy tokenizer state lives in per-thread and process-wide statics, the cache
+/// behind sharded locks.
+pub struct TokenCounter {
+    encoding: Encoding,
+    cache: Option<CountCache>,
+}
+
+/// How the content-hash cache has been used since the counter was built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Lookups answered from the cache.
+    pub hits: u64,
+    /// Lookups that had to tokenize.
+    pub misses: u64,
+}
+
+impl TokenCounter {
+    /// A counter with the content-hash cache. Fails if the tokenizer cannot be built.
+    pub fn new(encoding: Encoding) -> Result<Self> {
+        Self::build(encoding, true)
+    }
+
+    /// A counter that tokenizes every text, for tests and measurements.
+    pub fn without_cache(encoding: Encoding) -> Result<Self> {
+        Self::build(encoding, false)
+    }
+
+    fn build(encoding: Encoding, cached: bool) -> Result<Self> {
+        engine::prepare(encoding).with_context(|| format!("building the {encoding} tokenizer"))?;
+        Ok(Self {
+            encoding,
+            cache: cached.then(CountCache::default),
+        })
+    }
+
+    /// Number of tokens in `text`. Special tokens such as `<|endoftext|>` count as ordinary
+    /// text. Never panics, whatever the size or content of `text`.
+    pub fn count(&self, text: &str) -> usize {
+        match &self.cache {
+            Some(cache) if text.len() >= CACHE_MIN_BYTES => {
+                cache.get_or_count(text, || engine::count(self.encoding, text))
+            }
+            _ => engine::count(self.encoding, text),
+        }
+    }
+
+    /// The encoding this counter counts with.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Whether counts are exact tokenizer counts (false for [`Encoding::Estimate`]).
+    pub fn is_exact(&self) -> bool {
+        self.encoding.is_exact()
+    }
+
+    /// Tokens the chat format adds per message ([`TOKENS_PER_MESSAGE`]); add
+    /// [`TOKENS_PER_REPLY`] once per conversation.
+    pub fn message_overhead(&self) -> usize {
+        TOKENS_PER_MESSAGE
+    }
+
+    /// Cache hits and misses so far (all zero without a cache).
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache
+            .as_ref()
+            .map(CountCache::stats)
+            .unwrap_or_default()
+    }
+}
+
+const CACHE_SHARDS: usize = 16;
+
+/// xxh3-64 of a text → its token count, in shards so threads rarely wait on one lock.
+#[derive(Default)]
+struct CountCache {
+    shards: [Mutex<HashMap<u64, usize, BuildHasherDefault<HashIsKey>>>; CACHE_SHARDS],
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl CountCache {
+    fn get_or_count(&self, text: &str, count: impl FnOnce() -> usize) -> usize {
+        let key = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        let shard = &self.shards[(key >> 60) as usize % CACHE_SHARDS];
+        let cached = shard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .copied();
+        if let Some(n) = cached {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return n;
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        // Counted outside the lock: two threads may both count a new text, which is harmless.
+        let n = count();
+        shard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, n);
+        n
+    }
+
+    fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The keys are already xxh3 hashes, so the map uses them as they are.
+#[derive(Default)]
+struct HashIsKey(u64);
+
+impl Hasher for HashIsKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
