@@ -24,7 +24,7 @@
 
 pub mod clean;
 
-use crate::transcript::{Item, Kind, PartKind};
+use crate::transcript::{Item, Kind, PartKind, trailing_action};
 use aho_corasick::AhoCorasick;
 use regex::Regex;
 use serde_json::Value;
@@ -829,17 +829,6 @@ const DECISION_CUES: [&str; 14] = [
 pub fn states_decision(text: &str) -> bool {
     let lower = text.to_lowercase();
     DECISION_CUES.iter().any(|cue| lower.contains(cue))
-}
-
-/// The command of a text-based agent action: the fenced block that ends the message.
-pub fn trailing_action(text: &str) -> Option<String> {
-    let trimmed = text.trim_end();
-    let body = trimmed.strip_suffix("```")?;
-    let open = body.rfind("```")?;
-    let block = &body[open + 3..];
-    // Skip the info string (```bash).
-    let block = block.split_once('\n').map_or("", |(_, rest)| rest).trim();
-    (!block.is_empty()).then(|| block.to_string())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Anthropic Messages API transcripts: request bodies `{model, system, tools, messages}`,
 //! bare message arrays and JSONL, in the same containers as OpenAI messages (the container
-//! finding is `openai::read_lists`; only the message parsing differs).
+//! finding is [`super::containers`]; only the message parsing differs).
 //!
 //! Content is a string or a list of blocks: `text`, `thinking`, `redacted_thinking` (encrypted,
 //! not counted), `tool_use` (a call), `tool_result` (a result, inside a user message), `image`
@@ -13,13 +13,14 @@
 //! (`tool_use`, `tool_result`, `thinking`, `redacted_thinking`, `image`/`document` with a
 //! `source`), or a top-level `system` beside a list with no `system` message.
 
-use super::openai::{ListRef, element_indent, find_lists, read_lists};
+use super::common::{block_type, drop_thinking, element_indent, replace_text_blocks};
+use super::containers::{ListRef, find_lists, read_lists};
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
 use crate::json::{
-    ArrayLayout, Span, array_elements, member, parse_raw, quote, replace_member, span_of, splice,
+    Span, array_elements, member, parse_raw, quote, replace_member, span_of, splice,
     to_string_styled,
 };
 use serde_json::Value;
@@ -262,34 +263,6 @@ fn replace_results(message: &str, text: &str) -> Option<String> {
     (!edits.is_empty()).then(|| splice(message, &edits))
 }
 
-fn block_type(block: &RawValue) -> String {
-    member(block, "type")
-        .and_then(|t| serde_json::from_str(t.get()).ok())
-        .unwrap_or_default()
-}
-
-/// `message` without its `thinking` and `redacted_thinking` blocks, every other block kept
-/// byte-for-byte in the array's own layout; `None` when it has none or nothing else.
-/// Shared with the Claude Code adapter.
-pub(super) fn drop_thinking(message: &str) -> Option<String> {
-    let content = member(parse_raw(message).ok()?, "content")?;
-    let blocks = array_elements(content)?;
-    let spans: Vec<Span> = blocks
-        .iter()
-        .map(|b| span_of(content.get(), b.get()))
-        .collect();
-    let kept: Vec<&str> = blocks
-        .iter()
-        .filter(|b| !matches!(block_type(b).as_str(), "thinking" | "redacted_thinking"))
-        .map(|b| b.get())
-        .collect();
-    if kept.is_empty() || kept.len() == blocks.len() {
-        return None;
-    }
-    let layout = ArrayLayout::of(content.get(), &spans);
-    replace_member(message, "content", &layout.render(kept))
-}
-
 fn replace_text(message: &str, text: &str) -> Option<String> {
     let content = member(parse_raw(message).ok()?, "content")?;
     let new_content = if content.get().starts_with('"') {
@@ -298,32 +271,6 @@ fn replace_text(message: &str, text: &str) -> Option<String> {
         replace_text_blocks(content.get(), |b| str_at(b, "type") == "text", text)?
     };
     replace_member(message, "content", &new_content)
-}
-
-/// `content` (a raw JSON array of content blocks) with its text replaced: the first block
-/// `is_text` accepts takes `text`, the other text blocks are removed, every other block (images,
-/// tool calls, thinking with its signature) is kept byte-for-byte, in the array's own layout.
-/// `None` when there is no text block. Shared with the Codex adapter.
-pub(super) fn replace_text_blocks(
-    content: &str,
-    is_text: impl Fn(&Value) -> bool,
-    text: &str,
-) -> Option<String> {
-    let blocks = array_elements(parse_raw(content).ok()?)?;
-    let spans: Vec<Span> = blocks.iter().map(|b| span_of(content, b.get())).collect();
-    let mut replaced = false;
-    let mut kept = Vec::with_capacity(blocks.len());
-    for block in &blocks {
-        let value: Value = serde_json::from_str(block.get()).ok()?;
-        if !is_text(&value) {
-            kept.push(block.get().to_string());
-        } else if !replaced {
-            kept.push(replace_member(block.get(), "text", &quote(text))?);
-            replaced = true;
-        }
-    }
-    let layout = ArrayLayout::of(content, &spans);
-    replaced.then(|| layout.render(kept.iter().map(String::as_str)))
 }
 
 /// What the API rejects: a first message that is not `user`, roles other than `user` and

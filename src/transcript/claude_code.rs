@@ -11,7 +11,7 @@
 //! `message.id`, and that a tool result is stored twice (the `tool_result` block the model
 //! sees, and a structured `toolUseResult` copy it never sees).
 
-use super::openai::{element_indent, lines_span, value_error};
+use super::common::{element_indent, lines_span, value_error};
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage, render_layout,
@@ -982,7 +982,7 @@ fn copied_fields(t: &Transcript, items: &[Item]) -> HashMap<&'static str, Value>
 /// `record` with its message's thinking blocks removed (see [`super::anthropic`]).
 fn drop_thinking(record: &str) -> Option<String> {
     let message = member(parse_raw(record).ok()?, "message")?;
-    let edited = super::anthropic::drop_thinking(message.get())?;
+    let edited = super::common::drop_thinking(message.get())?;
     replace_member(record, "message", &edited)
 }
 

@@ -12,7 +12,7 @@
 //! A `compacted` record is Codex's own compaction: what it carries (`replacement_history`, else
 //! the summary `message`) replaces everything before it in the model's context.
 
-use super::openai::{element_indent, lines_span};
+use super::common::{element_indent, lines_span};
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
@@ -79,7 +79,7 @@ impl Adapter for Codex {
         for (raw, span) in records {
             let line = doc.line_of(span.start);
             let value: Value = crate::json::lenient::value(raw.get())
-                .map_err(|e| super::openai::value_error(line, span.start, &e))?;
+                .map_err(|e| super::common::value_error(line, span.start, &e))?;
             let mut item = Item::new(span, line, Role::None, Kind::NonContext);
             let payload = value.get("payload").unwrap_or(&Value::Null);
             match str_at(&value, "type") {
@@ -475,7 +475,7 @@ fn replace_text(record: &str, text: &str) -> Option<String> {
     let new_content = if content.get().starts_with('"') {
         quote(text)
     } else {
-        super::anthropic::replace_text_blocks(content.get(), is_text_block, text)?
+        super::common::replace_text_blocks(content.get(), is_text_block, text)?
     };
     replace_in_payload(record, "content", &new_content)
 }

@@ -11,10 +11,14 @@ mod anthropic;
 mod check;
 mod claude_code;
 mod codex;
+mod common;
+mod containers;
 mod doc;
 mod openai;
 mod openhands;
 pub mod payload;
+
+pub use common::trailing_action;
 mod sharegpt;
 
 pub use check::{Finding, check, conversation_findings, sort_findings};

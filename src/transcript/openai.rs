@@ -1,32 +1,17 @@
 //! OpenAI Chat Completions messages, in every container people store them in.
 //!
-//! Containers: a JSON array of messages; an object holding the list under `messages`,
-//! `history` (SWE-agent `.traj`) or a similar key; an array of run objects each holding a list
-//! (tau-bench `traj`, dataset files); JSONL with one message per line; JSONL with one
-//! conversation object per line; or any list named by `--messages-path`. The container finding
-//! is shared with the Anthropic adapter, which stores messages the same way.
+//! The containers (a JSON array, an object's `messages`/`history`, runs of a dataset, JSONL,
+//! `--messages-path`) are found by [`super::containers`], shared with the Anthropic adapter;
+//! this module parses, checks and writes one Chat Completions message.
 
+use super::common::{element_indent, trailing_action};
+use super::containers::{find_lists, read_lists};
 use super::{
-    Adapter, Conversation, Doc, Item, Kind, ListLayout, OutItem, Part, PartKind, ReadError,
-    ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
+    Adapter, Conversation, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
+    SUMMARY_MARKER, ToolCall, Transcript,
 };
-use crate::json::{
-    ArrayLayout, array_elements, member, object_members, quote, replace_member, to_string_styled,
-};
+use crate::json::{array_elements, member, quote, replace_member, to_string_styled};
 use serde_json::Value;
-use serde_json::value::RawValue;
-
-/// Keys under which containers keep their message list, most common first.
-const LIST_KEYS: [&str; 8] = [
-    "messages",
-    "history",
-    "traj",
-    "conversation",
-    "conversations",
-    "chat",
-    "dialog",
-    "dialogue",
-];
 
 pub struct OpenAi;
 
@@ -80,14 +65,6 @@ impl Adapter for OpenAi {
     }
 }
 
-/// The indentation of list elements, for writing new ones in the same style.
-pub(super) fn element_indent(conv: &Conversation) -> Option<&str> {
-    match &conv.layout {
-        ListLayout::Array(a) => a.indent(),
-        ListLayout::Lines { .. } | ListLayout::Single => None,
-    }
-}
-
 /// A `tool` message must follow an assistant message with `tool_calls` (possibly after other
 /// tool messages): the API rejects anything else.
 fn check_tool_order(conv: &Conversation) -> Vec<super::Finding> {
@@ -104,348 +81,6 @@ fn check_tool_order(conv: &Conversation) -> Vec<super::Finding> {
         }
     }
     findings
-}
-
-/// Where a message list lives.
-pub(super) enum ListRef<'a> {
-    /// A JSON array at `location`; `owner` is the object holding it (for `tools`, `system`).
-    Array {
-        location: String,
-        list: &'a RawValue,
-        owner: Option<&'a RawValue>,
-    },
-    /// Every line of a JSONL file is one message.
-    AllLines,
-}
-
-/// Reads every list `find_lists` names, parsing each element with `parse`, and hands each
-/// conversation to `each`; returns the container description.
-pub(super) fn read_lists(
-    doc: &Doc,
-    opts: &ReadOptions,
-    parse: fn(&mut Value, &mut Item),
-    each: &mut dyn FnMut(Conversation),
-) -> Result<String, ReadError> {
-    let lists = find_lists(doc, opts.messages_path.as_deref())?;
-    if lists.is_empty() {
-        return Err(ReadError::whole(format!(
-            "no message list found: {}",
-            doc.describe()
-        )));
-    }
-    let container = describe_container(doc, &lists);
-    let mut fn_calls = 0;
-    for list in lists {
-        let mut conv = match list {
-            ListRef::Array {
-                location,
-                list,
-                owner,
-            } => array_conversation(doc, location, list, owner, parse)?,
-            ListRef::AllLines => lines_conversation(doc, parse)?,
-        };
-        pair_legacy_function_calls(&mut conv, &mut fn_calls);
-        each(conv);
-    }
-    Ok(container)
-}
-
-fn describe_container(doc: &Doc, lists: &[ListRef]) -> String {
-    let first = match &lists[0] {
-        ListRef::AllLines => return "jsonl, one message per line".into(),
-        ListRef::Array { location, .. } => location.clone(),
-    };
-    let kind = if doc.lines().is_some() {
-        "jsonl, one conversation per line"
-    } else if first.is_empty() {
-        "json array of messages"
-    } else {
-        "json"
-    };
-    if first.is_empty() || doc.lines().is_some() {
-        kind.to_string()
-    } else {
-        // `/3/traj` → `/*/traj` so the description is the same for every run.
-        let pattern: Vec<&str> = first
-            .split('/')
-            .map(|t| if t.parse::<usize>().is_ok() { "*" } else { t })
-            .collect();
-        format!("{kind} {}", pattern.join("/"))
-    }
-}
-
-/// The message lists of `doc`: those `path` names, or the ones detection finds.
-pub(super) fn find_lists<'a>(
-    doc: &Doc<'a>,
-    path: Option<&str>,
-) -> Result<Vec<ListRef<'a>>, ReadError> {
-    if let Some(path) = path {
-        return lists_at_path(doc, path);
-    }
-    match doc {
-        Doc::Json { root, .. } => Ok(detect_lists(root, "")),
-        Doc::Lines { lines, .. } => {
-            if lines.iter().any(|l| is_message(l.raw)) {
-                return Ok(vec![ListRef::AllLines]);
-            }
-            let mut lists = Vec::new();
-            for line in lines {
-                lists.extend(detect_object_list(
-                    line.raw,
-                    &format!("line {}", line.number),
-                ));
-            }
-            Ok(lists)
-        }
-    }
-}
-
-fn detect_lists<'a>(root: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
-    if let Some(elements) = array_elements(root) {
-        if elements.first().is_some_and(|e| is_message(e)) {
-            return vec![ListRef::Array {
-                location: location.to_string(),
-                list: root,
-                owner: None,
-            }];
-        }
-        return elements
-            .iter()
-            .enumerate()
-            .flat_map(|(i, e)| detect_object_list(e, &format!("{location}/{i}")))
-            .collect();
-    }
-    detect_object_list(root, location)
-}
-
-/// The list of an object holding one under a known key.
-fn detect_object_list<'a>(obj: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
-    let Some(members) = object_members(obj) else {
-        return Vec::new();
-    };
-    let found = LIST_KEYS.iter().find_map(|key| {
-        let (_, list) = members.iter().find(|(k, _)| k == key)?;
-        let elements = array_elements(list)?;
-        elements
-            .first()
-            .is_some_and(|e| is_message(e))
-            .then_some((key, *list))
-    });
-    match found {
-        Some((key, list)) => vec![ListRef::Array {
-            location: format!("{location}/{key}"),
-            list,
-            owner: Some(obj),
-        }],
-        None => Vec::new(),
-    }
-}
-
-/// An object with a string `role`.
-pub(super) fn is_message(raw: &RawValue) -> bool {
-    member(raw, "role").is_some_and(|r| r.get().starts_with('"'))
-}
-
-/// Resolves a JSON pointer with `*` ("each element") against the document (each line of JSONL).
-fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, ReadError> {
-    let roots: Vec<(String, &'a RawValue)> = match doc {
-        Doc::Json { root, .. } => vec![(String::new(), *root)],
-        Doc::Lines { lines, .. } => lines
-            .iter()
-            .map(|l| (format!("line {}", l.number), l.raw))
-            .collect(),
-    };
-    let tokens: Vec<String> = path
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect();
-    let mut found = Vec::new();
-    for (location, root) in roots {
-        resolve(root, &tokens, location, &mut found);
-    }
-    if found.is_empty() {
-        return Err(ReadError::whole(format!(
-            "--messages-path {path} matches no array"
-        )));
-    }
-    // A path that finds arrays but no message in them names the wrong place: reading it as
-    // an empty conversation would "succeed" on nothing.
-    let messages = found.iter().any(|l| match l {
-        ListRef::Array { list, .. } => serde_json::from_str::<Vec<&RawValue>>(list.get())
-            .is_ok_and(|items| items.iter().any(|m| is_message(m))),
-        ListRef::AllLines => true,
-    });
-    if !messages {
-        return Err(ReadError::whole(format!(
-            "--messages-path {path} matches {} but no message in it (an object with a string \"role\")",
-            crate::human::plural(found.len(), "array")
-        )));
-    }
-    Ok(found)
-}
-
-fn resolve<'a>(
-    value: &'a RawValue,
-    tokens: &[String],
-    location: String,
-    found: &mut Vec<ListRef<'a>>,
-) {
-    let Some((token, rest)) = tokens.split_first() else {
-        if value.get().starts_with('[') {
-            found.push(ListRef::Array {
-                location,
-                list: value,
-                owner: None,
-            });
-        }
-        return;
-    };
-    let children: Vec<(String, &RawValue)> = if let Some(elements) = array_elements(value) {
-        elements
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| token == "*" || token.parse() == Ok(*i))
-            .map(|(i, e)| (i.to_string(), e))
-            .collect()
-    } else if let Some(members) = object_members(value) {
-        members
-            .into_iter()
-            .filter(|(k, _)| token == "*" || k == token)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    for (name, child) in children {
-        resolve(child, rest, format!("{location}/{name}"), found);
-    }
-}
-
-fn array_conversation(
-    doc: &Doc,
-    location: String,
-    list: &RawValue,
-    owner: Option<&RawValue>,
-    parse: fn(&mut Value, &mut Item),
-) -> Result<Conversation, ReadError> {
-    let elements = array_elements(list).unwrap_or_default();
-    let base = doc.span(list).start;
-    let mut items = Vec::with_capacity(elements.len());
-    let mut relative = Vec::with_capacity(elements.len());
-    for element in &elements {
-        let span = doc.span(element);
-        relative.push(span.start - base..span.end - base);
-        items.push(parse_item(doc, element, span, parse)?);
-    }
-    Ok(Conversation {
-        span: doc.span(list),
-        location,
-        items,
-        preamble: owner.map(preamble_of).unwrap_or_default(),
-        layout: ListLayout::Array(ArrayLayout::of(list.get(), &relative)),
-        model: None,
-        context_window: None,
-    })
-}
-
-fn lines_conversation(
-    doc: &Doc,
-    parse: fn(&mut Value, &mut Item),
-) -> Result<Conversation, ReadError> {
-    let Doc::Lines {
-        lines,
-        newline,
-        trailing_newline,
-        ..
-    } = doc
-    else {
-        unreachable!("AllLines comes only from JSONL")
-    };
-    let mut items = Vec::with_capacity(lines.len());
-    for line in lines {
-        items.push(parse_item(doc, line.raw, line.range(), parse)?);
-    }
-    Ok(Conversation {
-        span: lines_span(doc),
-        location: String::new(),
-        items,
-        preamble: Vec::new(),
-        layout: ListLayout::Lines {
-            newline,
-            trailing_newline: *trailing_newline,
-        },
-        model: None,
-        context_window: None,
-    })
-}
-
-/// The span of a JSONL file's records: from the first line to the end of the file.
-pub(super) fn lines_span(doc: &Doc) -> crate::json::Span {
-    let src = doc.src();
-    let start = doc.lines().and_then(|l| l.first()).map_or(0, |l| l.span.0);
-    start..src.len()
-}
-
-fn parse_item(
-    doc: &Doc,
-    raw: &RawValue,
-    span: crate::json::Span,
-    parse: fn(&mut Value, &mut Item),
-) -> Result<Item, ReadError> {
-    let line = doc.line_of(span.start);
-    let mut value: Value =
-        crate::json::lenient::value(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
-    let mut item = Item::new(span, line, Role::None, Kind::NonContext);
-    // `parse` may move the message's texts out of the value rather than copy them.
-    parse(&mut value, &mut item);
-    Ok(item)
-}
-
-/// A value that is valid JSON text but not a valid JSON value for serde (too deep, a lone
-/// surrogate escape), reported at its line and byte.
-pub(super) fn value_error(line: usize, start: usize, e: &serde_json::Error) -> ReadError {
-    ReadError {
-        findings: vec![super::Finding::new(
-            line,
-            format!(
-                "invalid JSON value: {} (byte {})",
-                super::doc::strip_position(e),
-                start + e.column().saturating_sub(1)
-            ),
-        )],
-    }
-}
-
-/// Tool definitions and a top-level system prompt kept beside the list.
-fn preamble_of(owner: &RawValue) -> Vec<Part> {
-    let mut parts = Vec::new();
-    for (key, kind) in [
-        ("tools", PartKind::ToolDefinitions),
-        ("functions", PartKind::ToolDefinitions),
-        ("system", PartKind::Text),
-    ] {
-        if let Some(raw) = member(owner, key) {
-            let Ok(value) = serde_json::from_str::<Value>(raw.get()) else {
-                continue;
-            };
-            let text = match &value {
-                Value::String(s) => s.clone(),
-                Value::Null => continue,
-                Value::Array(blocks) if kind == PartKind::Text => blocks_text(blocks),
-                other => other.to_string(),
-            };
-            parts.push(Part::new(kind, text));
-        }
-    }
-    parts
-}
-
-fn blocks_text(blocks: &[Value]) -> String {
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
-    texts.join("\n")
 }
 
 /// Fills `item` from one Chat Completions message, moving its content text out of `value`
@@ -720,7 +355,7 @@ fn mark_text_observations(conv: &mut Conversation) {
         let action = (prev.role == Role::Assistant)
             .then(|| prev.parts.iter().rev().find(|p| p.kind == PartKind::Text))
             .flatten()
-            .and_then(|p| crate::facts::trailing_action(&p.text));
+            .and_then(|p| trailing_action(&p.text));
         let Some(action) = action.filter(|_| item.kind == Kind::User) else {
             continue;
         };
@@ -734,37 +369,6 @@ fn mark_text_observations(conv: &mut Conversation) {
         item.kind = Kind::ToolResult;
         for part in item.parts.iter_mut().filter(|p| p.kind == PartKind::Text) {
             part.kind = PartKind::ToolResult;
-        }
-    }
-}
-
-/// Gives calls made without ids (legacy `function_call`s, LLaMA-Factory `tool_call` parts and
-/// `function_call` messages) ids, and pairs the `tool` / `function` messages that follow them
-/// without a `tool_call_id`: each answers the oldest open call, and the last of a run of them
-/// answers every call still open (LLaMA-Factory answers parallel calls in one message). Calls
-/// with real ids are left alone.
-fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
-    let mut open: Vec<String> = Vec::new();
-    for at in 0..conv.items.len() {
-        let next_is_result = conv
-            .items
-            .get(at + 1)
-            .is_some_and(|n| n.role == Role::Tool && n.results.is_empty());
-        let item = &mut conv.items[at];
-        if item.calls.iter().any(|c| c.id.is_empty()) {
-            open.clear();
-        }
-        for call in item.calls.iter_mut().filter(|c| c.id.is_empty()) {
-            *counter += 1;
-            call.id = format!("function-call-{counter}");
-            open.push(call.id.clone());
-        }
-        if item.role == Role::Tool && item.results.is_empty() && !open.is_empty() {
-            if next_is_result {
-                item.results.push(open.remove(0));
-            } else {
-                item.results.append(&mut open);
-            }
         }
     }
 }

@@ -50,7 +50,7 @@
 //! Not read: histories stored as `[action, observation]` pairs (early evaluation output), and
 //! the V1 software-agent-sdk conversation logs.
 
-use super::openai::{element_indent, value_error};
+use super::common::{element_indent, value_error};
 use super::{
     Adapter, Conversation, Doc, Item, Kind, ListLayout, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,

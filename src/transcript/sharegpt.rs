@@ -24,7 +24,7 @@
 //! observation follows a function_call; a function_call's value is `{"name", "arguments"}`
 //! JSON (or a list of them).
 
-use super::openai::element_indent;
+use super::common::element_indent;
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
@@ -173,7 +173,7 @@ fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, 
 fn parse_turn(doc: &Doc, raw: &RawValue, span: Span) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
     let value: Value = crate::json::lenient::value(raw.get())
-        .map_err(|e| super::openai::value_error(line, span.start, &e))?;
+        .map_err(|e| super::common::value_error(line, span.start, &e))?;
     let text = match value.get("value") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),

@@ -1,0 +1,106 @@
+//! Helpers every adapter shares: the indentation of new list elements, the span of a JSONL
+//! file's records, a value error at its line and byte, the command of a text-based agent
+//! action, and edits of Anthropic-style content blocks (Claude Code and Codex messages hold
+//! them too). Adapters import these from here, never from each other.
+
+use super::{Conversation, Doc, ListLayout, ReadError};
+use crate::json::{
+    ArrayLayout, Span, array_elements, member, parse_raw, quote, replace_member, span_of,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// The indentation of list elements, for writing new ones in the same style.
+pub(super) fn element_indent(conv: &Conversation) -> Option<&str> {
+    match &conv.layout {
+        ListLayout::Array(a) => a.indent(),
+        ListLayout::Lines { .. } | ListLayout::Single => None,
+    }
+}
+
+/// The span of a JSONL file's records: from the first line to the end of the file.
+pub(super) fn lines_span(doc: &Doc) -> crate::json::Span {
+    let src = doc.src();
+    let start = doc.lines().and_then(|l| l.first()).map_or(0, |l| l.span.0);
+    start..src.len()
+}
+
+/// A value that is valid JSON text but not a valid JSON value for serde (too deep, a lone
+/// surrogate escape), reported at its line and byte.
+pub(super) fn value_error(line: usize, start: usize, e: &serde_json::Error) -> ReadError {
+    ReadError {
+        findings: vec![super::Finding::new(
+            line,
+            format!(
+                "invalid JSON value: {} (byte {})",
+                super::doc::strip_position(e),
+                start + e.column().saturating_sub(1)
+            ),
+        )],
+    }
+}
+
+/// `message` without its `thinking` and `redacted_thinking` blocks, every other block kept
+/// byte-for-byte in the array's own layout; `None` when it has none or nothing else.
+/// Shared with the Claude Code adapter.
+pub(super) fn drop_thinking(message: &str) -> Option<String> {
+    let content = member(parse_raw(message).ok()?, "content")?;
+    let blocks = array_elements(content)?;
+    let spans: Vec<Span> = blocks
+        .iter()
+        .map(|b| span_of(content.get(), b.get()))
+        .collect();
+    let kept: Vec<&str> = blocks
+        .iter()
+        .filter(|b| !matches!(block_type(b).as_str(), "thinking" | "redacted_thinking"))
+        .map(|b| b.get())
+        .collect();
+    if kept.is_empty() || kept.len() == blocks.len() {
+        return None;
+    }
+    let layout = ArrayLayout::of(content.get(), &spans);
+    replace_member(message, "content", &layout.render(kept))
+}
+
+/// `content` (a raw JSON array of content blocks) with its text replaced: the first block
+/// `is_text` accepts takes `text`, the other text blocks are removed, every other block (images,
+/// tool calls, thinking with its signature) is kept byte-for-byte, in the array's own layout.
+/// `None` when there is no text block. Shared with the Codex adapter.
+pub(super) fn replace_text_blocks(
+    content: &str,
+    is_text: impl Fn(&Value) -> bool,
+    text: &str,
+) -> Option<String> {
+    let blocks = array_elements(parse_raw(content).ok()?)?;
+    let spans: Vec<Span> = blocks.iter().map(|b| span_of(content, b.get())).collect();
+    let mut replaced = false;
+    let mut kept = Vec::with_capacity(blocks.len());
+    for block in &blocks {
+        let value: Value = serde_json::from_str(block.get()).ok()?;
+        if !is_text(&value) {
+            kept.push(block.get().to_string());
+        } else if !replaced {
+            kept.push(replace_member(block.get(), "text", &quote(text))?);
+            replaced = true;
+        }
+    }
+    let layout = ArrayLayout::of(content, &spans);
+    replaced.then(|| layout.render(kept.iter().map(String::as_str)))
+}
+
+/// The command of a text-based agent action: the fenced block that ends the message.
+pub fn trailing_action(text: &str) -> Option<String> {
+    let trimmed = text.trim_end();
+    let body = trimmed.strip_suffix("```")?;
+    let open = body.rfind("```")?;
+    let block = &body[open + 3..];
+    // Skip the info string (```bash).
+    let block = block.split_once('\n').map_or("", |(_, rest)| rest).trim();
+    (!block.is_empty()).then(|| block.to_string())
+}
+
+pub(super) fn block_type(block: &RawValue) -> String {
+    member(block, "type")
+        .and_then(|t| serde_json::from_str(t.get()).ok())
+        .unwrap_or_default()
+}
