@@ -133,8 +133,13 @@ fn parse_openai(value: &Value) -> Result<Reply, String> {
 
 fn parse_anthropic(value: &Value) -> Result<Reply, String> {
     let usage = &value["usage"];
+    let tokens = |field: &str| usage[field].as_u64().unwrap_or(0);
     let mut reply = Reply {
-        prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
+        // `input_tokens` leaves out what was read from or written to a prompt cache; the
+        // prompt is all three (llama.cpp's server reuses its cache: 1 of 906 otherwise).
+        prompt_tokens: tokens("input_tokens")
+            + tokens("cache_read_input_tokens")
+            + tokens("cache_creation_input_tokens"),
         completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
         ..Reply::default()
     };
@@ -213,6 +218,10 @@ mod tests {
         let reply = parse(Provider::Anthropic, body).unwrap();
         assert_eq!(reply.text, "ab");
         assert_eq!((reply.prompt_tokens, reply.completion_tokens), (7, 2));
+        // A prompt served partly from a cache (as llama.cpp's /v1/messages reports it).
+        let cached = r#"{"content":[{"type":"text","text":"a"}],"usage":{"input_tokens":1,"cache_read_input_tokens":905,"cache_creation_input_tokens":4,"output_tokens":200}}"#;
+        let reply = parse(Provider::Anthropic, cached).unwrap();
+        assert_eq!((reply.prompt_tokens, reply.completion_tokens), (910, 200));
         let tool = r#"{"content":[{"type":"tool_use","id":"t","name":"bash","input":{}}]}"#;
         assert!(parse(Provider::Anthropic, tool).unwrap().problem.is_some());
     }
