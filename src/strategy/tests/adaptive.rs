@@ -1,0 +1,141 @@
+//! Tests of adaptive.
+
+use super::*;
+
+fn calls(names: &[&str]) -> Case {
+    let mut chat = Chat::default().system("sys").user("Do the work.");
+    for (k, name) in names.iter().enumerate() {
+        let args = match *name {
+            "bash" => json!({"command": format!("make step{k}")}),
+            _ => json!({"path": format!("src/f{k}.rs")}),
+        };
+        chat = chat.tool(name, args, "ok");
+    }
+    chat.assistant("Done.").case()
+}
+
+#[test]
+fn adaptive_detects_the_task_type_from_tool_calls() {
+    for (names, want) in [
+        (
+            &["edit_file", "bash", "bash", "write_file", "read_file"][..],
+            TaskType::Code,
+        ),
+        (
+            &[
+                "read_file",
+                "search_code",
+                "get_weather",
+                "list_dir",
+                "fetch_url",
+            ],
+            TaskType::Analysis,
+        ),
+        (
+            &["read_file", "grep", "read_file", "edit_file", "bash"],
+            TaskType::Mixed,
+        ),
+        (
+            &[
+                "read_file",
+                "grep",
+                "bash",
+                "frob",
+                "frob",
+                "frob",
+                "frob",
+                "frob",
+                "frob",
+                "frob",
+            ],
+            TaskType::Mixed,
+        ),
+        (&["frobnicate", "transmogrify", "frob"], TaskType::Unknown),
+        (&[], TaskType::Conversation),
+    ] {
+        let c = calls(names);
+        assert_eq!(detect_task_type(&c.subject()), want, "{names:?}");
+    }
+    // One call in more than ten messages is still a conversation.
+    let mut chat = Chat::default().user("Hi.");
+    for k in 0..5 {
+        chat = chat.assistant(&format!("a{k}")).user(&format!("u{k}"));
+    }
+    let c = chat
+        .tool("edit_file", json!({"path": "a.rs"}), "ok")
+        .assistant("ok")
+        .case();
+    assert_eq!(detect_task_type(&c.subject()), TaskType::Conversation);
+}
+
+#[test]
+fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
+    use StrategyName::*;
+    let code = calls(&["edit_file", "bash", "bash", "read_file"]);
+    assert_eq!(
+        adaptive_chain(&code.subject(), false),
+        (
+            TaskType::Code,
+            vec![
+                Dedup,
+                TrimOutputs,
+                SlidingWindow,
+                KeyEvents,
+                Incremental,
+                ObservationMasking,
+                Importance,
+                Selective,
+                FullSummary,
+                Truncate
+            ]
+        )
+    );
+    let analysis = calls(&["read_file", "grep", "get_user"]);
+    assert_eq!(
+        adaptive_chain(&analysis.subject(), false).1,
+        [
+            Dedup,
+            TrimOutputs,
+            SlidingWindow,
+            Importance,
+            Incremental,
+            ObservationMasking,
+            KeyEvents,
+            Selective,
+            FullSummary,
+            Truncate
+        ]
+    );
+    let mixed = calls(&["read_file", "grep", "edit_file"]);
+    assert_eq!(
+        adaptive_chain(&mixed.subject(), false).1[2..5],
+        [SlidingWindow, Incremental, Importance]
+    );
+    // Payloads put strip-payloads first, unless they are to be kept.
+    let image = json!({"role": "user", "content": [{"type": "image_url",
+        "image_url": {"url": format!("data:image/png;base64,{}", base64(9000, "QUJD"))}}]});
+    let c = Chat::default()
+        .user("Look.")
+        .message(image)
+        .assistant("Seen.")
+        .user("Thanks.")
+        .assistant("Welcome.")
+        .case();
+    let (task, steps) = adaptive_chain(&c.subject(), false);
+    assert_eq!(task, TaskType::Conversation);
+    assert_eq!(steps[..3], [StripPayloads, Dedup, TrimOutputs]);
+    assert_eq!(adaptive_chain(&c.subject(), true).1[0], Dedup);
+}
+
+#[test]
+fn adaptive_strategy_stops_once_under_target() {
+    let c = rich().case();
+    let total = c.tokens();
+    let plan = c.apply_with(StrategyName::Adaptive, &StrategySettings::default(), total);
+    assert_eq!(plan, c.subject().keep_all());
+    // A target that sliding-window alone meets.
+    let window = c.apply(StrategyName::SlidingWindow);
+    let target = window.tokens(&c.subject());
+    let plan = c.apply_with(StrategyName::Adaptive, &StrategySettings::default(), target);
+    assert_eq!(plan, window);
+}

@@ -1,0 +1,118 @@
+//! Tests of the engine: the chain of steps, landing in the target band, and what it reports.
+
+use super::*;
+
+#[test]
+fn engine_runs_adaptive_until_the_target_is_met() {
+    let c = rich().case();
+    let s = c.subject();
+    let window = c.apply(StrategyName::SlidingWindow).tokens(&s);
+    let settings = StrategySettings::default();
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::Adaptive],
+        goal(window),
+    )
+    .unwrap();
+    assert_eq!(run.task_type, Some(TaskType::Mixed));
+    // The ladder: the free and near-free rungs first, then the type's chain; it stops at the
+    // rung that meets the target.
+    let ran: Vec<StrategyName> = run.steps.iter().map(|s| s.strategy).collect();
+    assert_eq!(
+        ran,
+        [
+            StrategyName::Dedup,
+            StrategyName::TrimOutputs,
+            StrategyName::SlidingWindow
+        ][..ran.len()],
+    );
+    assert!(run.steps.last().unwrap().changed);
+    assert_eq!(run.tokens_before, c.tokens());
+    assert!(run.tokens_after <= window);
+    assert_eq!(run.shortfall, None);
+    c.assert_plan(StrategyName::Adaptive, &run.plan);
+    c.assert_written(StrategyName::Adaptive, &run.plan);
+    // Already under target: nothing to do, unless a step is asked for.
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::Adaptive],
+        goal(c.tokens()),
+    )
+    .unwrap();
+    assert!(run.steps.is_empty());
+    assert_eq!(run.plan, s.keep_all());
+    let forced = Goal {
+        at_least_one_step: true,
+        ..goal(c.tokens())
+    };
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::Adaptive],
+        forced,
+    )
+    .unwrap();
+    // Sliding-window grows to the (met) target and so changes nothing; the chain goes on to
+    // the first step that does, and stops there.
+    let changed: Vec<bool> = run.steps.iter().map(|s| s.changed).collect();
+    assert_eq!(changed, [false, true], "{:?}", run.steps);
+    assert!(run.tokens_after < run.tokens_before);
+}
+
+#[test]
+fn engine_says_why_an_unreachable_target_is_missed() {
+    let c = rich().case();
+    let s = c.subject();
+    let settings = StrategySettings::default();
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::Adaptive],
+        goal(1),
+    )
+    .unwrap();
+    let tried: Vec<StrategyName> = run.steps.iter().map(|s| s.strategy).collect();
+    assert_eq!(tried, adaptive_chain(&s, false).1);
+    for step in &run.steps {
+        assert!(step.tokens_after <= step.tokens_before, "{step:?}");
+    }
+    let why = run
+        .shortfall
+        .expect("a target of 1 token cannot be met")
+        .to_string();
+    assert!(why.contains("target 1"), "{why}");
+    assert!(why.contains("must stay verbatim"), "{why}");
+    assert!(
+        why.contains("the original task") && why.contains("pinned messages"),
+        "{why}"
+    );
+    // Everything but the preserved items ends up in summaries.
+    let kept: Vec<usize> = run.plan.items.iter().filter_map(OutItem::kept).collect();
+    assert_eq!(kept, RICH_PRESERVED);
+    c.assert_plan(StrategyName::Adaptive, &run.plan);
+    c.assert_written(StrategyName::Adaptive, &run.plan);
+}
+
+#[test]
+fn the_same_input_gives_the_same_output() {
+    let write = || {
+        let c = rich().case();
+        let s = c.subject();
+        let run = compact(
+            &s,
+            &Extractive,
+            &StrategySettings::default(),
+            &[StrategyName::Adaptive],
+            goal(c.tokens() / 3),
+        )
+        .unwrap();
+        c.t.write(&[Some(run.plan.items)])
+    };
+    assert_eq!(write(), write());
+}
