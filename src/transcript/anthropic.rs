@@ -333,29 +333,14 @@ fn text_before_results(message: &RawValue) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Format, ReadOptions, check, read};
+    use super::super::testing::{findings, fixture, read_str};
+    use super::super::{Format, check};
     use super::*;
-
-    fn read_str(s: &str) -> Transcript {
-        read(s.to_string(), &ReadOptions::default()).unwrap()
-    }
-
-    fn fixture(name: &str) -> String {
-        let path = format!("{}/fixtures/anthropic/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    fn findings(src: &str) -> Vec<String> {
-        check(&read_str(src))
-            .iter()
-            .map(|f| f.to_string())
-            .collect()
-    }
 
     #[test]
     fn detects_clear_anthropic_shapes_only() {
         for src in [
-            fixture("request.json"),
+            fixture("anthropic/request.json"),
             r#"[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"yo"}]}]"#.into(),
             r#"{"system":"be brief","messages":[{"role":"user","content":"hi"}]}"#.into(),
             "{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"url\",\"url\":\"u\"}}]}\n{\"role\":\"assistant\",\"content\":\"a cat\"}\n".into(),
@@ -376,7 +361,7 @@ mod tests {
 
     #[test]
     fn reads_blocks_into_parts_calls_and_results() {
-        let t = read_str(&fixture("request.json"));
+        let t = read_str(&fixture("anthropic/request.json"));
         let conv = &t.conversations[0];
         let kinds: Vec<Kind> = conv.items.iter().map(|i| i.kind).collect();
         use Kind::*;
@@ -414,7 +399,7 @@ mod tests {
 
     #[test]
     fn summary_is_a_user_message_and_reads_back() {
-        let t = read_str(&fixture("request.json"));
+        let t = read_str(&fixture("anthropic/request.json"));
         let out = t.write(&[Some(vec![
             OutItem::Keep(0),
             OutItem::Summary {
@@ -467,7 +452,7 @@ mod tests {
 
     #[test]
     fn orphan_tool_result_is_found() {
-        let text = findings(&fixture("orphan-tool-result.json"));
+        let text = findings(&fixture("anthropic/orphan-tool-result.json"));
         assert!(
             text.iter().any(|f| f
                 .starts_with("13: tool_result 'toolu_99' must be in the user message right after")),
@@ -489,7 +474,7 @@ mod tests {
 
     #[test]
     fn wrong_role_order_is_found() {
-        let text = findings(&fixture("wrong-role-order.jsonl"));
+        let text = findings(&fixture("anthropic/wrong-role-order.jsonl"));
         assert!(
             text.iter()
                 .any(|f| f == "1: the first message must have role user"),

@@ -529,17 +529,9 @@ fn check_records(source: &str, conv: &Conversation) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{fixture, read_str};
     use super::super::{Format, ReadOptions, check, read};
     use super::*;
-
-    fn read_str(s: &str) -> Transcript {
-        read(s.to_string(), &ReadOptions::default()).unwrap()
-    }
-
-    fn fixture(name: &str) -> String {
-        let path = format!("{}/fixtures/codex/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
 
     fn kinds(t: &Transcript) -> Vec<Kind> {
         t.conversations[0].items.iter().map(|i| i.kind).collect()
@@ -553,7 +545,7 @@ mod tests {
     #[test]
     fn detects_rollouts_in_every_container() {
         for src in [
-            fixture("session.jsonl"),
+            fixture("codex/session.jsonl"),
             "[{\"type\": \"response_item\", \"payload\": {\"type\": \"reasoning\"}}]".into(),
             "{\n  \"type\": \"turn_context\",\n  \"payload\": {}\n}\n".into(),
         ] {
@@ -577,7 +569,7 @@ mod tests {
 
     #[test]
     fn reads_kinds_calls_results_and_usage() {
-        let t = read_str(&fixture("session.jsonl"));
+        let t = read_str(&fixture("codex/session.jsonl"));
         assert_eq!(t.container, "jsonl");
         assert_eq!(
             t.conversations[0].context_window,
@@ -669,7 +661,7 @@ mod tests {
 
     #[test]
     fn history_before_the_latest_compaction_is_out_of_context() {
-        let t = read_str(&fixture("compacted.jsonl"));
+        let t = read_str(&fixture("codex/compacted.jsonl"));
         let conv = &t.conversations[0];
         let summary = conv
             .items
@@ -703,7 +695,7 @@ mod tests {
 
     #[test]
     fn summary_is_a_user_message_with_the_replaced_timestamp() {
-        let t = read_str(&fixture("session.jsonl"));
+        let t = read_str(&fixture("codex/session.jsonl"));
         let out = t.write(&[Some(vec![
             OutItem::Keep(0),
             OutItem::Summary {
@@ -738,7 +730,7 @@ mod tests {
 
     #[test]
     fn replacements_change_only_their_member() {
-        let t = read_str(&fixture("session.jsonl"));
+        let t = read_str(&fixture("codex/session.jsonl"));
         let mut edit: Vec<OutItem> = (0..14).map(OutItem::Keep).collect();
         edit[8] = OutItem::ReplaceResult(8, "[output elided]".into());
         edit[11] = OutItem::ReplaceText(11, "short".into());
@@ -755,7 +747,7 @@ mod tests {
 
     #[test]
     fn wrong_output_family_and_bad_records_are_found() {
-        let t = read_str(&fixture("broken.jsonl"));
+        let t = read_str(&fixture("codex/broken.jsonl"));
         let text: Vec<String> = check(&t).iter().map(|f| f.to_string()).collect();
         assert!(
             text.iter().any(|f| f.starts_with(

@@ -766,4 +766,6 @@ impl Transcript {
 }
 
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;

@@ -333,30 +333,18 @@ fn from_of(turn: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Format, ReadOptions, check, read};
+    use super::super::testing::{findings, fixture, read_str};
+    use super::super::{Format, check};
     use super::*;
-
-    fn read_str(s: &str) -> Transcript {
-        read(s.to_string(), &ReadOptions::default()).unwrap()
-    }
-
-    fn fixture(name: &str) -> String {
-        let path = format!("{}/fixtures/sharegpt/{name}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    fn findings(src: &str) -> Vec<String> {
-        check(&read_str(src))
-            .iter()
-            .map(|f| f.to_string())
-            .collect()
-    }
 
     #[test]
     fn detects_every_container_and_nothing_else() {
         let object = r#"{"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]}"#;
         for (src, container) in [
-            (fixture("toolcall.json"), "json array of conversations"),
+            (
+                fixture("sharegpt/toolcall.json"),
+                "json array of conversations",
+            ),
             (
                 format!("{object}\n{object}\n"),
                 "jsonl, one conversation per line",
@@ -381,7 +369,7 @@ mod tests {
 
     #[test]
     fn reads_calls_observations_and_preamble() {
-        let t = read_str(&fixture("toolcall.json"));
+        let t = read_str(&fixture("sharegpt/toolcall.json"));
         assert_eq!(t.conversations.len(), 2);
         let conv = &t.conversations[0];
         assert_eq!(conv.location, "/0/conversations");
@@ -413,7 +401,7 @@ mod tests {
 
     #[test]
     fn summary_and_replacements_read_back() {
-        let t = read_str(&fixture("toolcall.json"));
+        let t = read_str(&fixture("sharegpt/toolcall.json"));
         let out = t.write(&[
             Some(vec![
                 OutItem::Summary {
@@ -441,7 +429,7 @@ mod tests {
 
     #[test]
     fn role_order_findings() {
-        let text = findings(&fixture("broken-order.json"));
+        let text = findings(&fixture("sharegpt/broken-order.json"));
         for want in [
             "4: turn 2 is 'observation' where gpt or function_call must come",
             "4: an observation must follow a function_call turn",

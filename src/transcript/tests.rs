@@ -1,9 +1,7 @@
 //! Unit tests of the model over small hand-made transcripts.
 use super::*;
 
-fn read_str(s: &str) -> Transcript {
-    read(s.to_string(), &ReadOptions::default()).unwrap()
-}
+use super::testing::{fixture, read_str};
 
 #[test]
 fn openai_array_round_trips_and_groups() {
@@ -198,13 +196,6 @@ fn jsonl_lines_keep_their_own_endings() {
         t.write(&[Some(vec![OutItem::Keep(1), OutItem::Keep(2)])]),
         format!("{b}\n{c}")
     );
-}
-
-fn fixture(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel);
-    std::fs::read_to_string(path).unwrap()
 }
 
 #[test]

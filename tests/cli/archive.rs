@@ -3,6 +3,7 @@
 //! refused unless `--force`, chains undo step by step, `--archive-dir` mirrors the input
 //! tree, and `archive show` is pinned by snapshots (machine paths and times redacted).
 
+use crate::stderr_of;
 use crate::{ctxc, shared, stdout_of};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -25,10 +26,6 @@ fn copy_into(dir: &Path, sub: &str, rel: &str) -> PathBuf {
 /// Runs ctxc in `dir` with `args`.
 fn run(dir: &Path, args: &[&str]) -> Output {
     ctxc().current_dir(dir).args(args).output().unwrap()
-}
-
-fn stderr_of(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Runs ctxc in `dir` and checks it exits with `code`.

@@ -1,6 +1,7 @@
 //! `ctxc compact` as a batch tool: output modes, refusals, dry runs, bad files among good
 //! ones, settings precedence, shards, report merging, report formats.
 
+use crate::stderr_of;
 use crate::{ctxc, fixture, shared, stdout_of};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -53,10 +54,6 @@ fn json_of(out: &std::process::Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
-}
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

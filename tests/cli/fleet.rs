@@ -3,12 +3,9 @@
 
 use crate::compact::corpus_workspace;
 use crate::ctxc;
+use crate::stderr_of;
 use serde_json::Value;
 use std::path::Path;
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// `compact` of the workspace into `out`, the report written to `report`.
 fn compact(dir: &Path, out: &str, report: &str, extra: &[&str], env: &[(&str, &str)]) -> i32 {

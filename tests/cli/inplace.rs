@@ -2,6 +2,7 @@
 //! live appends are refused, owner, mode and symlinks are kept, a signal leaves no temporary
 //! file, and one hostile file never stops a batch. Real processes throughout.
 
+use crate::stderr_of;
 use crate::{ctxc, fixture, shared, stdout_of};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -20,10 +21,6 @@ fn copy(from: &Path, dir: &Path, name: &str) -> PathBuf {
     let to = dir.join(name);
     std::fs::write(&to, std::fs::read(from).unwrap()).unwrap();
     to
-}
-
-fn stderr_of(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn in_place(path: &Path, extra: &[&str]) -> Output {

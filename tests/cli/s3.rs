@@ -8,6 +8,7 @@
 //! `.ci/run` does).
 
 use crate::compact::corpus_workspace;
+use crate::stderr_of;
 use crate::{ctxc, stdout_of};
 use object_store::ObjectStoreExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
@@ -215,10 +216,6 @@ fn unsigned_put(endpoint: &str, path: &str, headers: &str, body: &[u8]) {
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-}
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Every file under `dir`, relative, with its bytes, sorted.
