@@ -70,11 +70,6 @@ impl Dataset {
         self.column.keep_originals();
     }
 
-    /// Rows in the dataset.
-    pub fn rows(&self) -> u64 {
-        self.meta.metadata().file_metadata().num_rows().max(0) as u64
-    }
-
     /// A hash over every row's conversation text, in row order, a null counted as one: equal
     /// for two datasets whose conversation columns hold equal values.
     pub fn values_hash(&self) -> Result<String> {

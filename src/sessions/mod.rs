@@ -15,8 +15,8 @@
 mod meta;
 mod reference;
 
-pub use meta::{Meta, claude_code_cwd, claude_code_prompt, read_meta};
-pub use reference::{REFERENCE_PREFIX, Reference, resolve, resolve_all};
+pub use meta::{claude_code_cwd, claude_code_prompt, read_meta};
+pub use reference::resolve_all;
 
 use serde::Serialize;
 use std::ffi::OsString;

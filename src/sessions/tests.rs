@@ -1,3 +1,5 @@
+use super::meta::Meta;
+use super::reference::{Reference, resolve};
 use super::*;
 use std::path::Path;
 
