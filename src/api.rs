@@ -12,7 +12,7 @@ use crate::commands::compact_report::{FileReport, Status};
 use crate::config::{CompactConfig, Layer};
 use crate::count::count_transcript;
 use crate::dataset::{self, Column, Written};
-use crate::pipeline::{self, Outcome, PlanFailure, Plans, Settings};
+use crate::pipeline::{self, OnFindings, Outcome, PlanFailure, Plans, Settings};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::TokenCounter;
@@ -76,29 +76,58 @@ impl std::fmt::Display for Failed {
 
 /// Reads, checks and plans `text` ([`pipeline::read_and_plan`]); a failure says the step and
 /// line as `ctxc compact` reports them.
+///
+/// With [`OnFindings::Keep`], a conversation that fails `check` is left as it was while the
+/// others are compacted, but only where there are others: a file that is one conversation, or
+/// a session of a client that resumes it (Claude Code, Codex: a broken chain can make it
+/// unresumable), is refused as with [`OnFindings::Refuse`].
 pub fn plan(
     text: String,
     settings: &Settings,
-    refuse_findings: bool,
+    on_findings: OnFindings,
 ) -> Result<(Transcript, Plans), Failed> {
-    pipeline::read_and_plan(text, settings, refuse_findings).map_err(|failure| match failure {
+    let (t, plans) = pipeline::read_and_plan(text, settings, on_findings).map_err(plan_failed)?;
+    if !plans.kept.is_empty() && !isolates(&t) {
+        let mut findings: Vec<Finding> = plans
+            .kept
+            .iter()
+            .flat_map(|k| k.findings.iter().cloned())
+            .collect();
+        transcript::sort_findings(&mut findings);
+        return Err(refused(&findings));
+    }
+    Ok((t, plans))
+}
+
+/// Whether a conversation of `t` that fails `check` can be left as it was while the others
+/// are compacted: `t` holds several, and is not one client session.
+fn isolates(t: &Transcript) -> bool {
+    t.conversations.len() > 1 && !matches!(t.format, Format::ClaudeCode | Format::Codex)
+}
+
+/// A planning failure as `ctxc compact` reports it: the step and line.
+fn plan_failed(failure: PlanFailure) -> Failed {
+    match failure {
         PlanFailure::Read(e) => {
             let first = &e.findings[0];
             Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
         }
-        PlanFailure::Findings(findings) => {
-            let first = &findings[0];
-            let more = match findings.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            Failed::at("check", first.line)(anyhow::anyhow!(
-                "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
-                first.message
-            ))
-        }
+        PlanFailure::Findings(findings) => refused(&findings),
         PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
-    })
+    }
+}
+
+/// The failure of an input refused for its findings (sorted, at least one).
+fn refused(findings: &[Finding]) -> Failed {
+    let first = &findings[0];
+    let more = match findings.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Failed::at("check", first.line)(anyhow::anyhow!(
+        "{}{more}: the input fails `ctxc check`, so it is not compacted (--on-findings allow compacts it anyway)",
+        first.message
+    ))
 }
 
 /// Compacts what [`plan`] planned ([`pipeline::finish`]).
@@ -127,8 +156,8 @@ pub struct Options {
     pub settings: Layer,
     /// Compact even when no trigger fires (`--force`).
     pub force: bool,
-    /// Compact an input with findings (`--allow-findings`).
-    pub allow_findings: bool,
+    /// What a conversation that fails `check` does (`--on-findings`; keep by default).
+    pub on_findings: OnFindings,
 }
 
 /// A compacted transcript.
@@ -181,7 +210,7 @@ fn with_settings<T>(
 pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed> {
     let started = Instant::now();
     with_settings(options, |settings| {
-        let (t, plans) = plan(text, settings, !options.allow_findings)?;
+        let (t, plans) = plan(text, settings, options.on_findings)?;
         let outcome = finish(&t, plans, settings)?;
         let mut report = FileReport::of(options.name.clone(), &t, &outcome);
         report.time_ms = started.elapsed().as_millis() as u64;
@@ -199,9 +228,9 @@ pub fn compact_row(
     path: String,
     text: &str,
     settings: &Settings,
-    allow_findings: bool,
+    on_findings: OnFindings,
 ) -> (FileReport, Option<String>) {
-    let ((report, ()), text) = compact_row_with(path, text, settings, allow_findings, |_, _| ());
+    let ((report, ()), text) = compact_row_with(path, text, settings, on_findings, |_, _| ());
     (report, text)
 }
 
@@ -212,19 +241,23 @@ pub fn compact_row_with<X: Default>(
     path: String,
     text: &str,
     settings: &Settings,
-    allow_findings: bool,
+    on_findings: OnFindings,
     also: impl FnOnce(&Transcript, &Outcome) -> X,
 ) -> ((FileReport, X), Option<String>) {
     let started = Instant::now();
-    let planned = plan(text.into(), settings, !allow_findings).and_then(|(t, plans)| {
-        let outcome = finish(&t, plans, settings)?;
-        let report = FileReport::of(path.clone(), &t, &outcome);
-        let x = also(&t, &outcome);
-        Ok((
-            (report, x),
-            outcome.changed.then(|| outcome.output.into_owned()),
-        ))
-    });
+    // A row is one conversation of the dataset: kept as it was, it leaves the others to be
+    // compacted, whatever it holds.
+    let planned = pipeline::read_and_plan(text.into(), settings, on_findings)
+        .map_err(plan_failed)
+        .and_then(|(t, plans)| {
+            let outcome = finish(&t, plans, settings)?;
+            let report = FileReport::of(path.clone(), &t, &outcome);
+            let x = also(&t, &outcome);
+            Ok((
+                (report, x),
+                outcome.changed.then(|| outcome.output.into_owned()),
+            ))
+        });
     let ((mut report, x), text) =
         planned.unwrap_or_else(|f| ((f.into_report(&path), X::default()), None));
     report.time_ms = started.elapsed().as_millis() as u64;
@@ -305,7 +338,7 @@ pub fn compact_batches(
             .map(|batch| {
                 let each = |row: dataset::Row| {
                     let path = dataset::row_path(&options.name, row.index);
-                    compact_row(path, row.text, settings, options.allow_findings)
+                    compact_row(path, row.text, settings, options.on_findings)
                 };
                 let (compacted, done) = found
                     .rewrite(batch, 0, each)

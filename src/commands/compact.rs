@@ -12,7 +12,7 @@ use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
-use crate::pipeline::{Outcome, Settings};
+use crate::pipeline::{OnFindings, Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat, thousands};
 use crate::shard::{self, Shard};
@@ -310,7 +310,7 @@ fn open_manifest(
             args.drop_stored,
             args.archive,
             &args.archive_dir,
-            args.allow_findings,
+            args.on_findings() == OnFindings::Allow,
             args.input.format,
             &args.input.messages_path,
             args.outputs.in_place,
@@ -327,6 +327,10 @@ fn open_manifest(
         format!("{flags} --drop-torn-tail")
     } else {
         flags
+    };
+    let flags = match args.on_findings() {
+        OnFindings::Refuse => format!("{flags} --on-findings refuse"),
+        OnFindings::Keep | OnFindings::Allow => flags,
     };
     let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
     Manifest::open(path, digest).map(Some)
@@ -844,9 +848,12 @@ impl Conduct<'_> {
             .bytes(done + text.len() as u64, self.bytes_total);
         let (text, torn) = self.torn_tail(text)?;
         // The same steps, and failures, as a library call's (`crate::api::compact_text`).
-        let (t, plans) = api::plan(text, settings, !self.args.allow_findings)?;
+        let (t, plans) = api::plan(text, settings, self.args.on_findings())?;
         let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
+        for warning in &report.warnings {
+            self.progress.warn(&format!("{path}:{warning}"));
+        }
         if let Some((line, fragment)) = &torn {
             let bytes = fragment.len();
             // The file is written without the line, even when nothing else changed.
