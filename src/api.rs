@@ -158,6 +158,9 @@ pub struct Options {
     pub force: bool,
     /// What a conversation that fails `check` does (`--on-findings`; keep by default).
     pub on_findings: OnFindings,
+    /// Compact a JSON Lines text whose last line is torn without that line
+    /// (`--drop-torn-tail`; refused by default).
+    pub drop_torn_tail: bool,
 }
 
 /// A compacted transcript.
@@ -206,13 +209,44 @@ fn with_settings<T>(
     f(&settings)
 }
 
-/// Compacts one transcript's text as `ctxc compact` compacts a file holding it.
+/// `text` without its torn last line (see [`transcript::Doc::torn_tail`]), with that line's
+/// number and bytes; refused, with the hint, unless `drop` (`--drop-torn-tail`).
+pub fn torn_tail(
+    mut text: String,
+    drop: bool,
+) -> Result<(String, Option<(usize, String)>), Failed> {
+    let Some(torn) = transcript::Doc::torn_tail(&text) else {
+        return Ok((text, None));
+    };
+    if !drop {
+        return Err(Failed::at("parse", torn.line)(anyhow::anyhow!(
+            "{}: a write cut short; --drop-torn-tail compacts the rest without it (with \
+             --archive to keep it, so that `ctxc restore` gives it back)",
+            torn.message
+        )));
+    }
+    let fragment = text.split_off(torn.start);
+    Ok((text, Some((torn.line, fragment))))
+}
+
+/// Compacts one transcript's text as `ctxc compact` compacts a file holding it. A torn last
+/// line dropped (`drop_torn_tail`) is not in the output, and the report says so: a library
+/// call keeps no archive.
 pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed> {
     let started = Instant::now();
+    let (text, torn) = torn_tail(text, options.drop_torn_tail)?;
     with_settings(options, |settings| {
         let (t, plans) = plan(text, settings, options.on_findings)?;
         let outcome = finish(&t, plans, settings)?;
         let mut report = FileReport::of(options.name.clone(), &t, &outcome);
+        if let Some((line, fragment)) = &torn {
+            let bytes = fragment.len();
+            report.status = Status::Compacted;
+            report.bytes_before += bytes;
+            report.notes.push(format!(
+                "torn last line {line} ({bytes} bytes, not valid JSON) dropped"
+            ));
+        }
         report.time_ms = started.elapsed().as_millis() as u64;
         Ok(Compacted {
             output: outcome.output.into_owned(),
@@ -501,6 +535,38 @@ mod tests {
             messages.push(serde_json::json!({"role": "assistant", "content": format!("Done with round {i}: the tests pass and src/file{i}.rs compiles.")}));
         }
         serde_json::Value::Array(messages).to_string()
+    }
+
+    #[test]
+    fn a_torn_last_line_is_refused_with_the_hint_or_dropped_when_asked() {
+        let messages: Vec<serde_json::Value> = serde_json::from_str(&chat(12)).unwrap();
+        let lines: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
+        let whole = lines.join("\n") + "\n";
+        let torn = whole.clone() + r#"{"role": "assistant", "content": "Now I'"#;
+        let mut options = Options {
+            name: "t.jsonl".into(),
+            settings: serde_json::from_value(serde_json::json!({"target_ratio": 0.5})).unwrap(),
+            force: true,
+            ..Options::default()
+        };
+        let refused = compact_text(torn.clone(), &options).unwrap_err();
+        assert_eq!((refused.step, refused.line), ("parse", lines.len() + 1));
+        assert!(
+            refused.to_string().contains("--drop-torn-tail"),
+            "{refused}"
+        );
+        options.drop_torn_tail = true;
+        let dropped = compact_text(torn.clone(), &options).unwrap();
+        let rest = compact_text(whole, &options).unwrap();
+        assert_eq!(dropped.output, rest.output);
+        assert_eq!(dropped.report.bytes_before, torn.len());
+        assert!(
+            dropped
+                .report
+                .notes
+                .iter()
+                .any(|n| n.starts_with("torn last line"))
+        );
     }
 
     #[test]

@@ -827,6 +827,39 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_conversation_is_written_as_it_was_and_the_others_compacted() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, true);
+        let (t, plans) = read_and_plan(source.clone(), &settings, OnFindings::Keep).unwrap();
+        assert_eq!(plans.kept.len(), 1);
+        assert_eq!(plans.kept[0].conversation, 1);
+        assert!(plans.kept[0].findings[0].message.contains("nowhere"));
+        let out = finish(&t, plans, &settings).unwrap();
+        let value: Vec<serde_json::Value> = serde_json::from_str(&out.output).unwrap();
+        let original: Vec<serde_json::Value> = serde_json::from_str(&source).unwrap();
+        assert_eq!(value[1], original[1]);
+        assert!(
+            out.spans[1].is_none(),
+            "the kept conversation is copied from the input"
+        );
+        let compacted = out
+            .conversations
+            .iter()
+            .filter(|c| c.compaction.is_some())
+            .count();
+        assert_eq!(compacted, 29);
+        assert!(
+            out.conversations[1]
+                .why_not
+                .as_deref()
+                .unwrap()
+                .starts_with("left as it was")
+        );
+    }
+
+    #[test]
     fn a_finding_in_a_later_conversation_refuses_the_file_with_every_finding() {
         let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
         let summarizer = Extractive;

@@ -99,6 +99,8 @@ impl Call {
             } else {
                 ctxc::pipeline::OnFindings::Keep
             },
+            // The text is made from a Python value: it has no torn last line.
+            drop_torn_tail: false,
         })
     }
 }

@@ -846,7 +846,7 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
-        let (text, torn) = self.torn_tail(text)?;
+        let (text, torn) = api::torn_tail(text, self.args.drop_torn_tail)?;
         // The same steps, and failures, as a library call's (`crate::api::compact_text`).
         let (t, plans) = api::plan(text, settings, self.args.on_findings())?;
         let outcome = api::finish(&t, plans, settings)?;
@@ -913,25 +913,6 @@ impl Conduct<'_> {
                 report: Some(Box::new(report)),
             }),
         }
-    }
-
-    /// The input's text without its torn last line (see [`Doc::torn_tail`]), and that line's
-    /// number and bytes; refused unless --drop-torn-tail drops it.
-    ///
-    /// [`Doc::torn_tail`]: crate::transcript::Doc::torn_tail
-    fn torn_tail(&self, mut text: String) -> Result<(String, Option<(usize, String)>), Failed> {
-        let Some(torn) = crate::transcript::Doc::torn_tail(&text) else {
-            return Ok((text, None));
-        };
-        if !self.args.drop_torn_tail {
-            return Err(Failed::at("parse", torn.line)(anyhow::anyhow!(
-                "{}: a write cut short; --drop-torn-tail compacts the rest without it (with \
-                 --archive to keep it, so that `ctxc restore` gives it back)",
-                torn.message
-            )));
-        }
-        let fragment = text.split_off(torn.start);
-        Ok((text, Some((torn.line, fragment))))
     }
 
     /// A written file's report: where the output went, and how to resume the session.
