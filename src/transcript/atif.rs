@@ -11,8 +11,10 @@
 //! user message, an agent step the assistant's reasoning, message and calls; its observation
 //! is what the tools (or the environment) answered. A step and its observation are two items:
 //! the observation's span lies inside its step's, they share a message id (so no edit splits
-//! them), and the step is written back once, with the observation as the plan left it. The
-//! agent's `tool_definitions` (v1.5) are the preamble.
+//! them), and the step is written back once, with the observation as the plan left it. Results
+//! without a `source_call_id` answer the step's calls no result names (Harbor's terminus agents
+//! write one such result for a step's commands); a call with no recorded answer stays text of
+//! its step, not an open call. The agent's `tool_definitions` (v1.5) are the preamble.
 //!
 //! **How a compaction is written.** A summary is a `user` step whose message starts with the
 //! summary marker. Harbor's model requires `step_id`s to be 1, 2, 3, ... in order, so every step
@@ -198,15 +200,17 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
         }
         let message_id = format!("atif-step-{n}");
         let mut item = step_item(&value, span, line);
-        let observation = member(step, "observation")
+        let mut observation = member(step, "observation")
             .filter(|o| o.get() != "null")
             .map(|o| {
                 let span = doc.span(o);
                 observation_item(&value["observation"], span.clone(), doc.line_of(span.start))
             });
-        if observation.is_some() {
+        if let Some(observation) = &mut observation {
+            answer_calls(&value["observation"], &item, observation);
             item.message_id = Some(message_id.clone());
         }
+        keep_answered_calls(&mut item, observation.as_ref());
         items.push(item);
         if let Some(mut observation) = observation {
             observation.message_id = Some(message_id);
@@ -262,6 +266,32 @@ fn step_item(value: &Value, span: Span, line: usize) -> Item {
     }
     item.usage = usage_of(&value["metrics"]);
     item
+}
+
+/// Results without a `source_call_id` answer the calls of their step that no result names:
+/// Harbor's own terminus agents write them so, one result for the step's commands.
+fn answer_calls(value: &Value, step: &Item, observation: &mut Item) {
+    let unnamed = value["results"]
+        .as_array()
+        .is_some_and(|r| r.iter().any(|r| r["source_call_id"].as_str().is_none()));
+    if unnamed {
+        for call in &step.calls {
+            if !observation.results.contains(&call.id) {
+                observation.results.push(call.id.clone());
+            }
+        }
+    }
+}
+
+/// A step's calls as the model's: those its observation answers. A call and its result are
+/// one step, never apart, so a call without a result is one the trajectory did not record the
+/// answer of, not one left open: it stays in the step's text and is no call to pair.
+fn keep_answered_calls(step: &mut Item, observation: Option<&Item>) {
+    let answered = |id: &str| observation.is_some_and(|o| o.results.iter().any(|r| r == id));
+    step.calls.retain(|c| answered(&c.id));
+    if step.calls.is_empty() && step.kind == Kind::ToolCall {
+        step.kind = Kind::AssistantText;
+    }
 }
 
 fn has_calls(value: &Value) -> bool {
@@ -368,6 +398,17 @@ fn replace_results(observation: &str, text: &str) -> Option<String> {
     (!edits.is_empty()).then(|| crate::json::splice(observation, &edits))
 }
 
+/// The `tool_call_id`s a step (raw JSON) declares.
+fn declared_calls(raw: &str) -> Vec<String> {
+    let value: Value = crate::json::lenient::value(raw).unwrap_or(Value::Null);
+    value["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["tool_call_id"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// ATIF's own rules, as Harbor's models validate them: `step_id`s count from 1 in order, a
 /// step's `source` is `system`, `user` or `agent`, only agent steps call tools, and a result
 /// answers a call of its own step.
@@ -389,7 +430,7 @@ fn check_steps(source: &str, conv: &Conversation) -> Vec<Finding> {
             continue;
         }
         position += 1;
-        calls = item.calls.iter().map(|c| c.id.clone()).collect();
+        calls = declared_calls(raw);
         let id = parse_member(raw, "step_id");
         if id != Some(position.to_string().as_str()) {
             findings.push(Finding::new(
@@ -406,7 +447,7 @@ fn check_steps(source: &str, conv: &Conversation) -> Vec<Finding> {
                 item.line,
                 format!("step source {source_name}: ATIF steps come from \"system\", \"user\" or \"agent\""),
             ));
-        } else if !item.calls.is_empty() && source_name != "\"agent\"" {
+        } else if !calls.is_empty() && source_name != "\"agent\"" {
             findings.push(Finding::new(
                 item.line,
                 format!("a {source_name} step calls tools: only agent steps do"),
@@ -476,6 +517,22 @@ mod tests {
         let again = read(out, &ReadOptions::default()).unwrap();
         assert!(check(&again).is_empty(), "{:?}", check(&again));
         assert_eq!(again.conversations[0].items[0].kind, Kind::Summary);
+    }
+
+    #[test]
+    fn results_without_a_call_id_answer_their_steps_calls() {
+        let t = read(
+            fixture("terminus-unnamed-results.json"),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert!(check(&t).is_empty(), "{:?}", check(&t));
+        let items = &t.conversations[0].items;
+        assert_eq!(items[2].calls[0].id, "call_0");
+        assert_eq!(items[3].results, ["call_0"]);
+        // The last call has no recorded answer: text of its step, no call to pair.
+        let last = items.last().unwrap();
+        assert!(last.calls.is_empty() && last.kind == Kind::AssistantText);
     }
 
     #[test]
