@@ -1,4 +1,4 @@
-//! ATIF, the Agent Trajectory Interchange Format (Harbor's RFC 0001, `ATIF-v1.0` to `v1.7`): a
+//! ATIF, the Agent Trajectory Interchange Format (Harbor's RFC 0001, `ATIF-v1.x`): a
 //! trajectory object with `schema_version` (`"ATIF-v1.x"`), `session_id`, `agent` and a `steps`
 //! array; each step has a `step_id` counted from 1, a `source` (`system`, `user` or `agent`)
 //! and a `message` (a string, or from v1.6 a list of content parts); an agent step may add
