@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
@@ -92,6 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the output here instead of beside the input (one input only; `-` for stdout; an object URL such as s3://bucket/key)')
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs'' tree')
             [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup')
+            [CompletionResult]::new('--on-findings', '--on-findings', [CompletionResultType]::ParameterName, 'What a conversation that already fails `ctxc check` does [default: keep]. keep: in a file of many conversations (a dataset, tau-bench runs, resolver output, Parquet rows) it is left byte-for-byte as it was and reported (PATH:LINE and the finding), the others are compacted and the file succeeds with a warning; a file that is one conversation or one session (Claude Code, Codex) is refused. refuse: the whole file is refused. allow: it is compacted anyway, and the output never has findings the input did not')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`')
             [CompletionResult]::new('--resume-from', '--resume-from', [CompletionResultType]::ParameterName, 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would')
             [CompletionResult]::new('--archive-dir', '--archive-dir', [CompletionResultType]::ParameterName, 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)')
@@ -111,7 +113,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink''s target is replaced, owner and mode kept')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file. Without it an output that is there already is left alone: done when it holds exactly this run''s result (so the same command can run again), refused when it differs')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Do everything but write: report what would happen, create or change no file but the report asked for with --report. A file the real run would refuse fails here too (an output that exists and differs, a backup that differs, a directory it cannot write in, a lock another run holds)')
-            [CompletionResult]::new('--allow-findings', '--allow-findings', [CompletionResultType]::ParameterName, 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not')
+            [CompletionResult]::new('--allow-findings', '--allow-findings', [CompletionResultType]::ParameterName, 'The same as --on-findings allow')
             [CompletionResult]::new('--drop-torn-tail', '--drop-torn-tail', [CompletionResultType]::ParameterName, 'Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it: a client stopped mid-write) without that line, refused by default. With --archive the line is kept in the archive, so `ctxc restore` gives the file back as it was')
             [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'Ask before writing each file (only at a terminal)')
             [CompletionResult]::new('--fail-fast', '--fail-fast', [CompletionResultType]::ParameterName, 'Stop at the first file that fails (files already written stay written)')
@@ -120,6 +122,30 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON (camelCase, with schemaVersion)')
             [CompletionResult]::new('--yaml', '--yaml', [CompletionResultType]::ParameterName, 'Print the report as YAML')
             [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the report as a markdown table')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;convert' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The format to write: atif or openai')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'File-name patterns to pick in directories (repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
+            [CompletionResult]::new('--messages-path', '--messages-path', [CompletionResultType]::ParameterName, 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)')
+            [CompletionResult]::new('--max-input-bytes', '--max-input-bytes', [CompletionResultType]::ParameterName, 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it')
+            [CompletionResult]::new('--column', '--column', [CompletionResultType]::ParameterName, 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the output here instead of beside the input (one input only; `-` for stdout)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the output here instead of beside the input (one input only; `-` for stdout)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write outputs under this directory, mirroring the inputs'' tree')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
+            [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
@@ -367,6 +393,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
         'ctxc;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
@@ -382,6 +409,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;help;compact' {
+            break
+        }
+        'ctxc;help;convert' {
             break
         }
         'ctxc;help;restore' {

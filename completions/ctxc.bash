@@ -31,6 +31,9 @@ _ctxc() {
             ctxc,config)
                 cmd="ctxc__subcmd__config"
                 ;;
+            ctxc,convert)
+                cmd="ctxc__subcmd__convert"
+                ;;
             ctxc,help)
                 cmd="ctxc__subcmd__help"
                 ;;
@@ -88,6 +91,9 @@ _ctxc() {
             ctxc__subcmd__help,config)
                 cmd="ctxc__subcmd__help__subcmd__config"
                 ;;
+            ctxc__subcmd__help,convert)
+                cmd="ctxc__subcmd__help__subcmd__convert"
+                ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
                 ;;
@@ -134,7 +140,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact restore archive config report sessions completions man stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -265,7 +271,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -300,7 +306,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --allow-findings --drop-torn-tail --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --color --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --on-findings --allow-findings --drop-torn-tail --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -311,7 +317,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -408,6 +414,10 @@ _ctxc() {
                     ;;
                 --backup)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-findings)
+                    COMPREPLY=($(compgen -W "keep refuse allow" -- "${cur}"))
                     return 0
                     ;;
                 --shard)
@@ -573,8 +583,70 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__convert)
+            opts="-o -q -v -j -h -V --to --glob --format --messages-path --max-input-bytes --column --output --out-dir --force-overwrite --quiet --verbose --jobs --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -W "atif openai" -- "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
+                    return 0
+                    ;;
+                --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help)
-            opts="check compact restore archive config report sessions completions man stats help"
+            opts="check compact convert restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -674,6 +746,20 @@ _ctxc() {
         ctxc__subcmd__help__subcmd__config__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__convert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1003,7 +1089,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --version 'Print version'
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
+            cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
@@ -87,6 +88,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --output 'Write the output here instead of beside the input (one input only; `-` for stdout; an object URL such as s3://bucket/key)'
             cand --out-dir 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs'' tree'
             cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup'
+            cand --on-findings 'What a conversation that already fails `ctxc check` does [default: keep]. keep: in a file of many conversations (a dataset, tau-bench runs, resolver output, Parquet rows) it is left byte-for-byte as it was and reported (PATH:LINE and the finding), the others are compacted and the file succeeds with a warning; a file that is one conversation or one session (Claude Code, Codex) is refused. refuse: the whole file is refused. allow: it is compacted anyway, and the output never has findings the input did not'
             cand --shard 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`'
             cand --resume-from 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would'
             cand --archive-dir 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)'
@@ -106,7 +108,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --in-place 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink''s target is replaced, owner and mode kept'
             cand --force-overwrite 'Replace an existing output file. Without it an output that is there already is left alone: done when it holds exactly this run''s result (so the same command can run again), refused when it differs'
             cand --dry-run 'Do everything but write: report what would happen, create or change no file but the report asked for with --report. A file the real run would refuse fails here too (an output that exists and differs, a backup that differs, a directory it cannot write in, a lock another run holds)'
-            cand --allow-findings 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
+            cand --allow-findings 'The same as --on-findings allow'
             cand --drop-torn-tail 'Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it: a client stopped mid-write) without that line, refused by default. With --archive the line is kept in the archive, so `ctxc restore` gives the file back as it was'
             cand --confirm 'Ask before writing each file (only at a terminal)'
             cand --fail-fast 'Stop at the first file that fails (files already written stay written)'
@@ -115,6 +117,29 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --json 'Print the report as JSON (camelCase, with schemaVersion)'
             cand --yaml 'Print the report as YAML'
             cand --markdown 'Print the report as a markdown table'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;convert'= {
+            cand --to 'The format to write: atif or openai'
+            cand --glob 'File-name patterns to pick in directories (repeatable)'
+            cand --format 'Read every input as this format instead of detecting it'
+            cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
+            cand --max-input-bytes 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it'
+            cand --column 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON'
+            cand -o 'Write the output here instead of beside the input (one input only; `-` for stdout)'
+            cand --output 'Write the output here instead of beside the input (one input only; `-` for stdout)'
+            cand --out-dir 'Write outputs under this directory, mirroring the inputs'' tree'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
+            cand --force-overwrite 'Replace an existing output file'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
             cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
@@ -341,6 +366,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help'= {
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
+            cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
@@ -354,6 +380,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help;check'= {
         }
         &'ctxc;help;compact'= {
+        }
+        &'ctxc;help;convert'= {
         }
         &'ctxc;help;restore'= {
         }

@@ -34,6 +34,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -s h -l help -d 'Print help (see
 complete -c ctxc -n "__fish_ctxc_needs_command" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
@@ -48,6 +49,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read ever
 codex\t''
 sharegpt\t''
 openhands\t''
+atif\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -67,6 +69,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read ev
 codex\t''
 sharegpt\t''
 openhands\t''
+atif\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -112,6 +115,9 @@ fail\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout; an object URL such as s3://bucket/key)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l out-dir -d 'Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l on-findings -d 'What a conversation that already fails `ctxc check` does [default: keep]. keep: in a file of many conversations (a dataset, tau-bench runs, resolver output, Parquet rows) it is left byte-for-byte as it was and reported (PATH:LINE and the finding), the others are compacted and the file succeeds with a warning; a file that is one conversation or one session (Claude Code, Codex) is refused. refuse: the whole file is refused. allow: it is compacted anyway, and the output never has findings the input did not' -r -f -a "keep\t''
+refuse\t''
+allow\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l shard -d 'Process only share K of N of the inputs (stable, by path): 1/4, 2/4, ... `auto` takes K (and N) from the job runner: Slurm arrays, Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs, which give no count: `auto/N`' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l resume-from -d 'Record each finished file in this manifest (JSON lines; a file, or an object URL whose entries go below URL.parts/ until the run ends), and skip the files it records as finished with these settings: a re-run after a crash, kill or preemption redoes only what was not finished, and ends as an uninterrupted run would' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l archive-dir -d 'Write archives to this directory or object prefix instead (mirroring the inputs, like --out-dir)' -r -F
@@ -132,7 +138,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-insecure-htt
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l in-place -d 'Replace each input with its compacted version (atomically). The file is locked while ctxc works on it, and left alone if it changes meanwhile or another process holds it open for writing (a live session); a symlink\'s target is replaced, owner and mode kept'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l force-overwrite -d 'Replace an existing output file. Without it an output that is there already is left alone: done when it holds exactly this run\'s result (so the same command can run again), refused when it differs'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l dry-run -d 'Do everything but write: report what would happen, create or change no file but the report asked for with --report. A file the real run would refuse fails here too (an output that exists and differs, a backup that differs, a directory it cannot write in, a lock another run holds)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-findings -d 'Compact inputs that already fail `ctxc check` (refused by default); the output never has findings the input did not'
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l allow-findings -d 'The same as --on-findings allow'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l drop-torn-tail -d 'Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it: a client stopped mid-write) without that line, refused by default. With --archive the line is kept in the archive, so `ctxc restore` gives the file back as it was'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l confirm -d 'Ask before writing each file (only at a terminal)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l fail-fast -d 'Stop at the first file that fails (files already written stay written)'
@@ -145,6 +151,30 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s q -l quiet -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l to -d 'The format to write: atif or openai' -r -f -a "atif\t''
+openai\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+openhands\t''
+atif\t''
+anthropic\t''
+openai\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l force-overwrite -d 'Replace an existing output file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
@@ -267,6 +297,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read ever
 codex\t''
 sharegpt\t''
 openhands\t''
+atif\t''
 anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
@@ -297,17 +328,18 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

@@ -12,7 +12,7 @@ use crate::commands::compact_report::{FileReport, Status};
 use crate::config::{CompactConfig, Layer};
 use crate::count::count_transcript;
 use crate::dataset::{self, Column, Written};
-use crate::pipeline::{self, Outcome, PlanFailure, Plans, Settings};
+use crate::pipeline::{self, OnFindings, Outcome, PlanFailure, Plans, Settings};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::TokenCounter;
@@ -76,29 +76,58 @@ impl std::fmt::Display for Failed {
 
 /// Reads, checks and plans `text` ([`pipeline::read_and_plan`]); a failure says the step and
 /// line as `ctxc compact` reports them.
+///
+/// With [`OnFindings::Keep`], a conversation that fails `check` is left as it was while the
+/// others are compacted, but only where there are others: a file that is one conversation, or
+/// a session of a client that resumes it (Claude Code, Codex: a broken chain can make it
+/// unresumable), is refused as with [`OnFindings::Refuse`].
 pub fn plan(
     text: String,
     settings: &Settings,
-    refuse_findings: bool,
+    on_findings: OnFindings,
 ) -> Result<(Transcript, Plans), Failed> {
-    pipeline::read_and_plan(text, settings, refuse_findings).map_err(|failure| match failure {
+    let (t, plans) = pipeline::read_and_plan(text, settings, on_findings).map_err(plan_failed)?;
+    if !plans.kept.is_empty() && !isolates(&t) {
+        let mut findings: Vec<Finding> = plans
+            .kept
+            .iter()
+            .flat_map(|k| k.findings.iter().cloned())
+            .collect();
+        transcript::sort_findings(&mut findings);
+        return Err(refused(&findings));
+    }
+    Ok((t, plans))
+}
+
+/// Whether a conversation of `t` that fails `check` can be left as it was while the others
+/// are compacted: `t` holds several, and is not one client session.
+fn isolates(t: &Transcript) -> bool {
+    t.conversations.len() > 1 && !matches!(t.format, Format::ClaudeCode | Format::Codex)
+}
+
+/// A planning failure as `ctxc compact` reports it: the step and line.
+fn plan_failed(failure: PlanFailure) -> Failed {
+    match failure {
         PlanFailure::Read(e) => {
             let first = &e.findings[0];
             Failed::at("parse", first.line)(anyhow::anyhow!(first.message.clone()))
         }
-        PlanFailure::Findings(findings) => {
-            let first = &findings[0];
-            let more = match findings.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            Failed::at("check", first.line)(anyhow::anyhow!(
-                "{}{more}: the input fails `ctxc check`, so it is not compacted (--allow-findings compacts it anyway)",
-                first.message
-            ))
-        }
+        PlanFailure::Findings(findings) => refused(&findings),
         PlanFailure::Compact(e) => Failed::at("compact", 0)(e),
-    })
+    }
+}
+
+/// The failure of an input refused for its findings (sorted, at least one).
+fn refused(findings: &[Finding]) -> Failed {
+    let first = &findings[0];
+    let more = match findings.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Failed::at("check", first.line)(anyhow::anyhow!(
+        "{}{more}: the input fails `ctxc check`, so it is not compacted (--on-findings allow compacts it anyway)",
+        first.message
+    ))
 }
 
 /// Compacts what [`plan`] planned ([`pipeline::finish`]).
@@ -127,8 +156,11 @@ pub struct Options {
     pub settings: Layer,
     /// Compact even when no trigger fires (`--force`).
     pub force: bool,
-    /// Compact an input with findings (`--allow-findings`).
-    pub allow_findings: bool,
+    /// What a conversation that fails `check` does (`--on-findings`; keep by default).
+    pub on_findings: OnFindings,
+    /// Compact a JSON Lines text whose last line is torn without that line
+    /// (`--drop-torn-tail`; refused by default).
+    pub drop_torn_tail: bool,
 }
 
 /// A compacted transcript.
@@ -177,13 +209,44 @@ fn with_settings<T>(
     f(&settings)
 }
 
-/// Compacts one transcript's text as `ctxc compact` compacts a file holding it.
+/// `text` without its torn last line (see [`transcript::Doc::torn_tail`]), with that line's
+/// number and bytes; refused, with the hint, unless `drop` (`--drop-torn-tail`).
+pub fn torn_tail(
+    mut text: String,
+    drop: bool,
+) -> Result<(String, Option<(usize, String)>), Failed> {
+    let Some(torn) = transcript::Doc::torn_tail(&text) else {
+        return Ok((text, None));
+    };
+    if !drop {
+        return Err(Failed::at("parse", torn.line)(anyhow::anyhow!(
+            "{}: a write cut short; --drop-torn-tail compacts the rest without it (with \
+             --archive to keep it, so that `ctxc restore` gives it back)",
+            torn.message
+        )));
+    }
+    let fragment = text.split_off(torn.start);
+    Ok((text, Some((torn.line, fragment))))
+}
+
+/// Compacts one transcript's text as `ctxc compact` compacts a file holding it. A torn last
+/// line dropped (`drop_torn_tail`) is not in the output, and the report says so: a library
+/// call keeps no archive.
 pub fn compact_text(text: String, options: &Options) -> Result<Compacted, Failed> {
     let started = Instant::now();
+    let (text, torn) = torn_tail(text, options.drop_torn_tail)?;
     with_settings(options, |settings| {
-        let (t, plans) = plan(text, settings, !options.allow_findings)?;
+        let (t, plans) = plan(text, settings, options.on_findings)?;
         let outcome = finish(&t, plans, settings)?;
         let mut report = FileReport::of(options.name.clone(), &t, &outcome);
+        if let Some((line, fragment)) = &torn {
+            let bytes = fragment.len();
+            report.status = Status::Compacted;
+            report.bytes_before += bytes;
+            report.notes.push(format!(
+                "torn last line {line} ({bytes} bytes, not valid JSON) dropped"
+            ));
+        }
         report.time_ms = started.elapsed().as_millis() as u64;
         Ok(Compacted {
             output: outcome.output.into_owned(),
@@ -199,9 +262,9 @@ pub fn compact_row(
     path: String,
     text: &str,
     settings: &Settings,
-    allow_findings: bool,
+    on_findings: OnFindings,
 ) -> (FileReport, Option<String>) {
-    let ((report, ()), text) = compact_row_with(path, text, settings, allow_findings, |_, _| ());
+    let ((report, ()), text) = compact_row_with(path, text, settings, on_findings, |_, _| ());
     (report, text)
 }
 
@@ -212,19 +275,23 @@ pub fn compact_row_with<X: Default>(
     path: String,
     text: &str,
     settings: &Settings,
-    allow_findings: bool,
+    on_findings: OnFindings,
     also: impl FnOnce(&Transcript, &Outcome) -> X,
 ) -> ((FileReport, X), Option<String>) {
     let started = Instant::now();
-    let planned = plan(text.into(), settings, !allow_findings).and_then(|(t, plans)| {
-        let outcome = finish(&t, plans, settings)?;
-        let report = FileReport::of(path.clone(), &t, &outcome);
-        let x = also(&t, &outcome);
-        Ok((
-            (report, x),
-            outcome.changed.then(|| outcome.output.into_owned()),
-        ))
-    });
+    // A row is one conversation of the dataset: kept as it was, it leaves the others to be
+    // compacted, whatever it holds.
+    let planned = pipeline::read_and_plan(text.into(), settings, on_findings)
+        .map_err(plan_failed)
+        .and_then(|(t, plans)| {
+            let outcome = finish(&t, plans, settings)?;
+            let report = FileReport::of(path.clone(), &t, &outcome);
+            let x = also(&t, &outcome);
+            Ok((
+                (report, x),
+                outcome.changed.then(|| outcome.output.into_owned()),
+            ))
+        });
     let ((mut report, x), text) =
         planned.unwrap_or_else(|f| ((f.into_report(&path), X::default()), None));
     report.time_ms = started.elapsed().as_millis() as u64;
@@ -305,7 +372,7 @@ pub fn compact_batches(
             .map(|batch| {
                 let each = |row: dataset::Row| {
                     let path = dataset::row_path(&options.name, row.index);
-                    compact_row(path, row.text, settings, options.allow_findings)
+                    compact_row(path, row.text, settings, options.on_findings)
                 };
                 let (compacted, done) = found
                     .rewrite(batch, 0, each)
@@ -468,6 +535,38 @@ mod tests {
             messages.push(serde_json::json!({"role": "assistant", "content": format!("Done with round {i}: the tests pass and src/file{i}.rs compiles.")}));
         }
         serde_json::Value::Array(messages).to_string()
+    }
+
+    #[test]
+    fn a_torn_last_line_is_refused_with_the_hint_or_dropped_when_asked() {
+        let messages: Vec<serde_json::Value> = serde_json::from_str(&chat(12)).unwrap();
+        let lines: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
+        let whole = lines.join("\n") + "\n";
+        let torn = whole.clone() + r#"{"role": "assistant", "content": "Now I'"#;
+        let mut options = Options {
+            name: "t.jsonl".into(),
+            settings: serde_json::from_value(serde_json::json!({"target_ratio": 0.5})).unwrap(),
+            force: true,
+            ..Options::default()
+        };
+        let refused = compact_text(torn.clone(), &options).unwrap_err();
+        assert_eq!((refused.step, refused.line), ("parse", lines.len() + 1));
+        assert!(
+            refused.to_string().contains("--drop-torn-tail"),
+            "{refused}"
+        );
+        options.drop_torn_tail = true;
+        let dropped = compact_text(torn.clone(), &options).unwrap();
+        let rest = compact_text(whole, &options).unwrap();
+        assert_eq!(dropped.output, rest.output);
+        assert_eq!(dropped.report.bytes_before, torn.len());
+        assert!(
+            dropped
+                .report
+                .notes
+                .iter()
+                .any(|n| n.starts_with("torn last line"))
+        );
     }
 
     #[test]

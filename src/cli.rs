@@ -1,6 +1,8 @@
 //! The command line, as clap derive definitions. Doc comments here are the `--help` text, the
 //! man page and the shell completions; nothing below `run` sees clap types.
 
+use crate::convert::Target as ConvertTarget;
+use crate::pipeline::OnFindings;
 use crate::shard::ShardSpec;
 use crate::strategy::StrategyName;
 use crate::tokens::Encoding;
@@ -115,6 +117,19 @@ pub enum Command {
     /// strategies unless --strategy names others, until its context tokens reach the target.
     /// Outputs go beside their input as NAME.compact.EXT; the input is never modified.
     Compact(Box<CompactArgs>),
+
+    /// Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF.
+    ///
+    /// Each conversation becomes one ATIF trajectory (--to atif), or one {"messages": [...]}
+    /// (--to openai, with `tools` from the agent's tool_definitions). OpenAI members ATIF has no
+    /// field for (the developer role, a tool message's name, a null content, argument text) go
+    /// to the step's extra.openai, so converting back gives the same messages. ATIF fields
+    /// OpenAI chat has no place for are not carried over, and a note on stderr names them:
+    /// session_id, agent, notes, final_metrics, extra; each step's timestamp, model_name,
+    /// reasoning_effort, metrics and extra; subagent references and image content parts.
+    /// Results that answer no call become user messages. Outputs go beside their input as
+    /// NAME.atif.json or NAME.openai.json (.jsonl for several conversations, one per line).
+    Convert(ConvertArgs),
 
     /// Rebuild the original transcript, byte for byte, from a compaction archive.
     ///
@@ -250,6 +265,30 @@ pub struct CheckArgs {
     /// Print findings as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `ctxc convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The format to write: atif or openai.
+    #[arg(long, value_name = "FORMAT")]
+    pub to: ConvertTarget,
+
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Write the output here instead of beside the input (one input only; `-` for stdout).
+    #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with = "out_dir")]
+    pub output: Option<PathBuf>,
+
+    /// Write outputs under this directory, mirroring the inputs' tree.
+    #[arg(help_heading = OUTPUTS, long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Replace an existing output file.
+    #[arg(help_heading = OUTPUTS, long)]
+    pub force_overwrite: bool,
 }
 
 /// How tokens are counted and how big the context window is.
@@ -424,9 +463,17 @@ pub struct CompactArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Compact inputs that already fail `ctxc check` (refused by default); the output never
-    /// has findings the input did not.
-    #[arg(long)]
+    /// What a conversation that already fails `ctxc check` does [default: keep]. keep: in a
+    /// file of many conversations (a dataset, tau-bench runs, resolver output, Parquet rows)
+    /// it is left byte-for-byte as it was and reported (PATH:LINE and the finding), the others
+    /// are compacted and the file succeeds with a warning; a file that is one conversation or
+    /// one session (Claude Code, Codex) is refused. refuse: the whole file is refused. allow:
+    /// it is compacted anyway, and the output never has findings the input did not.
+    #[arg(long, value_name = "keep|refuse|allow", hide_possible_values = true)]
+    pub on_findings: Option<OnFindings>,
+
+    /// The same as --on-findings allow.
+    #[arg(long, conflicts_with = "on_findings")]
     pub allow_findings: bool,
 
     /// Compact a JSON Lines file whose last line is torn (not valid JSON, no newline after it:
@@ -478,6 +525,18 @@ pub struct CompactArgs {
     /// .yaml or .yml, .md; anything else a table).
     #[arg(help_heading = REPORT, long = "report", value_name = "FILE")]
     pub report_file: Option<PathBuf>,
+}
+
+impl CompactArgs {
+    /// What a conversation that fails `check` does: `--on-findings`, `--allow-findings`, or
+    /// keep.
+    pub fn on_findings(&self) -> OnFindings {
+        match (self.on_findings, self.allow_findings) {
+            (Some(choice), _) => choice,
+            (None, true) => OnFindings::Allow,
+            (None, false) => OnFindings::Keep,
+        }
+    }
 }
 
 /// Where compacted transcripts are written.
@@ -736,6 +795,28 @@ impl ValueEnum for StrategyName {
 impl ValueEnum for Format {
     fn value_variants<'a>() -> &'a [Self] {
         &Format::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+/// `convert --to` targets complete in the shells.
+impl ValueEnum for ConvertTarget {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ConvertTarget::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()))
+    }
+}
+
+/// `--on-findings` choices complete in the shells.
+impl ValueEnum for OnFindings {
+    fn value_variants<'a>() -> &'a [Self] {
+        &OnFindings::ALL
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {

@@ -14,6 +14,7 @@
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`tempfiles`], [`output`] (stdout) |
 //! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr) |
+//! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
 //! | support | [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
 //!
@@ -26,6 +27,7 @@ pub mod calibrate;
 pub mod cli;
 pub(crate) mod commands;
 pub mod config;
+pub(crate) mod convert;
 pub mod count;
 pub(crate) mod dataset;
 pub(crate) mod discover;
@@ -98,6 +100,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
         cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
+        cli::Command::Convert(args) => commands::convert::run(args, cli.quiet),
         cli::Command::Restore(args) => commands::restore::run(args, cli.quiet),
         cli::Command::Archive(command) => commands::archive::run(command),
         cli::Command::Config(command) => commands::config::run(command),

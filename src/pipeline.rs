@@ -123,6 +123,8 @@ pub struct Outcome<'a> {
     pub conversations: Vec<ConversationResult>,
     /// Summaries written, over all conversations.
     pub stats: SummaryStats,
+    /// Conversations left as they were because they fail `check` ([`OnFindings::Keep`]).
+    pub kept: Vec<Kept>,
 }
 
 /// Compacts `t` under `settings`; an error means nothing may be written.
@@ -136,6 +138,83 @@ pub fn run<'t>(t: &'t Transcript, settings: &Settings) -> Result<Outcome<'t>> {
         .map(|c| plan_conversation(t.format, &t.source, &t.conversations[c], settings))
         .collect::<Result<_>>()?;
     finish(t, Plans::new(t, planned, None), settings)
+}
+
+/// A conversation kept as it was because it fails `check`: measured as it is, with no
+/// trigger and no compaction, and the reason as its note.
+fn measure_kept(
+    format: Format,
+    source: &str,
+    conv: &Conversation,
+    settings: &Settings,
+    kept: &Kept,
+) -> Planned {
+    let subject = Subject::of(format, source, conv, settings.counter);
+    let tokens = subject.keep_all().tokens(&subject);
+    let triggers = settings.triggers.for_conversation(conv);
+    let first = &kept.findings[0];
+    let more = match kept.findings.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Planned {
+        goal: None,
+        compaction: None,
+        why_not: Some(format!(
+            "left as it was: line {}: {}{more} (fails `ctxc check`; --on-findings allow compacts it anyway)",
+            first.line, first.message
+        )),
+        window: triggers.context_window,
+        before: Measures::of(conv, tokens),
+        triggers: Vec::new(),
+        calibration: None,
+        calibration_after: None,
+        fate: Fate::Unedited(After {
+            tokens,
+            messages: Measures::of(conv, tokens).events,
+            retention: retention(conv, conv),
+        }),
+    }
+}
+
+/// What a conversation that fails `ctxc check` does to its file (`--on-findings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFindings {
+    /// The conversation is left byte-for-byte as it was and reported; the file's other
+    /// conversations are compacted. The caller decides when that is not enough: a file that
+    /// is one conversation, or one session (Claude Code, Codex), is refused instead
+    /// ([`crate::api::plan`]).
+    #[default]
+    Keep,
+    /// The whole file is refused.
+    Refuse,
+    /// The conversation is compacted anyway; the output never has findings the input did not.
+    Allow,
+}
+
+impl OnFindings {
+    /// Every choice, as the command line lists them.
+    pub const ALL: [OnFindings; 3] = [OnFindings::Keep, OnFindings::Refuse, OnFindings::Allow];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnFindings::Keep => "keep",
+            OnFindings::Refuse => "refuse",
+            OnFindings::Allow => "allow",
+        }
+    }
+}
+
+/// A conversation left as it was because it fails `check` ([`OnFindings::Keep`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// Its index in the transcript.
+    pub conversation: usize,
+    /// Where it is in the file (`/3/traj`; empty for the whole file).
+    pub location: String,
+    /// Its findings, sorted as `check` reports them.
+    pub findings: Vec<Finding>,
 }
 
 /// Why [`read_and_plan`] failed, by step.
@@ -172,18 +251,19 @@ impl std::error::Error for Unwritable {}
 /// verifying and reporting need only what the plans keep of it, so a large file's decoded text
 /// is never all in memory. The transcript returned keeps its source, spans, lines and layouts.
 ///
-/// With `refuse_findings`, the input must pass `check`: nothing more is planned once a
-/// conversation has a finding. A summarizer that calls a service plans nothing before the
+/// With [`OnFindings::Refuse`], the input must pass `check`: nothing more is planned once a
+/// conversation has a finding; with [`OnFindings::Keep`], a conversation with findings is not
+/// planned, and is written back as it was ([`Plans::kept`]). A summarizer that calls a service plans nothing before the
 /// whole file is read and checked. Failures come in the order the steps run: reading, then
 /// checking, then compacting.
 pub fn read_and_plan(
     source: String,
     settings: &Settings,
-    refuse_findings: bool,
+    on_findings: OnFindings,
 ) -> Result<(Transcript, Plans), PlanFailure> {
     let mut s = Streaming {
         settings,
-        refuse_findings,
+        on_findings,
         batch_len: if settings.summarizer.local() {
             16 * rayon::current_num_threads()
         } else {
@@ -192,6 +272,8 @@ pub fn read_and_plan(
         batch: Vec::new(),
         planned: Vec::new(),
         findings: Vec::new(),
+        kept: Vec::new(),
+        read: 0,
         failed: None,
         released_at: 0,
     };
@@ -208,22 +290,31 @@ pub fn read_and_plan(
     if let Some(e) = s.failed {
         return Err(PlanFailure::Compact(e));
     }
-    // Refused findings were all taken as the file was read: there were none.
-    let known = s.refuse_findings.then(Vec::new);
-    let plans = Plans::new(&t, s.planned, known);
+    // Findings refused or kept were all taken as the file was read.
+    let known = (s.on_findings != OnFindings::Allow).then(|| {
+        let mut all: Vec<Finding> = s.kept.iter().flat_map(|k| k.findings.clone()).collect();
+        crate::transcript::sort_findings(&mut all);
+        all
+    });
+    let mut plans = Plans::new(&t, s.planned, known);
+    plans.kept = s.kept;
     Ok((t, plans))
 }
 
 /// The state of [`read_and_plan`] while the file is read.
 struct Streaming<'s, 'a> {
     settings: &'s Settings<'a>,
-    refuse_findings: bool,
+    on_findings: OnFindings,
     /// Conversations planned together (in parallel).
     batch_len: usize,
     batch: Vec<Conversation>,
     planned: Vec<Planned>,
     /// The findings so far, when they are refused.
     findings: Vec<Finding>,
+    /// The conversations kept as they were, when findings are kept.
+    kept: Vec<Kept>,
+    /// Conversations read so far.
+    read: usize,
     /// The first compaction that failed: nothing more is planned.
     failed: Option<anyhow::Error>,
     /// Where in the source the program's pages were last given back.
@@ -239,12 +330,26 @@ impl Streaming<'_, '_> {
         conv: Conversation,
         done: &mut Vec<Conversation>,
     ) {
-        if self.refuse_findings {
-            self.findings
+        match self.on_findings {
+            OnFindings::Refuse => self
+                .findings
                 .extend(crate::transcript::conversation_findings(
                     format, source, &conv,
-                ));
+                )),
+            OnFindings::Keep => {
+                let mut findings = crate::transcript::conversation_findings(format, source, &conv);
+                if !findings.is_empty() {
+                    crate::transcript::sort_findings(&mut findings);
+                    self.kept.push(Kept {
+                        conversation: self.read,
+                        location: conv.location.clone(),
+                        findings,
+                    });
+                }
+            }
+            OnFindings::Allow => {}
         }
+        self.read += 1;
         self.batch.push(conv);
         if self.batch.len() >= self.batch_len {
             self.flush(format, source, done);
@@ -256,10 +361,19 @@ impl Streaming<'_, '_> {
     fn flush(&mut self, format: Format, source: &str, done: &mut Vec<Conversation>) {
         if self.findings.is_empty() && self.failed.is_none() {
             let settings = self.settings;
+            let first = self.read - self.batch.len();
+            let kept = &self.kept;
             let planned: Result<Vec<Planned>> = self
                 .batch
                 .par_iter()
-                .map(|conv| plan_conversation(format, source, conv, settings))
+                .enumerate()
+                .map(|(k, conv)| {
+                    let index = first + k;
+                    match kept.iter().find(|kept| kept.conversation == index) {
+                        Some(kept) => Ok(measure_kept(format, source, conv, settings, kept)),
+                        None => plan_conversation(format, source, conv, settings),
+                    }
+                })
                 .collect();
             match planned {
                 Ok(planned) => self.planned.extend(planned),
@@ -287,6 +401,8 @@ pub struct Plans {
     planned: Vec<Planned>,
     /// The input's findings, when some conversation changes (what the output may repeat).
     findings: Option<Vec<Finding>>,
+    /// The conversations left as they were because they fail `check` ([`OnFindings::Keep`]).
+    pub kept: Vec<Kept>,
 }
 
 impl Plans {
@@ -298,6 +414,7 @@ impl Plans {
         Plans {
             findings: changed.then(|| known.unwrap_or_else(|| crate::transcript::check(t))),
             planned,
+            kept: Vec::new(),
         }
     }
 }
@@ -314,7 +431,11 @@ struct After {
 /// `t`: its source, spans, lines and layouts are enough.
 pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Result<Outcome<'t>> {
     let counter = settings.counter;
-    let Plans { planned, findings } = plans;
+    let Plans {
+        planned,
+        findings,
+        kept,
+    } = plans;
     let mut afters: Vec<Option<After>> = planned
         .iter()
         .map(|p| match &p.fate {
@@ -404,6 +525,7 @@ pub fn finish<'t>(t: &'t Transcript, plans: Plans, settings: &Settings) -> Resul
         spans,
         conversations,
         stats,
+        kept,
     })
 }
 
@@ -658,7 +780,7 @@ mod tests {
         let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
         let expected = run(&whole, &settings).unwrap();
         assert!(expected.changed);
-        let (t, plans) = read_and_plan(source, &settings, true).unwrap();
+        let (t, plans) = read_and_plan(source, &settings, OnFindings::Refuse).unwrap();
         assert!(t.conversations[0].items.iter().all(|i| i.parts.is_empty()));
         let got = finish(&t, plans, &settings).unwrap();
         assert_eq!(got.output, expected.output);
@@ -705,6 +827,39 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_conversation_is_written_as_it_was_and_the_others_compacted() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let summarizer = Extractive;
+        let settings = settings(&counter, &summarizer);
+        let source = runs(30, true);
+        let (t, plans) = read_and_plan(source.clone(), &settings, OnFindings::Keep).unwrap();
+        assert_eq!(plans.kept.len(), 1);
+        assert_eq!(plans.kept[0].conversation, 1);
+        assert!(plans.kept[0].findings[0].message.contains("nowhere"));
+        let out = finish(&t, plans, &settings).unwrap();
+        let value: Vec<serde_json::Value> = serde_json::from_str(&out.output).unwrap();
+        let original: Vec<serde_json::Value> = serde_json::from_str(&source).unwrap();
+        assert_eq!(value[1], original[1]);
+        assert!(
+            out.spans[1].is_none(),
+            "the kept conversation is copied from the input"
+        );
+        let compacted = out
+            .conversations
+            .iter()
+            .filter(|c| c.compaction.is_some())
+            .count();
+        assert_eq!(compacted, 29);
+        assert!(
+            out.conversations[1]
+                .why_not
+                .as_deref()
+                .unwrap()
+                .starts_with("left as it was")
+        );
+    }
+
+    #[test]
     fn a_finding_in_a_later_conversation_refuses_the_file_with_every_finding() {
         let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
         let summarizer = Extractive;
@@ -713,13 +868,13 @@ mod tests {
         let whole = crate::transcript::read(source.clone(), &settings.read).unwrap();
         let findings = crate::transcript::check(&whole);
         assert!(!findings.is_empty());
-        match read_and_plan(source.clone(), &settings, true) {
+        match read_and_plan(source.clone(), &settings, OnFindings::Refuse) {
             Err(PlanFailure::Findings(got)) => assert_eq!(got, findings),
             other => panic!("expected the findings, got {:?}", other.map(|_| ())),
         }
-        let (t, plans) = read_and_plan(source, &settings, false).unwrap();
+        let (t, plans) = read_and_plan(source, &settings, OnFindings::Allow).unwrap();
         assert!(finish(&t, plans, &settings).unwrap().changed);
-        match read_and_plan("[{\"traj\": [".into(), &settings, true) {
+        match read_and_plan("[{\"traj\": [".into(), &settings, OnFindings::Refuse) {
             Err(PlanFailure::Read(_)) => {}
             other => panic!("expected a read error, got {:?}", other.map(|_| ())),
         }

@@ -94,7 +94,13 @@ impl Call {
             read: self.read()?,
             settings: self.layer()?,
             force: self.force,
-            allow_findings: self.allow_findings,
+            on_findings: if self.allow_findings {
+                ctxc::pipeline::OnFindings::Allow
+            } else {
+                ctxc::pipeline::OnFindings::Keep
+            },
+            // The text is made from a Python value: it has no torn last line.
+            drop_torn_tail: false,
         })
     }
 }

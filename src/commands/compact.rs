@@ -13,7 +13,7 @@ use crate::discover::{self, Input};
 use crate::human::thousands;
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
-use crate::pipeline::{Outcome, Settings};
+use crate::pipeline::{OnFindings, Outcome, Settings};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
@@ -306,7 +306,7 @@ fn open_manifest(
             config.strategy.drop_stored,
             config.strategy.step_plans,
             &args.archive_dir,
-            args.allow_findings,
+            args.on_findings() == OnFindings::Allow,
             config.read.format,
             &config.read.messages_path,
             args.outputs.in_place,
@@ -323,6 +323,10 @@ fn open_manifest(
         format!("{flags} --drop-torn-tail")
     } else {
         flags
+    };
+    let flags = match args.on_findings() {
+        OnFindings::Refuse => format!("{flags} --on-findings refuse"),
+        OnFindings::Keep | OnFindings::Allow => flags,
     };
     let digest = crate::manifest::settings_digest(&super::config::effective_json(config), &flags);
     Manifest::open(path, digest).map(Some)
@@ -849,11 +853,14 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
-        let (text, torn) = self.torn_tail(text)?;
+        let (text, torn) = api::torn_tail(text, self.args.drop_torn_tail)?;
         // The same steps, and failures, as a library call's (`crate::api::compact_text`).
-        let (t, plans) = api::plan(text, settings, !self.args.allow_findings)?;
+        let (t, plans) = api::plan(text, settings, self.args.on_findings())?;
         let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
+        for warning in &report.warnings {
+            self.progress.warn(&format!("{path}:{warning}"));
+        }
         if let Some((line, fragment)) = &torn {
             let bytes = fragment.len();
             // The file is written without the line, even when nothing else changed.
@@ -913,25 +920,6 @@ impl Conduct<'_> {
                 report: Some(Box::new(report)),
             }),
         }
-    }
-
-    /// The input's text without its torn last line (see [`Doc::torn_tail`]), and that line's
-    /// number and bytes; refused unless --drop-torn-tail drops it.
-    ///
-    /// [`Doc::torn_tail`]: crate::transcript::Doc::torn_tail
-    fn torn_tail(&self, mut text: String) -> Result<(String, Option<(usize, String)>), Failed> {
-        let Some(torn) = crate::transcript::Doc::torn_tail(&text) else {
-            return Ok((text, None));
-        };
-        if !self.args.drop_torn_tail {
-            return Err(Failed::at("parse", torn.line)(anyhow::anyhow!(
-                "{}: a write cut short; --drop-torn-tail compacts the rest without it (with \
-                 --archive to keep it, so that `ctxc restore` gives it back)",
-                torn.message
-            )));
-        }
-        let fragment = text.split_off(torn.start);
-        Ok((text, Some((torn.line, fragment))))
     }
 
     /// A written file's report: where the output went, and how to resume the session.

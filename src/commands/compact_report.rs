@@ -190,6 +190,10 @@ pub struct FileReport {
     /// Why nothing fired, or why the target was not reached.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What `compact` warns about on stderr, each after `PATH:` (conversations left as they
+    /// were because they fail `check`); in `notes` too.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// Strategies tried, with tokens before and after each.
     pub steps: Vec<StepReport>,
     /// Summaries asked of the summarizer.
@@ -348,6 +352,20 @@ impl FileReport {
                 "no trigger fired in any of the {} conversations",
                 thousands(outcome.conversations.len() as u64)
             ));
+        }
+        for kept in &outcome.kept {
+            let at = match kept.location.as_str() {
+                "" => String::new(),
+                location => format!(" at {location}"),
+            };
+            for f in &kept.findings {
+                let warning = format!(
+                    "{}: {}: the conversation{at} is left as it was, the others compacted (--on-findings)",
+                    f.line, f.message
+                );
+                r.notes.push(warning.clone());
+                r.warnings.push(warning);
+            }
         }
         r.target_tokens = targets;
         r.saved_ratio = saved(r.context_tokens_before, r.context_tokens_after);

@@ -5,6 +5,7 @@ pub mod check;
 pub mod compact;
 pub mod compact_report;
 pub mod config;
+pub mod convert;
 pub mod docs;
 pub mod report;
 pub mod restore;

@@ -8,6 +8,7 @@
 //! only the model.
 
 mod anthropic;
+mod atif;
 mod check;
 mod claude_code;
 mod codex;
@@ -45,15 +46,18 @@ pub enum Format {
     ShareGpt,
     /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).
     OpenHands,
+    /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
+    Atif,
 }
 
 impl Format {
     /// Every format, in detection order (most specific first).
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::ShareGpt,
         Format::OpenHands,
+        Format::Atif,
         Format::Anthropic,
         Format::OpenAi,
     ];
@@ -67,6 +71,7 @@ impl Format {
             Format::Codex => "codex",
             Format::ShareGpt => "sharegpt",
             Format::OpenHands => "openhands",
+            Format::Atif => "atif",
         }
     }
 
@@ -93,6 +98,7 @@ impl Format {
             Format::Codex => &codex::Codex,
             Format::ShareGpt => &sharegpt::ShareGpt,
             Format::OpenHands => &openhands::OpenHands,
+            Format::Atif => &atif::Atif,
         }
     }
 }

@@ -817,7 +817,7 @@ fn inputs_with_findings_are_refused_unless_allowed() {
     let table = stdout_of(&out);
     assert!(table.contains("failed (check)"), "{table}");
     assert!(
-        stderr_of(&out).contains("bad.json:4: ") && stderr_of(&out).contains("--allow-findings"),
+        stderr_of(&out).contains("bad.json:4: ") && stderr_of(&out).contains("--on-findings allow"),
         "{}",
         stderr_of(&out)
     );

@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `ctxc` binary on temp dirs, corpus copies and fixtures.
 
 mod archive;
+mod atif;
 mod calibrate;
 mod check;
 mod ci;
@@ -9,6 +10,7 @@ mod deep;
 mod fleet;
 mod friction;
 mod inplace;
+mod isolation;
 mod llamafactory;
 mod man;
 mod openhands;

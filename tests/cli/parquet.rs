@@ -82,7 +82,11 @@ fn layout(meta: &ParquetMetaData) -> Vec<(i64, Vec<Compression>)> {
 
 /// Asserts that the output is the input but for the column `conversations`: schema, its
 /// metadata, key-value metadata, row groups, codecs and every other column's values.
-fn assert_same_but(input: &Path, output: &Path, conversations: &str) -> (ArrayRef, ArrayRef) {
+pub(crate) fn assert_same_but(
+    input: &Path,
+    output: &Path,
+    conversations: &str,
+) -> (ArrayRef, ArrayRef) {
     let (meta_in, rows_in) = read_dataset(input);
     let (meta_out, rows_out) = read_dataset(output);
     assert_eq!(rows_in.schema(), rows_out.schema());

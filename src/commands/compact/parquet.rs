@@ -174,6 +174,9 @@ impl Conduct<'_> {
         let mut rows = Rows::default();
         let sink = |done: Done<RowResult>| {
             let report = rows.add(done);
+            for warning in &report.warnings {
+                self.progress.warn(&format!("{}:{warning}", report.path));
+            }
             self.emit(job, &report);
             Ok(())
         };
@@ -408,7 +411,7 @@ impl Conduct<'_> {
             conversations
         };
         let ((mut report, conversations), text) =
-            crate::api::compact_row_with(path, row.text, settings, self.args.allow_findings, also);
+            crate::api::compact_row_with(path, row.text, settings, self.args.on_findings(), also);
         if report.status != Status::Failed {
             report.output = output.map(str::to_string);
         }

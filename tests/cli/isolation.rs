@@ -1,0 +1,214 @@
+//! Per-conversation isolation (`--on-findings`): in a file of many conversations, one that
+//! fails `check` is left byte-for-byte as it was and reported with `PATH:LINE`, the others are
+//! compacted and the file succeeds; a file that is one conversation is still refused. And a
+//! batch over the whole corpus refuses no file.
+
+use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The line (1-based) of the dataset whose conversation is broken.
+const BROKEN_LINE: usize = 3;
+
+/// A dataset of OpenAI chat conversations, one `{"messages": [...]}` per line, made from the
+/// first six tau-bench runs of the corpus; the conversation on [`BROKEN_LINE`] answers a call
+/// nobody made (its first tool result's `tool_call_id` renamed).
+fn dataset(dir: &Path) -> (PathBuf, String) {
+    let text = std::fs::read_to_string(shared("corpus/openai-chat/tau-bench/gpt-4o-airline.json"))
+        .unwrap();
+    let runs: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut lines = Vec::new();
+    for (i, run) in runs.iter().take(6).enumerate() {
+        let mut messages = run["traj"].clone();
+        if i + 1 == BROKEN_LINE {
+            let tool = messages
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|m| m["role"] == "tool")
+                .unwrap();
+            tool["tool_call_id"] = Value::from("call_nobody_made");
+        }
+        let conversation = serde_json::json!({ "id": i, "messages": messages });
+        lines.push(serde_json::to_string(&conversation).unwrap());
+    }
+    let text = lines.join("\n") + "\n";
+    let path = dir.join("dataset.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    (path, text)
+}
+
+fn compact(input: &Path, output: &Path, extra: &[&str]) -> std::process::Output {
+    ctxc()
+        .args(["compact", "--force", "--target-ratio", "0.5", "--json"])
+        .args(extra)
+        .arg("-o")
+        .arg(output)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_broken_conversation_is_kept_byte_exact_and_the_others_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, text) = dataset(dir.path());
+    let output = dir.path().join("out.jsonl");
+    let out = compact(&input, &output, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    let want = format!("{}:{BROKEN_LINE}: ", input.display());
+    assert!(err.contains(&want), "{err}");
+    assert!(err.contains("call_nobody_made"), "{err}");
+    assert!(err.contains("left as it was"), "{err}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "compacted", "{file}");
+    assert_eq!(file["conversationsCompacted"], 5, "{file}");
+    let notes = file["notes"].to_string();
+    assert!(notes.contains("call_nobody_made"), "{notes}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    let before: Vec<&str> = text.lines().collect();
+    let after: Vec<&str> = written.lines().collect();
+    assert_eq!(after.len(), before.len());
+    for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+        if i + 1 == BROKEN_LINE {
+            assert_eq!(a, b, "the broken conversation changed");
+        } else {
+            assert!(
+                a.len() < b.len(),
+                "conversation {} was not compacted",
+                i + 1
+            );
+        }
+    }
+    // The output has the input's finding and no other.
+    let check = |path: &Path| {
+        let out = ctxc().arg("check").arg(path).output().unwrap();
+        stdout_of(&out)
+            .lines()
+            .map(|l| l.split_once(": ").unwrap().1.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(check(&output), check(&input));
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        text,
+        "input changed"
+    );
+}
+
+#[test]
+fn refuse_refuses_the_file_and_allow_compacts_every_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, text) = dataset(dir.path());
+    let refused = dir.path().join("refused.jsonl");
+    let out = compact(&input, &refused, &["--on-findings", "refuse"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("--on-findings allow"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!refused.exists());
+    let allowed = dir.path().join("allowed.jsonl");
+    let out = compact(&input, &allowed, &["--on-findings", "allow"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let written = std::fs::read_to_string(&allowed).unwrap();
+    let broken_before = text.lines().nth(BROKEN_LINE - 1).unwrap();
+    let broken_after = written.lines().nth(BROKEN_LINE - 1).unwrap();
+    assert!(broken_after.len() < broken_before.len());
+}
+
+#[test]
+fn a_file_that_is_one_conversation_is_still_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.json");
+    std::fs::copy(fixture("broken/openai-orphan-result.json"), &input).unwrap();
+    let output = dir.path().join("out.json");
+    let out = compact(&input, &output, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(!output.exists());
+}
+
+/// The failed files of a batch over the whole corpus, with its exit status.
+fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ctxc()
+        .args([
+            "compact",
+            "-q",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--json",
+            "--out-dir",
+        ])
+        .arg(dir.path())
+        .args(extra)
+        .arg(shared("corpus"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 80);
+    let failed = files
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .map(|f| (f["path"].to_string(), f["failedStep"].to_string()))
+        .collect();
+    (out.status.code(), failed)
+}
+
+/// DESIGN: a batch over a mixed corpus refuses no file. By default the one Claude Code session
+/// its authors damaged on purpose (claude-code-log's `edge_cases.jsonl`: a dangling
+/// `parentUuid`, repeated uuids, an unanswered call) is refused, as a single session is; with
+/// `--on-findings allow` nothing is.
+#[test]
+fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
+    let (code, failed) = corpus_batch(&[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].0.ends_with("claude-code-log/edge_cases.jsonl\""),
+        "{failed:?}"
+    );
+    assert_eq!(failed[0].1, "\"check\"");
+    let (code, failed) = corpus_batch(&["--on-findings", "allow"]);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(code, Some(0));
+}
+
+/// A Parquet row is one conversation of the dataset: one that fails `check` keeps its value
+/// and is reported, and the run succeeds.
+#[test]
+fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
+    use crate::parquet::{assert_same_but, tau_bench_rows, write_dataset};
+    use arrow_array::Array;
+    use parquet::basic::Compression;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    let mut rows = tau_bench_rows(4);
+    let orphan = serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "name": "x", "content": "late"});
+    rows[2]["messages"].as_array_mut().unwrap().push(orphan);
+    write_dataset(&input, &rows, 3, Compression::UNCOMPRESSED);
+    let out = ctxc()
+        .args(["compact", "--json", "--force", "--target-ratio", "0.5"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.contains("runs.parquet#row=2:"), "{err}");
+    assert!(err.contains("nowhere"), "{err}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files[2]["status"], "unchanged", "{}", files[2]);
+    for i in [0, 1, 3] {
+        assert_eq!(files[i]["status"], "compacted", "{}", files[i]);
+    }
+    let output = dir.path().join("runs.compact.parquet");
+    let (before, after) = assert_same_but(&input, &output, "messages");
+    assert_eq!(before.slice(2, 1).as_ref(), after.slice(2, 1).as_ref());
+    assert_ne!(before.slice(0, 1).as_ref(), after.slice(0, 1).as_ref());
+}
