@@ -7,20 +7,13 @@
 //! conversation back in their own shape; everything above them (check, tokens, strategies) sees
 //! only the model.
 
-mod anthropic;
-mod atif;
 mod check;
-mod claude_code;
-mod codex;
 mod common;
 mod containers;
 mod doc;
-mod openai;
-mod openhands;
 pub mod payload;
 
 pub use common::trailing_action;
-mod sharegpt;
 
 pub use check::{Finding, check, conversation_findings, sort_findings};
 pub use doc::{Doc, Line, ParseError, TornTail};
@@ -31,50 +24,58 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-/// The transcript formats ctxc reads and writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    /// OpenAI Chat Completions messages, in any of the containers DESIGN lists.
-    OpenAi,
-    /// Anthropic Messages API (`system`, `tools`, `messages` with content blocks).
-    Anthropic,
+/// Declares the formats: for each, its enum variant, its name on the command line and in
+/// reports, its module and its adapter. The order is detection order (most specific first),
+/// [`Format::ALL`]'s. Adding a format is one new adapter file under `transcript/` and one line
+/// here.
+macro_rules! formats {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal => $module:ident::$adapter:ident,)*) => {
+        $(mod $module;)*
+
+        /// The transcript formats ctxc reads and writes.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format, in detection order (most specific first).
+            pub const ALL: [Format; [$($name),*].len()] = [$(Format::$variant),*];
+
+            /// The name used on the command line and in reports.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $name,)*
+                }
+            }
+
+            fn adapter(self) -> &'static dyn Adapter {
+                match self {
+                    $(Format::$variant => &$module::$adapter,)*
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// Claude Code session JSONL (and its `{"loglines": [...]}` JSON form).
-    ClaudeCode,
+    ClaudeCode = "claude-code" => claude_code::ClaudeCode,
     /// Codex CLI rollout JSONL (and JSON arrays of rollout lines).
-    Codex,
+    Codex = "codex" => codex::Codex,
     /// ShareGPT `{"conversations": [{"from", "value"}]}`.
-    ShareGpt,
+    ShareGpt = "sharegpt" => sharegpt::ShareGpt,
     /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).
-    OpenHands,
+    OpenHands = "openhands" => openhands::OpenHands,
     /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
-    Atif,
+    Atif = "atif" => atif::Atif,
+    /// Anthropic Messages API (`system`, `tools`, `messages` with content blocks).
+    Anthropic = "anthropic" => anthropic::Anthropic,
+    /// OpenAI Chat Completions messages, in any of the containers DESIGN lists.
+    OpenAi = "openai" => openai::OpenAi,
 }
 
 impl Format {
-    /// Every format, in detection order (most specific first).
-    pub const ALL: [Format; 7] = [
-        Format::ClaudeCode,
-        Format::Codex,
-        Format::ShareGpt,
-        Format::OpenHands,
-        Format::Atif,
-        Format::Anthropic,
-        Format::OpenAi,
-    ];
-
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenAi => "openai",
-            Format::Anthropic => "anthropic",
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::ShareGpt => "sharegpt",
-            Format::OpenHands => "openhands",
-            Format::Atif => "atif",
-        }
-    }
-
     /// Record members that only duplicate what the model is sent.
     pub fn copy_members(self) -> &'static [&'static str] {
         self.adapter().copy_members()
@@ -88,18 +89,6 @@ impl Format {
     /// Whether [`OutItem::DropThinking`] removes thinking blocks from this format's messages.
     pub fn drops_thinking_blocks(self) -> bool {
         self.adapter().drops_thinking_blocks()
-    }
-
-    fn adapter(self) -> &'static dyn Adapter {
-        match self {
-            Format::OpenAi => &openai::OpenAi,
-            Format::Anthropic => &anthropic::Anthropic,
-            Format::ClaudeCode => &claude_code::ClaudeCode,
-            Format::Codex => &codex::Codex,
-            Format::ShareGpt => &sharegpt::ShareGpt,
-            Format::OpenHands => &openhands::OpenHands,
-            Format::Atif => &atif::Atif,
-        }
     }
 }
 
