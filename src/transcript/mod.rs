@@ -15,9 +15,13 @@ mod doc;
 mod openai;
 mod openhands;
 pub mod payload;
+pub mod replay;
 mod sharegpt;
 
-pub use check::{Finding, check, conversation_findings, sort_findings};
+pub use check::{
+    Finding, PairingFault, StrayWhy, check, conversation_findings, pairing_faults, sort_findings,
+};
+pub use claude_code::uuid_from;
 pub use doc::{Doc, Line, ParseError, TornTail};
 
 use crate::json::{ArrayLayout, Span};
