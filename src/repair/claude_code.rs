@@ -5,7 +5,7 @@
 //! links to what it stood for, and the record after an inserted result hangs below it.
 
 use super::lines::{Draft, Edits};
-use super::{Repair, pairing};
+use super::{Repair, Replayed, pairing, replay_repairs};
 use crate::json::{quote, replace_member};
 use crate::transcript::{Conversation, Transcript, replay, uuid_from};
 use serde::Deserialize;
@@ -146,25 +146,29 @@ pub fn replays(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
     let mut edits = Edits::default();
     let mut repairs = Vec::new();
     let mut gone = HashMap::new();
+    let mut replayed = Vec::new();
     for r in replay::replays(t.format, &t.source, conv) {
         edits.drop.insert(records.line(r.item));
         if let (false, Some(uuid)) = (r.same_uuid, &records.recs[r.item].uuid) {
             gone.insert(uuid.clone(), records.recs[r.first].uuid.clone());
         }
+        let line = draft.origin_of(records.line(r.item));
         let first = draft.origin_of(records.line(r.first));
-        let fault = if conv.items[r.item].boundary {
-            format!("compact boundary repeated (first at line {first})")
-        } else if r.same_uuid {
-            format!("record replays line {first} (same uuid)")
+        if conv.items[r.item].boundary {
+            repairs.push(Repair::new(
+                line,
+                format!("compact boundary repeated (first at line {first})"),
+                "dropped (the archive keeps it)",
+            ));
         } else {
-            format!("record replays line {first} (same content and timestamp)")
-        };
-        repairs.push(Repair::new(
-            draft.origin_of(records.line(r.item)),
-            fault,
-            "dropped (the archive keeps it)",
-        ));
+            replayed.push(Replayed {
+                line,
+                first,
+                same_uuid: r.same_uuid,
+            });
+        }
     }
+    repairs.extend(replay_repairs(&replayed));
     records.relink(&gone, &mut edits);
     (edits, repairs)
 }

@@ -4,7 +4,7 @@
 //! chain, so a record is dropped or added without touching any other.
 
 use super::lines::{Draft, Edits};
-use super::{Repair, pairing};
+use super::{Repair, Replayed, pairing, replay_repairs};
 use crate::transcript::{Transcript, replay};
 use serde_json::{Map, Value, json};
 
@@ -15,17 +15,17 @@ pub const ABORTED: &str = "aborted";
 pub fn replays(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
     let conv = &t.conversations[0];
     let mut edits = Edits::default();
-    let mut repairs = Vec::new();
+    let mut replayed = Vec::new();
     for r in replay::replays(t.format, &t.source, conv) {
         let line = conv.items[r.item].line;
         edits.drop.insert(line);
-        let first = draft.origin_of(conv.items[r.first].line);
-        repairs.push(Repair::new(
-            draft.origin_of(line),
-            format!("record replays line {first} (same content and timestamp)"),
-            "dropped (the archive keeps it)",
-        ));
+        replayed.push(Replayed {
+            line: draft.origin_of(line),
+            first: draft.origin_of(conv.items[r.first].line),
+            same_uuid: false,
+        });
     }
+    let repairs = replay_repairs(&replayed);
     (edits, repairs)
 }
 

@@ -32,6 +32,9 @@ use std::fmt;
 pub struct Repair {
     /// 1-based line of the input (0: the whole file).
     pub line: usize,
+    /// The last line, when the repair covers a run of lines (a replayed block).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_line: Option<usize>,
     /// What was wrong.
     pub fault: String,
     /// What was done about it.
@@ -43,19 +46,81 @@ impl Repair {
     pub fn new(line: usize, fault: impl Into<String>, action: impl Into<String>) -> Self {
         Repair {
             line,
+            last_line: None,
             fault: fault.into(),
             action: action.into(),
         }
     }
 }
 
-impl fmt::Display for Repair {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.line {
-            0 => write!(f, "{} → {}", self.fault, self.action),
-            line => write!(f, "{line}: {} → {}", self.fault, self.action),
+impl Repair {
+    /// Where it is: `12`, `12-40` for a run of lines, empty for the whole file.
+    pub fn lines(&self) -> String {
+        match (self.line, self.last_line) {
+            (0, _) => String::new(),
+            (line, Some(last)) => format!("{line}-{last}"),
+            (line, None) => line.to_string(),
         }
     }
+}
+
+impl fmt::Display for Repair {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.lines().as_str() {
+            "" => write!(f, "{} → {}", self.fault, self.action),
+            lines => write!(f, "{lines}: {} → {}", self.fault, self.action),
+        }
+    }
+}
+
+/// A replayed record, at input lines.
+#[derive(Debug, Clone, Copy)]
+struct Replayed {
+    line: usize,
+    first: usize,
+    same_uuid: bool,
+}
+
+/// The repairs of dropped replays: a run of records replaying a run of records (a block
+/// re-appended whole) is one repair.
+fn replay_repairs(found: &[Replayed]) -> Vec<Repair> {
+    let mut repairs = Vec::new();
+    let mut at = 0;
+    while at < found.len() {
+        let start = found[at];
+        let mut end = at;
+        while let Some(next) = found.get(end + 1) {
+            let prev = found[end];
+            if next.line != prev.line + 1
+                || next.first != prev.first + 1
+                || next.same_uuid != start.same_uuid
+            {
+                break;
+            }
+            end += 1;
+        }
+        let same = if start.same_uuid {
+            "same uuid"
+        } else {
+            "same content and timestamp"
+        };
+        let mut repair = Repair::new(start.line, "", "dropped (the archive keeps it)");
+        repair.fault = match end - at {
+            0 => format!("record replays line {} ({same})", start.first),
+            n => {
+                repair.last_line = Some(found[end].line);
+                format!(
+                    "{} records replay lines {}-{} ({same})",
+                    n + 1,
+                    start.first,
+                    found[end].first
+                )
+            }
+        };
+        repairs.push(repair);
+        at = end + 1;
+    }
+    repairs
 }
 
 /// How a repair runs.

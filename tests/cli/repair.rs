@@ -101,7 +101,14 @@ fn every_damage_of_a_claude_code_session_is_repaired() {
         match kind {
             // What was replayed or inserted goes; the session is as it was.
             Damage::DuplicateBlock | Damage::GarbageLine => {
-                assert!(repaired == original, "{kind:?}: not the original")
+                assert!(repaired == original, "{kind:?}: not the original");
+                if kind == Damage::DuplicateBlock {
+                    // The replayed block is one repair over its run of lines.
+                    let replay = &file["repairs"][0];
+                    let fault = replay["fault"].as_str().unwrap();
+                    assert!(fault.contains("records replay lines"), "{replay}");
+                    assert!(replay["lastLine"].as_u64() > replay["line"].as_u64());
+                }
             }
             // The torn line goes (to the archive): the session is as it was before it.
             Damage::CutLastLine => {

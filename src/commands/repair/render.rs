@@ -71,10 +71,10 @@ fn status_word(file: &FileRepair, dry_run: bool) -> &'static str {
     }
 }
 
-fn located(path: &str, line: usize) -> String {
-    match line {
-        0 => path.to_string(),
-        line => format!("{path}:{line}"),
+fn located(path: &str, lines: &str) -> String {
+    match lines {
+        "" | "0" => path.to_string(),
+        lines => format!("{path}:{lines}"),
     }
 }
 
@@ -85,7 +85,7 @@ fn table(files: &[FileRepair], dry_run: bool) -> String {
             let _ = writeln!(
                 out,
                 "{}: {} → {}",
-                located(&file.path, r.line),
+                located(&file.path, &r.lines()),
                 r.fault,
                 r.action
             );
@@ -94,7 +94,7 @@ fn table(files: &[FileRepair], dry_run: bool) -> String {
             let _ = writeln!(
                 out,
                 "{}: not repaired: {}",
-                located(&file.path, f.line),
+                located(&file.path, &f.line.to_string()),
                 f.message
             );
         }
@@ -174,7 +174,7 @@ fn markdown(files: &[FileRepair], dry_run: bool) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
-                r.line,
+                r.lines(),
                 cell(&r.fault),
                 cell(&r.action)
             );
