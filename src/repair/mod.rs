@@ -208,6 +208,25 @@ pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
     })
 }
 
+/// For a JSON Lines file with lines that are not JSON: the format and the findings of the
+/// rest of it, at the input's lines (`None` when it has no such lines or the rest is not a
+/// transcript either). `check` names what a torn or garbage line would otherwise hide.
+pub fn check_rest(source: &str, opts: &ReadOptions) -> Option<(Format, Vec<Finding>)> {
+    let (draft, bad) = salvage(source);
+    if bad.is_empty() {
+        return None;
+    }
+    let t = read(&draft, opts).ok()?;
+    let findings = transcript::check(&t)
+        .into_iter()
+        .map(|f| Finding {
+            line: draft.origin_of(f.line),
+            ..f
+        })
+        .collect();
+    Some((t.format, findings))
+}
+
 /// The input without its lines that are not JSON, and a repair for each.
 fn salvage(source: &str) -> (Draft, Vec<Repair>) {
     let draft = Draft::of(source);

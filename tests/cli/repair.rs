@@ -93,6 +93,18 @@ fn check_names_every_damage_of_a_real_session() {
 }
 
 #[test]
+fn a_torn_tail_hides_no_other_fault_from_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lost_result, _) = damage(&claude_code_text(), Damage::DeleteToolResult);
+    let (both, _) = damage(&lost_result, Damage::CutLastLine);
+    write(dir.path(), "d.jsonl", &both);
+    let out = expect(dir.path(), &["check", "d.jsonl"], 1);
+    let found = stdout_of(&out);
+    assert!(found.contains("torn last line"), "{found}");
+    assert!(found.contains("is never answered"), "{found}");
+}
+
+#[test]
 fn every_damage_of_a_claude_code_session_is_repaired() {
     let original = claude_code_text();
     for kind in Damage::ALL {
