@@ -36,6 +36,7 @@ impl Damage {
     ];
 
     /// The kinds that apply to a Codex rollout (it has no chain).
+    #[allow(dead_code)] // each test binary that includes this file uses part of it
     pub const CODEX: [Damage; 4] = [
         Damage::DeleteToolResult,
         Damage::DuplicateBlock,

@@ -8,6 +8,9 @@ mod compact;
 mod drop_stored;
 mod landing;
 mod repair;
+
+#[path = "../common/damage.rs"]
+mod damage;
 mod repeated;
 mod summaries;
 mod tokens;

@@ -49,3 +49,40 @@ fn damaged_corpus_files_lose_faults_and_gain_none() {
         }
     }
 }
+
+/// Every corpus session big enough to damage, damaged every way: the repair leaves no fault,
+/// and its restore pieces give back the damaged text. Sessions the tests above never name.
+#[test]
+fn every_damage_of_every_corpus_session_is_repaired() {
+    use crate::damage::{Damage, damage};
+    let mut failures = Vec::new();
+    let mut repaired = 0;
+    for rel in corpus_files() {
+        if !rel.starts_with("claude-code/") || !rel.ends_with(".jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(corpus_dir().join(&rel)).unwrap();
+        let Ok(t) = load(&rel) else { continue };
+        let usable = transcript::check(&t).is_empty()
+            && text.lines().count() >= 10
+            && text.contains("\"tool_result\"");
+        if !usable {
+            continue;
+        }
+        for kind in Damage::ALL {
+            let damaged = match std::panic::catch_unwind(|| damage(&text, kind)) {
+                Ok((damaged, _)) => damaged,
+                Err(_) => continue,
+            };
+            let r = repair::repair(&damaged, &options()).unwrap();
+            let pieces = repair::pieces(&damaged, &r.output);
+            let back = ctxc::archive::apply(&pieces, r.output.as_bytes(), false).unwrap();
+            if !r.remaining.is_empty() || r.repairs.is_empty() || back != damaged.as_bytes() {
+                failures.push(format!("{rel} {kind:?}: {:?}", r.remaining));
+            }
+            repaired += 1;
+        }
+    }
+    assert!(repaired >= 20, "only {repaired} damaged copies");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
