@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
@@ -146,6 +147,40 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;repair' {
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'File-name patterns to pick in directories (repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
+            [CompletionResult]::new('--messages-path', '--messages-path', [CompletionResultType]::ParameterName, 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)')
+            [CompletionResult]::new('--max-input-bytes', '--max-input-bytes', [CompletionResultType]::ParameterName, 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it')
+            [CompletionResult]::new('--column', '--column', [CompletionResultType]::ParameterName, 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the repaired session here instead of beside the input (one input only; `-` for stdout)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the repaired session here instead of beside the input (one input only; `-` for stdout)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write repaired sessions under this directory, mirroring the inputs'' tree')
+            [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]; an existing backup is never overwritten')
+            [CompletionResult]::new('--archive-dir', '--archive-dir', [CompletionResultType]::ParameterName, 'Write the archive under this directory instead of beside the output')
+            [CompletionResult]::new('--max-session-bytes', '--max-session-bytes', [CompletionResultType]::ParameterName, 'A session larger than this loses its stored-only payloads (progress records, snapshots, history above the latest compact boundary, toolUseResult copies), which changes nothing the model is sent; the report says whether it then fits the model''s window (K, M, G: powers of 1024)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model name, for the window an oversized session must fit (e.g. claude-sonnet-4-5)')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens, for an oversized session (default: the model''s, else the one the session records or its model''s, else 200000)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace each damaged input with its repaired version (atomically), as `compact --in-place` does: the file is locked, left alone if it changes meanwhile or another process holds it open for writing (a live session), owner and mode kept. A clean input is not rewritten')
+            [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file that differs from this run''s result')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List the repairs without writing anything')
+            [CompletionResult]::new('--no-archive', '--no-archive', [CompletionResultType]::ParameterName, 'Write no archive. By default NAME.ctxc-archive.json beside the output keeps every record and line the repair removed or changed, so that `ctxc restore` gives back the damaged original byte for byte')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON (camelCase, with schemaVersion)')
+            [CompletionResult]::new('--yaml', '--yaml', [CompletionResultType]::ParameterName, 'Print the report as YAML')
+            [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the report as a markdown table')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
@@ -394,6 +429,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration and where each value comes from')
@@ -412,6 +448,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;help;convert' {
+            break
+        }
+        'ctxc;help;repair' {
             break
         }
         'ctxc;help;restore' {

@@ -40,6 +40,9 @@ _ctxc() {
             ctxc,man)
                 cmd="ctxc__subcmd__man"
                 ;;
+            ctxc,repair)
+                cmd="ctxc__subcmd__repair"
+                ;;
             ctxc,report)
                 cmd="ctxc__subcmd__report"
                 ;;
@@ -100,6 +103,9 @@ _ctxc() {
             ctxc__subcmd__help,man)
                 cmd="ctxc__subcmd__help__subcmd__man"
                 ;;
+            ctxc__subcmd__help,repair)
+                cmd="ctxc__subcmd__help__subcmd__repair"
+                ;;
             ctxc__subcmd__help,report)
                 cmd="ctxc__subcmd__help__subcmd__report"
                 ;;
@@ -140,7 +146,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert restore archive config report sessions completions man stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert repair restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -646,7 +652,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help)
-            opts="check compact convert restore archive config report sessions completions man stats help"
+            opts="check compact convert repair restore archive config report sessions completions man stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +805,20 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__help__subcmd__repair)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help__subcmd__report)
             opts="merge"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -877,6 +897,84 @@ _ctxc() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__repair)
+            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --output --out-dir --in-place --backup --force-overwrite --dry-run --no-archive --archive-dir --max-session-bytes --model --context-window --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
+                    return 0
+                    ;;
+                --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --archive-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-session-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-window)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

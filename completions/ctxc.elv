@@ -32,6 +32,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
             cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+            cand repair 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
@@ -140,6 +141,39 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --jobs 'Worker threads (default: one per core)'
             cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
             cand --force-overwrite 'Replace an existing output file'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;repair'= {
+            cand --glob 'File-name patterns to pick in directories (repeatable)'
+            cand --format 'Read every input as this format instead of detecting it'
+            cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
+            cand --max-input-bytes 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it'
+            cand --column 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON'
+            cand -o 'Write the repaired session here instead of beside the input (one input only; `-` for stdout)'
+            cand --output 'Write the repaired session here instead of beside the input (one input only; `-` for stdout)'
+            cand --out-dir 'Write repaired sessions under this directory, mirroring the inputs'' tree'
+            cand --backup 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]; an existing backup is never overwritten'
+            cand --archive-dir 'Write the archive under this directory instead of beside the output'
+            cand --max-session-bytes 'A session larger than this loses its stored-only payloads (progress records, snapshots, history above the latest compact boundary, toolUseResult copies), which changes nothing the model is sent; the report says whether it then fits the model''s window (K, M, G: powers of 1024)'
+            cand --model 'Model name, for the window an oversized session must fit (e.g. claude-sonnet-4-5)'
+            cand --context-window 'Context window in tokens, for an oversized session (default: the model''s, else the one the session records or its model''s, else 200000)'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
+            cand --in-place 'Replace each damaged input with its repaired version (atomically), as `compact --in-place` does: the file is locked, left alone if it changes meanwhile or another process holds it open for writing (a live session), owner and mode kept. A clean input is not rewritten'
+            cand --force-overwrite 'Replace an existing output file that differs from this run''s result'
+            cand --dry-run 'List the repairs without writing anything'
+            cand --no-archive 'Write no archive. By default NAME.ctxc-archive.json beside the output keeps every record and line the repair removed or changed, so that `ctxc restore` gives back the damaged original byte for byte'
+            cand --json 'Print the report as JSON (camelCase, with schemaVersion)'
+            cand --yaml 'Print the report as YAML'
+            cand --markdown 'Print the report as a markdown table'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
             cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
@@ -367,6 +401,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
             cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+            cand repair 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
             cand config 'Show the effective configuration and where each value comes from'
@@ -382,6 +417,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help;compact'= {
         }
         &'ctxc;help;convert'= {
+        }
+        &'ctxc;help;repair'= {
         }
         &'ctxc;help;restore'= {
         }

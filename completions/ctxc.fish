@@ -35,6 +35,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -s V -l version -d 'Print versio
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "repair" -d 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
@@ -175,6 +176,39 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s q -l quiet -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+openhands\t''
+atif\t''
+anthropic\t''
+openai\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s o -l output -d 'Write the repaired session here instead of beside the input (one input only; `-` for stdout)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l out-dir -d 'Write repaired sessions under this directory, mirroring the inputs\' tree' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]; an existing backup is never overwritten' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l archive-dir -d 'Write the archive under this directory instead of beside the output' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l max-session-bytes -d 'A session larger than this loses its stored-only payloads (progress records, snapshots, history above the latest compact boundary, toolUseResult copies), which changes nothing the model is sent; the report says whether it then fits the model\'s window (K, M, G: powers of 1024)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l model -d 'Model name, for the window an oversized session must fit (e.g. claude-sonnet-4-5)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l context-window -d 'Context window in tokens, for an oversized session (default: the model\'s, else the one the session records or its model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l in-place -d 'Replace each damaged input with its repaired version (atomically), as `compact --in-place` does: the file is locked, left alone if it changes meanwhile or another process holds it open for writing (a live session), owner and mode kept. A clean input is not rewritten'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l force-overwrite -d 'Replace an existing output file that differs from this run\'s result'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l dry-run -d 'List the repairs without writing anything'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l no-archive -d 'Write no archive. By default NAME.ctxc-archive.json beside the output keeps every record and line the repair removed or changed, so that `ctxc restore` gives back the damaged original byte for byte'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l yaml -d 'Print the report as YAML'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l markdown -d 'Print the report as a markdown table'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
@@ -328,18 +362,19 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "repair" -d 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

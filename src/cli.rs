@@ -131,6 +131,21 @@ pub enum Command {
     /// NAME.atif.json or NAME.openai.json (.jsonl for several conversations, one per line).
     Convert(ConvertArgs),
 
+    /// Fix what stops a session from resuming, naming every repair as `path:line: what was
+    /// wrong → what was done`.
+    ///
+    /// Unanswered tool calls get the result the client writes for an interrupted call
+    /// (Claude Code's "[Request interrupted by user for tool use]", Codex's "aborted"); results
+    /// that answer no open call are dropped; parentUuids that name no record are re-linked to
+    /// the nearest earlier record on the live path and loops are broken at their latest link;
+    /// replayed history (records repeated with their uuids, or their content and timestamp)
+    /// is dropped; a torn last line and lines of invalid JSON go to the archive; a session
+    /// above --max-session-bytes loses its stored-only payloads. A session `check` finds clean
+    /// is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
+    /// (NAME.ctxc-archive.json) from which `ctxc restore` gives back the damaged original.
+    /// Exit status: 0 repaired or clean, 1 a file could not be read or still has faults.
+    Repair(Box<RepairArgs>),
+
     /// Rebuild the original transcript, byte for byte, from a compaction archive.
     ///
     /// The archive is the NAME.ctxc-archive.json that `ctxc compact --archive` wrote. Refuses
@@ -680,6 +695,82 @@ fn parse_size(s: &str) -> Result<u64, String> {
         return Err("the size must be at least 1 byte".into());
     }
     Ok(bytes)
+}
+
+/// Arguments of `ctxc repair`.
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Write the repaired session here instead of beside the input (one input only; `-` for
+    /// stdout).
+    #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
+    pub output: Option<PathBuf>,
+
+    /// Write repaired sessions under this directory, mirroring the inputs' tree.
+    #[arg(help_heading = OUTPUTS, long, value_name = "DIR", conflicts_with = "in_place")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Replace each damaged input with its repaired version (atomically), as `compact
+    /// --in-place` does: the file is locked, left alone if it changes meanwhile or another
+    /// process holds it open for writing (a live session), owner and mode kept. A clean input
+    /// is not rewritten.
+    #[arg(help_heading = OUTPUTS, long)]
+    pub in_place: bool,
+
+    /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]; an
+    /// existing backup is never overwritten.
+    #[arg(
+        help_heading = OUTPUTS,
+        long,
+        value_name = "SUFFIX",
+        requires = "in_place",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ".bak",
+        value_parser = parse_suffix
+    )]
+    pub backup: Option<String>,
+
+    /// Replace an existing output file that differs from this run's result.
+    #[arg(help_heading = OUTPUTS, long)]
+    pub force_overwrite: bool,
+
+    /// List the repairs without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write no archive. By default NAME.ctxc-archive.json beside the output keeps every
+    /// record and line the repair removed or changed, so that `ctxc restore` gives back the
+    /// damaged original byte for byte.
+    #[arg(help_heading = ARCHIVE, long)]
+    pub no_archive: bool,
+
+    /// Write the archive under this directory instead of beside the output.
+    #[arg(help_heading = ARCHIVE, long, value_name = "DIR", conflicts_with = "no_archive")]
+    pub archive_dir: Option<PathBuf>,
+
+    /// A session larger than this loses its stored-only payloads (progress records,
+    /// snapshots, history above the latest compact boundary, toolUseResult copies), which
+    /// changes nothing the model is sent; the report says whether it then fits the model's
+    /// window (K, M, G: powers of 1024).
+    #[arg(long, value_name = "SIZE", default_value = "20M", value_parser = parse_size)]
+    pub max_session_bytes: u64,
+
+    /// Model name, for the window an oversized session must fit (e.g. claude-sonnet-4-5).
+    #[arg(help_heading = TOKENS, long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Context window in tokens, for an oversized session (default: the model's, else the
+    /// one the session records or its model's, else 200000).
+    #[arg(help_heading = TOKENS, long, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+
+    /// How the report is printed.
+    #[command(flatten)]
+    pub report: OutputArgs,
 }
 
 /// Arguments of `ctxc restore`.

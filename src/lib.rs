@@ -11,6 +11,7 @@
 //! | finding inputs | [`discover`] (paths, globs, stdin, output names), [`sessions`] (`@ID` in the clients' stores), [`shard`], [`store`] (object storage), [`dataset`] (Parquet rows) |
 //! | reading | [`json`] (span-preserving JSON), [`transcript`] (the format-neutral model and one adapter per format) |
 //! | measuring | [`tokens`] (counting), [`count`] (context tokens of a conversation), [`calibrate`] (the provider's own count), [`trigger`] (whether compaction is due) |
+//! | repairing | [`repair`] (orphaned calls, broken chains, replayed history, bad lines, oversized sessions) |
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`tempfiles`], [`output`] (stdout) |
 //! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr) |
@@ -44,6 +45,7 @@ pub mod pipeline;
 pub(crate) mod plan;
 pub(crate) mod preserve;
 pub(crate) mod progress;
+pub mod repair;
 pub(crate) mod report;
 pub(crate) mod resident;
 pub mod retention;
@@ -92,7 +94,10 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     }
     if matches!(
         cli.command,
-        cli::Command::Compact(_) | cli::Command::Restore(_) | cli::Command::Archive(_)
+        cli::Command::Compact(_)
+            | cli::Command::Repair(_)
+            | cli::Command::Restore(_)
+            | cli::Command::Archive(_)
     ) {
         tempfiles::remove_on_signal();
     }
@@ -101,6 +106,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
         cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
         cli::Command::Convert(args) => commands::convert::run(args, cli.quiet),
+        cli::Command::Repair(args) => commands::repair::run(args, cli.quiet),
         cli::Command::Restore(args) => commands::restore::run(args, cli.quiet),
         cli::Command::Archive(command) => commands::archive::run(command),
         cli::Command::Config(command) => commands::config::run(command),

@@ -38,7 +38,9 @@ pub fn is_ctxc_output(path: &Path) -> bool {
 
 /// [`is_ctxc_output`] of a file (or object) name.
 pub fn is_ctxc_output_name(name: &str) -> bool {
-    name.contains(&format!(".{OUTPUT_INFIX}.")) || name.ends_with(".ctxc-archive.json")
+    name.contains(&format!(".{OUTPUT_INFIX}."))
+        || name.contains(".repaired.")
+        || name.ends_with(".ctxc-archive.json")
 }
 
 /// [`beside`] for an object: `NAME.compact.EXT` under the same prefix.

@@ -147,6 +147,64 @@ pub fn begin(job: &ArchiveJob) -> Result<Pending> {
     start(new, places, Some(&source))
 }
 
+/// One repaired file to archive (`ctxc repair`): what `restore` needs to give back the
+/// damaged original.
+pub struct RepairJob<'a> {
+    /// The input file (`None` for standard input).
+    pub input: Option<&'a Path>,
+    /// Where the repaired output was written.
+    pub output: &'a Path,
+    /// `--archive-dir`, if given.
+    pub archive_dir: Option<&'a Path>,
+    /// The command-line path the input was found under.
+    pub input_root: Option<&'a Path>,
+    /// The input's text.
+    pub original: &'a str,
+    /// The repaired text.
+    pub repaired: &'a str,
+    /// The format it was read as.
+    pub format: &'a str,
+    /// The repairs made, kept as the record's settings (`{"command": "repair", "repairs": …}`).
+    pub repairs: serde_json::Value,
+    /// Pieces that rebuild `original` from `repaired`.
+    pub restore: Vec<Piece>,
+}
+
+/// Writes the archive of a repair, its new record pending; it joins an earlier archive as
+/// [`begin`] says.
+pub fn begin_repair(job: RepairJob) -> Result<Pending> {
+    let mut restore = job.restore;
+    let rebuilt = delta::apply(&restore, job.repaired.as_bytes(), false);
+    if rebuilt.as_deref().ok() != Some(job.original.as_bytes()) {
+        debug_assert!(false, "repair restore pieces do not rebuild the input");
+        restore = vec![Piece::Text(job.original.to_string())];
+    }
+    let new = Record {
+        ctxc_version: env!("CARGO_PKG_VERSION").into(),
+        time: crate::time::now(),
+        format: job.format.into(),
+        input: record::file_ref(job.original.as_bytes()),
+        output: record::file_ref(job.repaired.as_bytes()),
+        changed: job.original != job.repaired,
+        triggers: vec!["repair".into()],
+        settings: job.repairs,
+        conversations: Vec::new(),
+        restore,
+        generation: 1,
+        previous_output: None,
+        output_copy: Some(job.repaired.to_string()),
+        pending: false,
+        dataset: None,
+    };
+    let places = Places {
+        input: job.input,
+        output: job.output,
+        archive_dir: job.archive_dir,
+        input_root: job.input_root,
+    };
+    start(new, places, Some(job.original))
+}
+
 /// Writes the archive of a dataset's compaction, its new record pending. It joins an earlier
 /// archive as [`begin`] says; a dataset keeps no copy of its output (a file of any size), so a
 /// dataset rewritten since its last compaction starts a generation that cannot link back.

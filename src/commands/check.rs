@@ -157,8 +157,17 @@ fn check_input(
 }
 
 fn check_text(path: String, text: String, opts: &ReadOptions) -> FileCheck {
-    match transcript::read(text, opts) {
-        Err(e) => verdict(path, None, e.findings),
+    match transcript::read(text.clone(), opts) {
+        Err(e) => match crate::repair::check_rest(&text, opts) {
+            // Lines that are not JSON hide nothing else: the rest is checked too.
+            Some((format, mut rest)) => {
+                let mut findings = e.findings;
+                findings.append(&mut rest);
+                transcript::sort_findings(&mut findings);
+                verdict(path, Some(format.to_string()), findings)
+            }
+            None => verdict(path, None, e.findings),
+        },
         Ok(t) => {
             let findings = transcript::check(&t);
             verdict(path, Some(t.format.to_string()), findings)

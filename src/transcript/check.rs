@@ -89,6 +89,7 @@ pub fn check(t: &Transcript) -> Vec<Finding> {
 pub fn conversation_findings(format: Format, source: &str, conv: &Conversation) -> Vec<Finding> {
     let mut findings = check_pairing(conv);
     findings.extend(format.adapter().check(source, conv));
+    findings.extend(super::replay::findings(format, source, conv));
     findings
 }
 
@@ -98,19 +99,86 @@ pub fn sort_findings(findings: &mut Vec<Finding>) {
     findings.dedup();
 }
 
+/// A tool call/result pairing fault, by item: what [`check`] reports and `ctxc repair` fixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PairingFault {
+    /// The call `id` (tool `name`) made by item `item` is never answered, yet the conversation
+    /// goes on. `caller` is the first item of the logical message or run of calls it is part of.
+    Unanswered {
+        /// The calling item.
+        item: usize,
+        /// The first item of its message (or run of consecutive calls).
+        caller: usize,
+        /// The call id.
+        id: String,
+        /// The tool.
+        name: String,
+    },
+    /// Item `item` answers the call `id`, which it cannot.
+    StrayResult {
+        /// The answering item.
+        item: usize,
+        /// The call id.
+        id: String,
+        /// Why the answer does not count.
+        why: StrayWhy,
+    },
+}
+
+/// Why a tool result answers no open call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrayWhy {
+    /// The call was answered before: this is a second answer.
+    AnsweredBefore,
+    /// The call was made but the conversation had moved on.
+    NotOpen,
+    /// No earlier item makes the call.
+    NoCall,
+}
+
+impl StrayWhy {
+    /// What is wrong with the result, as `check` words it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StrayWhy::AnsweredBefore => "answers a call that already has a result",
+            StrayWhy::NotOpen => "answers a call that is not open",
+            StrayWhy::NoCall => "has no earlier tool call",
+        }
+    }
+}
+
 /// Every tool result follows its call; every call is answered unless the conversation ends
 /// while it is still running (nothing but calls and results after it).
 fn check_pairing(conv: &Conversation) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    // Open calls: id → (line, tool name, index of the calling item).
+    pairing_faults(conv)
+        .into_iter()
+        .map(|fault| match fault {
+            PairingFault::Unanswered { item, id, name, .. } => Finding::new(
+                conv.items[item].line,
+                format!(
+                    "tool call '{id}' ({name}) is never answered, yet the conversation goes on"
+                ),
+            ),
+            PairingFault::StrayResult { item, id, why } => Finding::new(
+                conv.items[item].line,
+                format!("tool result for call '{id}' {}", why.describe()),
+            ),
+        })
+        .collect()
+}
+
+/// The pairing faults of a conversation, in the order they are found.
+pub fn pairing_faults(conv: &Conversation) -> Vec<PairingFault> {
+    let mut faults = Vec::new();
+    // Open calls: id → (index of the item making it, tool name, index of the calling item).
     let mut open: HashMap<&str, (usize, &str, usize)> = HashMap::new();
     let mut seen_calls: HashSet<&str> = HashSet::new();
     let mut answered: HashSet<&str> = HashSet::new();
-    let unanswered = |id: &str, line: usize, name: &str| {
-        Finding::new(
-            line,
-            format!("tool call '{id}' ({name}) is never answered, yet the conversation goes on"),
-        )
+    let unanswered = |id: &str, item: usize, name: &str, caller: usize| PairingFault::Unanswered {
+        item,
+        caller,
+        id: id.to_string(),
+        name: name.to_string(),
     };
     // Records of one logical message (Claude Code splits parallel calls over several) count
     // as one caller; so do consecutive call records without a message id (Codex writes each
@@ -133,46 +201,47 @@ fn check_pairing(conv: &Conversation) -> Vec<Finding> {
         for id in &item.results {
             let Some((_, _, caller)) = open.remove(id.as_str()) else {
                 let why = if answered.contains(id.as_str()) {
-                    "answers a call that already has a result"
+                    StrayWhy::AnsweredBefore
                 } else if seen_calls.contains(id.as_str()) {
-                    "answers a call that is not open"
+                    StrayWhy::NotOpen
                 } else {
-                    "has no earlier tool call"
+                    StrayWhy::NoCall
                 };
-                findings.push(Finding::new(
-                    item.line,
-                    format!("tool result for call '{id}' {why}"),
-                ));
+                faults.push(PairingFault::StrayResult {
+                    item: at,
+                    id: id.clone(),
+                    why,
+                });
                 answered.insert(id.as_str());
                 continue;
             };
             answered.insert(id.as_str());
             // A later call got its result: calls made before it are not still running.
-            let abandoned: Vec<&str> = open
+            let mut abandoned: Vec<&str> = open
                 .iter()
                 .filter(|(_, (_, _, c))| *c < caller)
                 .map(|(id, _)| *id)
                 .collect();
+            abandoned.sort_by_key(|id| open[id].0);
             for id in abandoned {
-                let (line, name, _) = open.remove(id).expect("listed above");
-                findings.push(unanswered(id, line, name));
+                let (made_by, name, caller) = open.remove(id).expect("listed above");
+                faults.push(unanswered(id, made_by, name, caller));
             }
         }
         if moves_on(item.kind) && item.in_context {
-            findings.extend(
-                open.drain()
-                    .map(|(id, (line, name, _))| unanswered(id, line, name)),
+            let mut left: Vec<(&str, (usize, &str, usize))> = open.drain().collect();
+            left.sort_by_key(|(_, (made_by, _, _))| *made_by);
+            faults.extend(
+                left.into_iter()
+                    .map(|(id, (made_by, name, caller))| unanswered(id, made_by, name, caller)),
             );
         }
         for call in &item.calls {
             seen_calls.insert(call.id.as_str());
-            open.insert(
-                call.id.as_str(),
-                (item.line, call.name.as_str(), caller_index),
-            );
+            open.insert(call.id.as_str(), (at, call.name.as_str(), caller_index));
         }
     }
-    findings
+    faults
 }
 
 /// Items after which an unanswered call can no longer be "still running".

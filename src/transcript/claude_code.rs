@@ -846,6 +846,12 @@ fn summary_uuid(chains: &[Chain], replaces: &Range<usize>) -> String {
     } else {
         format!("ctxc summary\n{}", uuids.join("\n"))
     };
+    uuid_from(&seed)
+}
+
+/// A version-4-shaped UUID derived from `seed`: records ctxc writes get the same uuid on every
+/// run, in the shape Claude Code expects.
+pub fn uuid_from(seed: &str) -> String {
     let hash = xxhash_rust::xxh3::xxh3_128(seed.as_bytes());
     let hex = format!("{hash:032x}");
     format!(

@@ -12,10 +12,14 @@ mod common;
 mod containers;
 mod doc;
 pub mod payload;
+pub mod replay;
 
 pub use common::trailing_action;
 
-pub use check::{Finding, check, conversation_findings, sort_findings};
+pub use check::{
+    Finding, PairingFault, StrayWhy, check, conversation_findings, pairing_faults, sort_findings,
+};
+pub use claude_code::uuid_from;
 pub use doc::{Doc, Line, ParseError, TornTail};
 
 use crate::json::{ArrayLayout, Span};

@@ -246,7 +246,7 @@ fn a_file_held_open_for_writing_is_refused_naming_the_writer() {
         .to_string();
     let mut written = original.clone();
     for k in 0..5 {
-        let line = record.replace(&uuid, &format!("{uuid}-{k}"));
+        let line = appended_copy(&record, &uuid, k);
         writeln!(writer, "{line}").unwrap();
         written.push_str(&format!("{line}\n"));
     }
@@ -327,12 +327,7 @@ fn records_appended_during_a_run_are_never_lost() {
             .append(true)
             .open(&input)
             .unwrap();
-        writeln!(
-            f,
-            "{}",
-            record.replace(&uuid, &format!("{uuid}-{appended}"))
-        )
-        .unwrap();
+        writeln!(f, "{}", appended_copy(&record, &uuid, appended)).unwrap();
         appended += 1;
         drop(f);
         std::thread::sleep(Duration::from_millis(20));
@@ -517,4 +512,14 @@ fn output_errors_exit_1() {
         "{}",
         stderr_of(&closed)
     );
+}
+
+/// A copy of `record` as the `k`th record a client appends after it: a uuid and a time of its
+/// own (the same content at the same time would be replayed history, which `check` names).
+fn appended_copy(record: &str, uuid: &str, k: usize) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(record).unwrap();
+    value["timestamp"] = format!("2099-01-01T00:00:{:02}.{:03}Z", k / 1000 % 60, k % 1000).into();
+    serde_json::to_string(&value)
+        .unwrap()
+        .replace(uuid, &format!("{uuid}-{k}"))
 }

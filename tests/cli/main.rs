@@ -16,10 +16,14 @@ mod man;
 mod openhands;
 mod parquet;
 mod progress;
+mod repair;
 mod s3;
 mod sessions;
 mod stats;
 mod torn;
+
+#[path = "../common/damage.rs"]
+mod damage;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,10 @@ mod calibrate;
 mod compact;
 mod drop_stored;
 mod landing;
+mod repair;
+
+#[path = "../common/damage.rs"]
+mod damage;
 mod repeated;
 mod summaries;
 mod tokens;
@@ -21,7 +25,7 @@ pub const UNSUPPORTED: &[(&str, &str)] = &[];
 /// has misspelt keys, stray scalar lines, records from other sessions and repeated uuids that
 /// no link names), with the findings
 /// `check` must report for them, in order.
-const KNOWN_INVALID: &[(&str, &[&str])] = &[(
+pub const KNOWN_INVALID: &[(&str, &[&str])] = &[(
     "claude-code/claude-code-log/edge_cases.jsonl",
     &[
         "9: tool call 'tool_edge_002' (MultiEdit) is never answered, yet the conversation goes on",
@@ -80,7 +84,7 @@ pub fn forced_settings<'a>(
     }
 }
 
-fn corpus_dir() -> PathBuf {
+pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
 }
 

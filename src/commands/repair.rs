@@ -1,0 +1,420 @@
+//! `ctxc repair`: fix what stops each session from resuming ([`crate::repair`]), verify the
+//! result as `check` would, and write it with what `compact` guarantees: an archive from which
+//! `restore` gives back the damaged original, atomic writes, and with `--in-place` the lock,
+//! backup and live-append checks of [`crate::inplace`]. A clean session is never rewritten.
+//! One input that fails never stops the others; the exit status is chosen at the end.
+
+mod render;
+
+use crate::ExitStatus;
+use crate::archive::{self, RepairJob};
+use crate::cli::RepairArgs;
+use crate::discover::{self, Input};
+use crate::inplace::{self, Claim};
+use crate::repair::{self, Repair, Repaired, oversize};
+use crate::transcript::{self, Finding, ReadOptions};
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The infix of repaired outputs written beside their input: `a.jsonl` → `a.repaired.jsonl`.
+pub const OUTPUT_INFIX: &str = "repaired";
+
+/// What became of one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Faults were found and every one repaired.
+    Repaired,
+    /// Nothing to repair: the input is as it was.
+    Clean,
+    /// Repairs were made, but `check` still finds faults no repair fixes.
+    Incomplete,
+    /// The input could not be read, repaired or written.
+    Failed,
+}
+
+/// The report on one input.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRepair {
+    /// The input as named.
+    pub path: String,
+    /// The format it was read as.
+    pub format: Option<String>,
+    /// What became of it.
+    pub status: Status,
+    /// Where the repaired session was written (none for a dry run or a clean input).
+    pub output: Option<String>,
+    /// The archive written.
+    pub archive: Option<String>,
+    /// Bytes of the input.
+    pub bytes_before: usize,
+    /// Bytes of the repaired session.
+    pub bytes_after: usize,
+    /// Every repair, as `line: what was wrong → what was done`.
+    pub repairs: Vec<Repair>,
+    /// What `check` still finds in the repaired session.
+    pub not_repaired: Vec<Finding>,
+    /// An oversized session's size and context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<oversize::Size>,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The line the error is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// Remarks (a backup written, nothing written for a clean input).
+    pub notes: Vec<String>,
+    /// The command that resumes a session repaired in its client's store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
+}
+
+impl FileRepair {
+    fn new(path: String) -> Self {
+        FileRepair {
+            path,
+            format: None,
+            status: Status::Failed,
+            output: None,
+            archive: None,
+            bytes_before: 0,
+            bytes_after: 0,
+            repairs: Vec::new(),
+            not_repaired: Vec::new(),
+            size: None,
+            error: None,
+            error_line: None,
+            notes: Vec::new(),
+            resume: None,
+        }
+    }
+
+    fn fail(mut self, line: usize, error: impl Into<String>) -> Self {
+        self.status = Status::Failed;
+        self.error = Some(error.into());
+        self.error_line = (line > 0).then_some(line);
+        self
+    }
+}
+
+/// Where one input's repair goes.
+enum Destination {
+    Stdout,
+    File(PathBuf),
+    InPlace(PathBuf),
+}
+
+/// Runs `ctxc repair`.
+pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
+    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    if args.output.is_some() && inputs.len() + errors.len() > 1 {
+        bail!("-o names one output: give one input, or use --out-dir or --in-place");
+    }
+    let opts = repair::Options {
+        read: ReadOptions {
+            format: args.input.format,
+            messages_path: args.input.messages_path.clone(),
+        },
+        max_session_bytes: args.max_session_bytes,
+        fit: oversize::Fit {
+            model: args.model.clone(),
+            context_window: args.context_window,
+        },
+    };
+    let mut files: Vec<FileRepair> = errors
+        .into_iter()
+        .map(|e| FileRepair::new(e.path).fail(0, e.message))
+        .collect();
+    for input in &inputs {
+        let report = repair_input(input, args, &opts);
+        if !quiet {
+            if let Some(error) = &report.error {
+                let at = report.error_line.map_or(String::new(), |l| format!(":{l}"));
+                eprintln!("ctxc: {}{at}: {error}", report.path);
+            }
+        }
+        files.push(report);
+    }
+    let text = render::render(&files, args.report.format(), args.dry_run)?;
+    crate::output::write_stdout(text.as_bytes())?;
+    if !quiet && !args.report.json && !args.report.yaml {
+        eprintln!("ctxc: {}", render::totals_line(&files, args.dry_run));
+    }
+    let failed = files
+        .iter()
+        .any(|f| matches!(f.status, Status::Failed | Status::Incomplete));
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Repairs one input and writes the result.
+fn repair_input(input: &Input, args: &RepairArgs, opts: &repair::Options) -> FileRepair {
+    let report = FileRepair::new(input.display());
+    let dest = match destination(input, args) {
+        Ok(dest) => dest,
+        Err(e) => return report.fail(0, format!("{e:#}")),
+    };
+    let limit = args.input.limit.max_input_bytes;
+    let loaded = match (&dest, args.dry_run) {
+        (Destination::InPlace(path), false) => inplace::claim(path, limit)
+            .map(|(claim, bytes)| (Some(claim), bytes))
+            .map_err(|e| (0, format!("{e:#}"))),
+        _ => discover::load_bytes(input, limit)
+            .map(|bytes| (None, bytes))
+            .map_err(|e| (e.line, e.message)),
+    };
+    let (claim, bytes) = match loaded {
+        Ok(loaded) => loaded,
+        Err((line, message)) => return report.fail(line, message),
+    };
+    let text = match discover::utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return report.fail(e.line, e.message),
+    };
+    let repaired = match repair::repair(&text, opts) {
+        Ok(repaired) => repaired,
+        Err(e) => {
+            let first = &e.findings[0];
+            return report.fail(first.line, first.message.clone());
+        }
+    };
+    finish(report, input, args, &dest, claim.as_ref(), &text, repaired)
+}
+
+/// Verifies a repair, writes it (unless it is a dry run or there is nothing to write) and
+/// completes the report.
+fn finish(
+    mut report: FileRepair,
+    input: &Input,
+    args: &RepairArgs,
+    dest: &Destination,
+    claim: Option<&Claim>,
+    original: &str,
+    repaired: Repaired,
+) -> FileRepair {
+    report.format = Some(repaired.format.to_string());
+    report.bytes_before = original.len();
+    report.bytes_after = repaired.output.len();
+    report.repairs = repaired.repairs;
+    report.size = repaired.size;
+    report.not_repaired = repaired.remaining;
+    report.status = match (report.repairs.is_empty(), report.not_repaired.is_empty()) {
+        (true, true) => Status::Clean,
+        (false, true) => Status::Repaired,
+        (_, false) => Status::Incomplete,
+    };
+    if let Some(new) = new_faults(original, &report.not_repaired, &args.input.format) {
+        return report.fail(
+            new.line,
+            format!(
+                "the repaired session would have a fault the input has not ({}): nothing written",
+                new.message
+            ),
+        );
+    }
+    let changed = repaired.output != original;
+    let writes = match dest {
+        _ if args.dry_run => false,
+        Destination::Stdout => true,
+        // A clean session is left alone; one given a destination of its own gets its copy.
+        Destination::InPlace(_) => changed,
+        Destination::File(_) => changed || args.output.is_some() || args.out_dir.is_some(),
+    };
+    if !writes {
+        if !args.dry_run && !changed {
+            report
+                .notes
+                .push("nothing to repair: nothing written".into());
+        }
+        return report;
+    }
+    match write(
+        input,
+        args,
+        dest,
+        claim,
+        original,
+        &repaired.output,
+        &report,
+    ) {
+        Ok((output, archive)) => {
+            report.output = Some(output);
+            report.archive = archive;
+            if let Some(claim) = claim {
+                report.notes.extend(claim.notes());
+            }
+            if let Destination::InPlace(path) = dest {
+                report.resume = crate::sessions::resume_command_of(path);
+            }
+            report
+        }
+        Err(e) => report.fail(0, format!("{e:#}")),
+    }
+}
+
+/// A finding of the repaired session that the input does not have (a repair that broke
+/// something: never written); `None` when the input could not be read as a transcript.
+fn new_faults(
+    original: &str,
+    remaining: &[Finding],
+    format: &Option<transcript::Format>,
+) -> Option<Finding> {
+    if remaining.is_empty() {
+        return None;
+    }
+    let opts = ReadOptions {
+        format: *format,
+        messages_path: None,
+    };
+    let before = transcript::read(original.to_string(), &opts).ok()?;
+    let known: HashSet<String> = transcript::check(&before)
+        .iter()
+        .map(|f| f.problem().to_string())
+        .collect();
+    remaining
+        .iter()
+        .find(|f| !known.contains(f.problem()))
+        .cloned()
+}
+
+/// Where an input's repair goes; refuses a copy beside a session in its client's store,
+/// where the client would list it as one more session.
+fn destination(input: &Input, args: &RepairArgs) -> Result<Destination> {
+    let path = match input {
+        Input::File(path) => path,
+        Input::Stdin => {
+            return Ok(match &args.output {
+                Some(out) if out.as_os_str() != "-" => Destination::File(out.clone()),
+                _ => Destination::Stdout,
+            });
+        }
+        Input::Remote(_) => bail!("repair reads local files and standard input only"),
+    };
+    if args.in_place {
+        return Ok(Destination::InPlace(path.clone()));
+    }
+    if let Some(out) = &args.output {
+        return Ok(if out.as_os_str() == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(out.clone())
+        });
+    }
+    if let Some(dir) = &args.out_dir {
+        let root = root_of(path, &args.input.inputs);
+        return Ok(Destination::File(crate::outputs::mirrored(
+            dir,
+            path,
+            root.as_deref(),
+        )));
+    }
+    if !args.dry_run && crate::sessions::Stores::from_env().contains(path) {
+        bail!(
+            "a session in its client's store, where a repaired copy beside it would show as one \
+             more session: use --in-place (the archive keeps the original; --backup keeps a \
+             copy too), -o FILE or --out-dir DIR"
+        );
+    }
+    Ok(Destination::File(beside(path)))
+}
+
+/// `NAME.repaired.EXT` beside the input.
+fn beside(input: &Path) -> PathBuf {
+    let stem = input.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match input.extension() {
+        Some(ext) => format!("{stem}.{OUTPUT_INFIX}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{OUTPUT_INFIX}"),
+    };
+    input.with_file_name(name)
+}
+
+/// The directory given on the command line that `input` was found under.
+fn root_of(input: &Path, given: &[PathBuf]) -> Option<PathBuf> {
+    given
+        .iter()
+        .filter(|g| g.is_dir() && input.starts_with(g))
+        .max_by_key(|g| g.as_os_str().len())
+        .cloned()
+}
+
+/// Writes the repaired session (the archive first, its record pending until the output is in
+/// place); returns where the output and the archive went.
+fn write(
+    input: &Input,
+    args: &RepairArgs,
+    dest: &Destination,
+    claim: Option<&Claim>,
+    original: &str,
+    output: &str,
+    report: &FileRepair,
+) -> Result<(String, Option<String>)> {
+    let input_path = match input {
+        Input::File(path) => Some(path.as_path()),
+        _ => None,
+    };
+    let target = match dest {
+        Destination::Stdout => {
+            crate::output::write_stdout(output.as_bytes())?;
+            return Ok(("-".into(), None));
+        }
+        Destination::File(path) | Destination::InPlace(path) => path,
+    };
+    if let Destination::File(path) = dest {
+        if let Some(existing) = crate::archive::place::read(path)? {
+            if existing == output.as_bytes() {
+                return Ok((path.display().to_string(), None));
+            }
+            if !args.force_overwrite {
+                bail!(
+                    "{} exists and differs from this repair: not replacing it (--force-overwrite \
+                     replaces it)",
+                    path.display()
+                );
+            }
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+    }
+    if let (Some(claim), Some(suffix)) = (claim, &args.backup) {
+        claim.backup(suffix, original.as_bytes())?;
+    }
+    let pending = match args.no_archive || output == original {
+        true => None,
+        false => Some(archive::begin_repair(RepairJob {
+            input: input_path,
+            output: target,
+            archive_dir: args.archive_dir.as_deref(),
+            input_root: input_path
+                .and_then(|p| root_of(p, &args.input.inputs))
+                .as_deref(),
+            original,
+            repaired: output,
+            format: report.format.as_deref().unwrap_or(""),
+            repairs: serde_json::json!({ "command": "repair", "repairs": report.repairs }),
+            restore: repair::pieces(original, output),
+        })?),
+    };
+    let written = match claim {
+        Some(claim) => claim.replace(output.as_bytes()),
+        None => crate::outputs::write_atomic(target, output.as_bytes(), input_path),
+    };
+    let archive = match (written, pending) {
+        (Ok(()), Some(pending)) => Some(pending.commit()?.display().to_string()),
+        (Ok(()), None) => None,
+        (Err(e), Some(pending)) => {
+            pending.roll_back()?;
+            return Err(e);
+        }
+        (Err(e), None) => return Err(e),
+    };
+    Ok((target.display().to_string(), archive))
+}

@@ -1,0 +1,205 @@
+//! The `ctxc repair` report: every repair as `path:line: what was wrong → what was done` and
+//! a row per file (table), the same as JSON or YAML (camelCase, `schemaVersion`), or as
+//! Markdown tables.
+
+use super::{FileRepair, Status};
+use crate::human::{plural, thousands};
+use crate::report::OutputFormat;
+use anyhow::Result;
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    schema_version: u32,
+    dry_run: bool,
+    files: &'a [FileRepair],
+    totals: Totals,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Totals {
+    files: usize,
+    repaired: usize,
+    clean: usize,
+    incomplete: usize,
+    failed: usize,
+    repairs: usize,
+}
+
+fn totals(files: &[FileRepair]) -> Totals {
+    let count = |s: Status| files.iter().filter(|f| f.status == s).count();
+    Totals {
+        files: files.len(),
+        repaired: count(Status::Repaired),
+        clean: count(Status::Clean),
+        incomplete: count(Status::Incomplete),
+        failed: count(Status::Failed),
+        repairs: files.iter().map(|f| f.repairs.len()).sum(),
+    }
+}
+
+/// The report in `format`.
+pub fn render(files: &[FileRepair], format: OutputFormat, dry_run: bool) -> Result<String> {
+    let report = Report {
+        schema_version: 1,
+        dry_run,
+        files,
+        totals: totals(files),
+    };
+    Ok(match format {
+        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        OutputFormat::Yaml => serde_yaml::to_string(&report)?,
+        OutputFormat::Markdown => markdown(files, dry_run),
+        OutputFormat::Table => table(files, dry_run),
+    })
+}
+
+/// What a file's status reads as, in a dry run too.
+fn status_word(file: &FileRepair, dry_run: bool) -> &'static str {
+    if file.status == Status::Incomplete && file.repairs.is_empty() {
+        return "not repaired";
+    }
+    match (file.status, dry_run) {
+        (Status::Repaired, true) => "to repair",
+        (Status::Repaired, false) => "repaired",
+        (Status::Clean, _) => "clean",
+        (Status::Incomplete, true) => "to repair, partly",
+        (Status::Incomplete, false) => "partly repaired",
+        (Status::Failed, _) => "failed",
+    }
+}
+
+fn located(path: &str, lines: &str) -> String {
+    match lines {
+        "" | "0" => path.to_string(),
+        lines => format!("{path}:{lines}"),
+    }
+}
+
+fn table(files: &[FileRepair], dry_run: bool) -> String {
+    let mut out = String::new();
+    for file in files {
+        for r in &file.repairs {
+            let _ = writeln!(
+                out,
+                "{}: {} → {}",
+                located(&file.path, &r.lines()),
+                r.fault,
+                r.action
+            );
+        }
+        for f in &file.not_repaired {
+            let _ = writeln!(
+                out,
+                "{}: not repaired: {}",
+                located(&file.path, &f.line.to_string()),
+                f.message
+            );
+        }
+    }
+    let rows: Vec<[String; 6]> = files.iter().map(|f| row(f, dry_run)).collect();
+    let header = [
+        "FILE",
+        "STATUS",
+        "REPAIRS",
+        "BYTES BEFORE",
+        "BYTES AFTER",
+        "OUTPUT",
+    ]
+    .map(String::from);
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (cell, w))| match i {
+                2..=4 => format!("{cell:>w$}"),
+                _ => format!("{cell:<w$}"),
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    for file in files {
+        if let Some(resume) = &file.resume {
+            let _ = writeln!(out, "resume {}: {resume}", file.path);
+        }
+    }
+    out
+}
+
+fn row(f: &FileRepair, dry_run: bool) -> [String; 6] {
+    let output = match (&f.output, &f.archive, &f.error) {
+        (_, _, Some(e)) => e.clone(),
+        (Some(o), Some(a), _) => format!("{o} (archive {a})"),
+        (Some(o), None, _) => o.clone(),
+        (None, _, _) => f.notes.first().cloned().unwrap_or_else(|| "-".into()),
+    };
+    [
+        f.path.clone(),
+        status_word(f, dry_run).into(),
+        thousands(f.repairs.len() as u64),
+        thousands(f.bytes_before as u64),
+        thousands(f.bytes_after as u64),
+        output,
+    ]
+}
+
+fn markdown(files: &[FileRepair], dry_run: bool) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut out = String::new();
+    for file in files {
+        let _ = writeln!(out, "### `{}`: {}\n", file.path, status_word(file, dry_run));
+        if let Some(error) = &file.error {
+            let _ = writeln!(out, "Failed: {}\n", cell(error));
+            continue;
+        }
+        if file.repairs.is_empty() && file.not_repaired.is_empty() {
+            let _ = writeln!(out, "Nothing to repair.\n");
+            continue;
+        }
+        let _ = writeln!(out, "| line | what was wrong | what was done |");
+        let _ = writeln!(out, "|---:|---|---|");
+        for r in &file.repairs {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                r.lines(),
+                cell(&r.fault),
+                cell(&r.action)
+            );
+        }
+        for f in &file.not_repaired {
+            let _ = writeln!(out, "| {} | {} | not repaired |", f.line, cell(&f.message));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", totals_line(files, dry_run));
+    out
+}
+
+/// One line over every file.
+pub fn totals_line(files: &[FileRepair], dry_run: bool) -> String {
+    let t = totals(files);
+    let verb = if dry_run { "would make" } else { "made" };
+    format!(
+        "{}: {} repaired, {} clean, {} partly repaired, {} failed; {verb} {}",
+        plural(t.files, "file"),
+        t.repaired,
+        t.clean,
+        t.incomplete,
+        t.failed,
+        plural(t.repairs, "repair")
+    )
+}

@@ -1,0 +1,275 @@
+//! `ctxc repair` on real sessions damaged the ways clients and crashes damage them (see
+//! `tests/common/damage.rs`): `check` names each fault, the repair names each fix, the output
+//! passes `check`, and `restore` gives back the damaged input byte for byte.
+
+use crate::damage::{Damage, damage};
+use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A real Claude Code session with tool calls, progress records and snapshots.
+const CLAUDE_CODE: &str = "corpus/claude-code/spotter/tool_heavy.jsonl";
+
+fn claude_code_text() -> String {
+    std::fs::read_to_string(shared(CLAUDE_CODE)).unwrap()
+}
+
+fn codex_text() -> String {
+    std::fs::read_to_string(fixture("codex/rollout.jsonl")).unwrap()
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    ctxc().current_dir(dir).args(args).output().unwrap()
+}
+
+fn expect(dir: &Path, args: &[&str], code: i32) -> Output {
+    let out = run(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "ctxc {args:?}\nstdout: {}\nstderr: {}",
+        stdout_of(&out),
+        stderr_of(&out)
+    );
+    out
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Repairs `damaged` (written as `s.jsonl`) with `-o r.jsonl --json`; checks the repair is
+/// named, the output passes `check` and the archive restores the damaged input. Returns the
+/// report's file entry and the repaired text.
+fn repair_and_verify(damaged: &str, kind: Damage) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.jsonl", damaged);
+    let out = expect(d, &["repair", "s.jsonl", "-o", "r.jsonl", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = report["files"][0].clone();
+    assert_eq!(file["status"], "repaired", "{kind:?}: {file:#}");
+    assert!(
+        !file["repairs"].as_array().unwrap().is_empty(),
+        "{kind:?}: {file:#}"
+    );
+    expect(d, &["check", "r.jsonl"], 0);
+    // The input is never touched; the archive gives it back exactly.
+    assert_eq!(std::fs::read_to_string(d.join("s.jsonl")).unwrap(), damaged);
+    expect(
+        d,
+        &["restore", "r.ctxc-archive.json", "-o", "restored.jsonl"],
+        0,
+    );
+    let restored = std::fs::read_to_string(d.join("restored.jsonl")).unwrap();
+    assert!(restored == damaged, "{kind:?}: restore differs");
+    let repaired = std::fs::read_to_string(d.join("r.jsonl")).unwrap();
+    (file, repaired)
+}
+
+#[test]
+fn check_names_every_damage_of_a_real_session() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, kinds) in [
+        (claude_code_text(), &Damage::ALL[..]),
+        (codex_text(), &Damage::CODEX[..]),
+    ] {
+        write(dir.path(), "clean.jsonl", &text);
+        expect(dir.path(), &["check", "clean.jsonl"], 0);
+        for &kind in kinds {
+            let (damaged, said) = damage(&text, kind);
+            write(dir.path(), "d.jsonl", &damaged);
+            let out = expect(dir.path(), &["check", "d.jsonl"], 1);
+            assert!(
+                stdout_of(&out).contains(said),
+                "{kind:?}: {}",
+                stdout_of(&out)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_torn_tail_hides_no_other_fault_from_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lost_result, _) = damage(&claude_code_text(), Damage::DeleteToolResult);
+    let (both, _) = damage(&lost_result, Damage::CutLastLine);
+    write(dir.path(), "d.jsonl", &both);
+    let out = expect(dir.path(), &["check", "d.jsonl"], 1);
+    let found = stdout_of(&out);
+    assert!(found.contains("torn last line"), "{found}");
+    assert!(found.contains("is never answered"), "{found}");
+}
+
+#[test]
+fn every_damage_of_a_claude_code_session_is_repaired() {
+    let original = claude_code_text();
+    for kind in Damage::ALL {
+        let (damaged, _) = damage(&original, kind);
+        let (file, repaired) = repair_and_verify(&damaged, kind);
+        match kind {
+            // What was replayed or inserted goes; the session is as it was.
+            Damage::DuplicateBlock | Damage::GarbageLine => {
+                assert!(repaired == original, "{kind:?}: not the original");
+                if kind == Damage::DuplicateBlock {
+                    // The replayed block is one repair over its run of lines.
+                    let replay = &file["repairs"][0];
+                    let fault = replay["fault"].as_str().unwrap();
+                    assert!(fault.contains("records replay lines"), "{replay}");
+                    assert!(replay["lastLine"].as_u64() > replay["line"].as_u64());
+                }
+            }
+            // The torn line goes (to the archive): the session is as it was before it.
+            Damage::CutLastLine => {
+                let body = original.strip_suffix('\n').unwrap();
+                let before_last = &body[..body.rfind('\n').unwrap() + 1];
+                assert!(
+                    repaired == before_last,
+                    "{kind:?}: not the session before the cut"
+                );
+            }
+            Damage::DeleteToolResult => {
+                assert!(repaired.contains("[Request interrupted by user for tool use]"));
+                let repairs = file["repairs"].to_string();
+                assert!(repairs.contains("is never answered"), "{repairs}");
+            }
+            Damage::DanglingParent | Damage::Cycle => {
+                let repairs = file["repairs"].to_string();
+                assert!(repairs.contains("re-linked to line"), "{repairs}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_damage_of_a_codex_rollout_is_repaired() {
+    let original = codex_text();
+    for kind in Damage::CODEX {
+        let (damaged, _) = damage(&original, kind);
+        let (_, repaired) = repair_and_verify(&damaged, kind);
+        if kind == Damage::DeleteToolResult {
+            assert!(repaired.contains(r#""output":"aborted""#), "{repaired}");
+        }
+    }
+}
+
+#[test]
+fn repairs_are_named_by_input_line_in_every_report_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (damaged, _) = damage(&claude_code_text(), Damage::GarbageLine);
+    write(d, "s.jsonl", &damaged);
+    let garbage_line = damaged
+        .lines()
+        .position(|l| l.starts_with("this is not JSON"))
+        .unwrap()
+        + 1;
+    let table = expect(d, &["repair", "s.jsonl", "--dry-run"], 0);
+    let want =
+        format!("s.jsonl:{garbage_line}: invalid JSON line (25 bytes) → moved to the archive");
+    assert!(stdout_of(&table).contains(&want), "{}", stdout_of(&table));
+    assert!(
+        stdout_of(&table).contains("to repair"),
+        "{}",
+        stdout_of(&table)
+    );
+    let markdown = expect(d, &["repair", "s.jsonl", "--dry-run", "--markdown"], 0);
+    let row = format!("| {garbage_line} | invalid JSON line (25 bytes) | moved to the archive |");
+    assert!(
+        stdout_of(&markdown).contains(&row),
+        "{}",
+        stdout_of(&markdown)
+    );
+    let json = expect(d, &["repair", "s.jsonl", "--dry-run", "--json"], 0);
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["files"][0]["repairs"][0]["line"], garbage_line);
+    assert_eq!(report["dryRun"], true);
+    // A dry run writes nothing.
+    let names: Vec<_> = std::fs::read_dir(d).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn in_place_repair_keeps_a_backup_and_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let original = claude_code_text();
+    let (damaged, _) = damage(&original, Damage::DuplicateBlock);
+    write(d, "s.jsonl", &damaged);
+    expect(d, &["repair", "s.jsonl", "--in-place", "--backup"], 0);
+    assert!(std::fs::read_to_string(d.join("s.jsonl")).unwrap() == original);
+    assert!(std::fs::read_to_string(d.join("s.jsonl.bak")).unwrap() == damaged);
+    // Repairing again finds it clean and leaves it alone.
+    let again = expect(d, &["repair", "s.jsonl", "--in-place", "--json"], 0);
+    let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "clean");
+    std::fs::remove_file(d.join("s.jsonl.bak")).unwrap();
+    expect(
+        d,
+        &["restore", "s.ctxc-archive.json", "-o", "back.jsonl"],
+        0,
+    );
+    assert!(std::fs::read_to_string(d.join("back.jsonl")).unwrap() == damaged);
+}
+
+#[test]
+fn a_clean_session_passes_through_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let original = claude_code_text();
+    write(d, "s.jsonl", &original);
+    let out = expect(d, &["repair", "s.jsonl", "-o", "r.jsonl", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "clean");
+    assert!(std::fs::read_to_string(d.join("r.jsonl")).unwrap() == original);
+    assert!(!d.join("r.ctxc-archive.json").exists());
+    // Beside the input, a clean session gets no copy at all.
+    expect(d, &["repair", "s.jsonl"], 0);
+    assert!(!d.join("s.repaired.jsonl").exists());
+}
+
+#[test]
+fn an_oversized_session_loses_stored_payloads_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.jsonl", &claude_code_text());
+    let out = expect(
+        d,
+        &["repair", "s.jsonl", "--max-session-bytes", "30K", "--json"],
+        0,
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "repaired", "{file:#}");
+    let size = &file["size"];
+    assert!(
+        size["bytesAfter"].as_u64() < size["bytesBefore"].as_u64(),
+        "{size}"
+    );
+    assert_eq!(size["fits"], true, "{size}");
+    let action = file["repairs"][0]["action"].as_str().unwrap();
+    assert!(action.contains("stored-only"), "{action}");
+    expect(d, &["check", "s.repaired.jsonl"], 0);
+    // What the model is sent is unchanged.
+    let tokens = |name: &str| {
+        let out = expect(d, &["stats", "-q", "--raw-tokens", name], 0);
+        stdout_of(&out)
+    };
+    assert_eq!(tokens("s.jsonl"), tokens("s.repaired.jsonl"));
+}
+
+#[test]
+fn an_unreadable_input_fails_alone_and_names_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "bad.json", "[{\"role\": ");
+    let (damaged, _) = damage(&claude_code_text(), Damage::CutLastLine);
+    write(d, "s.jsonl", &damaged);
+    let out = expect(d, &["repair", "bad.json", "s.jsonl"], 1);
+    assert!(stderr_of(&out).contains("bad.json"), "{}", stderr_of(&out));
+    assert!(d.join("s.repaired.jsonl").exists());
+    assert!(!d.join("bad.repaired.json").exists());
+}
