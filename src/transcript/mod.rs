@@ -303,6 +303,10 @@ pub struct Item {
     /// Whether the model's context restarts at this record (a Claude Code `compact_boundary`,
     /// a Codex `compacted` record): calls after it were sent nothing before it.
     pub boundary: bool,
+    /// The record's uuid links, as read with it (Claude Code; None elsewhere, and for an item
+    /// not read from its span): checking and writing a chain take them from here rather than
+    /// parsing every record again.
+    pub chain: Option<Box<claude_code::Chain>>,
 }
 
 impl Item {
@@ -327,6 +331,7 @@ impl Item {
             stale_history: false,
             meta: false,
             boundary: false,
+            chain: None,
         }
     }
 
