@@ -279,7 +279,9 @@ pub struct Item {
     /// Items sharing a message id form one logical message (Claude Code splits one API response
     /// over several records).
     pub message_id: Option<String>,
-    /// Bytes of this item that are stored but never sent (e.g. `toolUseResult` copies).
+    /// Bytes of this item that are stored but never sent: its members named in its format's
+    /// [`Format::copy_members`] (Claude Code's `toolUseResult`), so non-zero exactly when it
+    /// has one (`strip-payloads` relies on that rather than parsing the record again).
     pub stored_only_bytes: usize,
     /// Usage the provider reported for this message, if any.
     pub usage: Option<Box<Usage>>,
