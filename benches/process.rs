@@ -6,7 +6,10 @@
 //!   and peak RSS;
 //! - threads: `stats -q` and `compact --dry-run` (adaptive, 50%) over the whole corpus with
 //!   `--jobs 1` and `--jobs 2`;
-//! - one core: the largest real Claude Code session compacted at 50% under `taskset -c 0`;
+//! - one core: the largest real Claude Code session compacted at 50% under `taskset -c 0`,
+//!   dry run and writing its output, beside `stats` of it and the peer cozempic (`treat -rx
+//!   standard --execute` on a copy; `CTXC_COZEMPIC`, else where `scripts/peer-bench.sh`
+//!   installs it), with the ratios the speed goals are set in;
 //! - large inputs: compaction of generated inputs of 10 MB and more (varied prose, and a
 //!   50 MiB tool output of short repeated lines) and of real sessions scaled past 10 MB (the
 //!   largest Claude Code session written four times over, the 200 tau-bench conversations
@@ -36,6 +39,10 @@ struct Row {
     input: usize,
     /// Pin to one core with taskset.
     pinned: bool,
+    /// A file copied over another before every run, for a command that rewrites its input.
+    fresh: Option<(PathBuf, PathBuf)>,
+    /// HOME for the command (a peer that writes its state there stays in the scratch folder).
+    home: Option<PathBuf>,
     seconds: Vec<f64>,
     rss_kb: Vec<u64>,
 }
@@ -48,8 +55,29 @@ impl Row {
             args: args.iter().map(|a| a.to_string()).collect(),
             input,
             pinned,
+            fresh: None,
+            home: None,
             seconds: Vec::new(),
             rss_kb: Vec::new(),
+        }
+    }
+
+    /// A peer's command `bin args`, pinned, run on a fresh copy of `original` at `copy` with
+    /// `home` as its HOME.
+    fn peer(
+        name: &str,
+        bin: &Path,
+        args: &[&str],
+        original: &Path,
+        copy: &Path,
+        home: &Path,
+    ) -> Row {
+        let input = std::fs::metadata(original).unwrap().len() as usize;
+        Row {
+            bin: bin.to_str().unwrap().to_string(),
+            fresh: Some((original.to_path_buf(), copy.to_path_buf())),
+            home: Some(home.to_path_buf()),
+            ..Row::new(name, args, input, true)
         }
     }
 
@@ -66,11 +94,23 @@ impl Row {
         }
         argv.push(self.bin.clone());
         argv.extend(self.args.iter().cloned());
+        if let Some((original, copy)) = &self.fresh {
+            // The input is rewritten in place: each run starts from the original (read-only
+            // in the corpus, so the copy's permissions are opened up first).
+            let _ = std::fs::remove_file(copy);
+            std::fs::copy(original, copy).unwrap();
+            let mut perms = std::fs::metadata(copy).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(copy, perms).unwrap();
+        }
+        let mut command = Command::new(&argv[0]);
+        command.args(&argv[1..]);
+        if let Some(home) = &self.home {
+            command.env("HOME", home);
+        }
         let start = Instant::now();
-        let out = Command::new(&argv[0])
-            .args(&argv[1..])
-            .output()
-            .expect("runs ctxc");
+        let out = command.output().expect("runs the command");
         self.seconds.push(start.elapsed().as_secs_f64());
         let stderr = String::from_utf8_lossy(&out.stderr);
         if let Some(kb) = stderr
@@ -253,6 +293,50 @@ fn main() {
         session_bytes,
         true,
     ));
+    // The same session's fixed costs side by side, one core each: `stats` (one read and
+    // count), `compact` writing its output (DESIGN's invariants verified on it), and the peer
+    // cozempic rewriting a copy in place (`treat -rx standard --execute`), when installed.
+    let session_mb = session_bytes as f64 / 1e6;
+    rows.push(Row::new(
+        &format!("stats -q {session_mb:.1} MB session"),
+        &["stats", "-q", &session_path],
+        session_bytes,
+        true,
+    ));
+    let written_dir = dir.path().join("written");
+    let written = [
+        "compact",
+        "-q",
+        "--force",
+        "--target-ratio",
+        "0.5",
+        "--jobs",
+        "1",
+        "--out-dir",
+        written_dir.to_str().unwrap(),
+        &session_path,
+    ];
+    rows.push(Row::new(
+        &format!("compact 50% {session_mb:.1} MB session, written"),
+        &written,
+        session_bytes,
+        true,
+    ));
+    let cozempic = cozempic_bin();
+    if let Some(bin) = &cozempic {
+        let home = dir.path().join("cozempic-home");
+        std::fs::create_dir_all(&home).unwrap();
+        let copy = home.join("session.jsonl");
+        let copy_arg = copy.to_str().unwrap().to_string();
+        rows.push(Row::peer(
+            &format!("cozempic treat -rx standard {session_mb:.1} MB"),
+            bin,
+            &["treat", &copy_arg, "-rx", "standard", "--execute"],
+            &session,
+            &copy,
+            &home,
+        ));
+    }
     for (name, path, bytes) in [
         (
             "compact 50% 50 MiB repeated lines",
@@ -283,10 +367,13 @@ fn main() {
     if let Ok(baseline) = std::env::var("CTXC_BASELINE") {
         let extra: Vec<Row> = rows
             .iter()
+            .filter(|r| r.fresh.is_none())
             .map(|r| Row {
                 bin: baseline.clone(),
                 name: format!("baseline: {}", r.name),
                 args: r.args.clone(),
+                fresh: None,
+                home: None,
                 seconds: Vec::new(),
                 rss_kb: Vec::new(),
                 ..*r
@@ -320,6 +407,21 @@ fn main() {
         ratio("stats corpus --jobs 1", "stats corpus --jobs 2"),
         ratio("compact 50% corpus --jobs 1", "compact 50% corpus --jobs 2")
     );
+    let stats_row = format!("stats -q {session_mb:.1} MB session");
+    let written_row = format!("compact 50% {session_mb:.1} MB session, written");
+    println!(
+        "one core, {session_mb:.1} MB session: compact written / stats {:.2}x",
+        ratio(&written_row, &stats_row)
+    );
+    if cozempic.is_some() {
+        let peer_row = format!("cozempic treat -rx standard {session_mb:.1} MB");
+        println!(
+            "one core, {session_mb:.1} MB session: cozempic / compact written {:.2}x",
+            ratio(&peer_row, &written_row)
+        );
+    } else {
+        println!("cozempic: not installed (scripts/peer-bench.sh installs it; or CTXC_COZEMPIC)");
+    }
     println!(
         "repeated lines vs varied lines, time per byte: {:.2}x",
         ratio(
@@ -330,14 +432,33 @@ fn main() {
     );
 }
 
-/// A real session past 10 MB: the records of `session` written `times` times over (the
-/// copies' chains repeat the same ids, which `check` accepts).
+/// The peer cozempic: `CTXC_COZEMPIC`, else the venv `scripts/peer-bench.sh` installs it in.
+fn cozempic_bin() -> Option<PathBuf> {
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peer/venv/bin/cozempic");
+    std::env::var_os("CTXC_COZEMPIC")
+        .map(PathBuf::from)
+        .or(Some(default))
+        .filter(|p| p.exists())
+}
+
+/// A real session past 10 MB: the records of `session` written `times` times over, each copy's
+/// uuids renamed (their first eight digits the copy's number) so that every chain still
+/// resolves: `check` refuses a uuid that appears twice.
 fn repeated_session(session: &Path, path: &Path, times: usize) -> usize {
     let mut one = std::fs::read_to_string(session).unwrap();
     if !one.ends_with('\n') {
         one.push('\n');
     }
-    let text = one.repeat(times);
+    let uuid = regex::Regex::new(r"[0-9a-f]{8}-([0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+        .unwrap();
+    let text: String = (0..times)
+        .map(|copy| match copy {
+            0 => one.clone(),
+            _ => uuid
+                .replace_all(&one, format!("{copy:08x}-$1"))
+                .into_owned(),
+        })
+        .collect();
     std::fs::write(path, &text).unwrap();
     text.len()
 }

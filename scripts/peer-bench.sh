@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Peer benchmark (not CI): ctxc's default against cozempic and claude-code-tools (aichat
 # trim) at the same model-visible token budget, on scratch copies of the corpus's real
-# Claude Code sessions. Installs both peers from PyPI into a scratch venv.
+# Claude Code sessions. Installs both peers from PyPI into a venv under target/.
 # Usage: scripts/peer-bench.sh [SCRATCH_DIR]   (run from the crate directory)
 set -euo pipefail
 scratch=${1:-$(mktemp -d /tmp/ctxc-peer-bench.XXXXXX)}
 mkdir -p "$scratch"
-if [ ! -x "$scratch/venv/bin/cozempic" ] || [ ! -x "$scratch/venv/bin/aichat" ]; then
-  python3 -m venv "$scratch/venv"
-  "$scratch/venv/bin/pip" install -q cozempic claude-code-tools
+# The peers' venv stays under target/, where `cargo bench --bench process` finds cozempic for
+# its peer row.
+venv=${CTXC_PEER_VENV:-target/peer/venv}
+if [ ! -x "$venv/bin/cozempic" ] || [ ! -x "$venv/bin/aichat" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q cozempic claude-code-tools
 fi
 cargo build -q --release --bin ctxc --example peer_retention
 sessions=$(find ../shared/corpus/claude-code/spotter -name '*.jsonl' | sort)
 # shellcheck disable=SC2086
 python3 scripts/peer_bench.py target/release/ctxc target/release/examples/peer_retention \
-  "$scratch/venv/bin" "$scratch/runs" $sessions
+  "$venv/bin" "$scratch/runs" $sessions

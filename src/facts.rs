@@ -656,9 +656,37 @@ static EXIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:Exit code:? |Process exited with code )(-?\d+)").unwrap()
 });
 
+/// Substrings of which every match of [`ERROR_SHAPE`] holds one (each of its alternatives
+/// requires one of these words, in this case), so a line without any is not error-shaped.
+const SHAPE_NEEDLES: [&str; 15] = [
+    "Error",
+    "Exception",
+    "Traceback",
+    "error",
+    "ERROR",
+    "fatal",
+    "FATAL",
+    "** (",
+    "panicked at",
+    "npm ERR!",
+    "FAIL",
+    "fail",
+    "No such file or directory",
+    "Permission denied",
+    "command not found",
+];
+
+/// All [`SHAPE_NEEDLES`] in one automaton: most lines hold none and are passed over in one
+/// linear scan. [`ERROR_SHAPE`] alone is slow on them: its Unicode word classes and
+/// boundaries send long lines of non-ASCII text to the regex engine's slowest search (a
+/// third of a 3 MB session's fact gathering went there).
+static SHAPE_FINDER: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(SHAPE_NEEDLES).expect("fixed needles"));
+
 /// Whether a line of command output has the shape of an error message (not merely the word).
 pub fn is_error_shaped(line: &str) -> bool {
-    ERROR_SHAPE.is_match(line.trim())
+    let line = line.trim();
+    SHAPE_FINDER.is_match(line) && ERROR_SHAPE.is_match(line)
 }
 
 /// The error lines of a tool result, given the calls it answers: error-shaped lines of a
@@ -984,6 +1012,47 @@ mod tests {
         assert!(is_error_shaped("FAILED tests/test_x.py::test_y"));
         assert!(!is_error_shaped("**Error handling strategy:**"));
         assert!(!is_error_shaped("e in ErlangError -> {:error, msg}"));
+    }
+
+    #[test]
+    fn every_error_shaped_line_holds_a_shape_needle() {
+        // The needles only skip the regex: over every line of the corpus (JSON string escapes
+        // read as line breaks, as tool outputs are) and lines made to match each alternative,
+        // the regex never matches a line without one.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let mut lines: Vec<String> = [
+            "E   AssertionError",
+            "x.y.ValueError: bad",
+            "Traceback (most recent call last):",
+            "a.c:1:2: fatal: no input",
+            "FATAL: boom",
+            "** (CompileError) lib/a.ex",
+            "src/a.ts(1,2): error TS2304: x",
+            "thread 'main' panicked at src/main.rs",
+            "npm ERR! code 1",
+            "FAIL: test_x",
+            "ERROR tests/a.py",
+            "ls: x: No such file or directory",
+            "sh: 1: x: Permission denied",
+            "zsh: command not found: x",
+            "3 failures, 2 errors",
+        ]
+        .map(String::from)
+        .to_vec();
+        for entry in walkdir::WalkDir::new(&corpus).into_iter().flatten() {
+            if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                let text = text.replace("\\n", "\n");
+                lines.extend(text.lines().map(String::from));
+            }
+        }
+        let mut shaped = 0;
+        for line in &lines {
+            if ERROR_SHAPE.is_match(line.trim()) {
+                shaped += 1;
+                assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
+            }
+        }
+        assert!(shaped >= 15, "{shaped} error-shaped lines");
     }
 
     #[test]

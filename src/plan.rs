@@ -16,6 +16,7 @@ use crate::transcript::{
 };
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A conversation as the engine sees it before any edit.
 pub struct Subject<'a> {
@@ -43,6 +44,10 @@ pub struct Subject<'a> {
     pub strict_alternation: bool,
     /// Whether the format can drop a message's thinking blocks ([`OutItem::DropThinking`]).
     pub drops_thinking_blocks: bool,
+    /// Each item's tokens once stripped, taken the first time a plan asks: pricing a strip
+    /// parses the record for its media stubs, and the engine prices the same items over and
+    /// over while it lands on a target.
+    stripped: Vec<OnceLock<usize>>,
 }
 
 impl<'a> Subject<'a> {
@@ -77,6 +82,7 @@ impl<'a> Subject<'a> {
             groups,
             strict_alternation: format.strict_alternation(),
             drops_thinking_blocks: format.drops_thinking_blocks(),
+            stripped: (0..conv.items.len()).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -116,6 +122,10 @@ impl<'a> Subject<'a> {
 
     /// Tokens of item `i` once [`OutItem::Strip`] replaced its large media with text stubs.
     fn stripped_tokens(&self, i: usize) -> usize {
+        *self.stripped[i].get_or_init(|| self.count_stripped(i))
+    }
+
+    fn count_stripped(&self, i: usize) -> usize {
         if !self.conv.items[i].in_context {
             return self.tokens[i];
         }

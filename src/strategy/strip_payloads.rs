@@ -39,12 +39,14 @@ pub fn strip(s: &Subject, plan: Plan) -> Plan {
                 return None;
             }
             let raw = s.raw(i);
-            let copies = s.copy_members;
             let media_allowed = !matches!(s.holds[i], Hold::Preserved(_));
+            // The read already found the record's stored copies (`stored_only_bytes`): no
+            // parse of every record to find them again.
+            let has_copy = item.stored_only_bytes > 0;
             let strip = if media_allowed {
-                payload::has_payload(raw, copies)
+                has_copy || payload::has_large_media(raw)
             } else {
-                payload::has_copy(raw, copies) && !payload::has_large_media(raw)
+                has_copy && !payload::has_large_media(raw)
             };
             Some(if strip { OutItem::Strip(i) } else { out })
         })

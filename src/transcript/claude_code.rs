@@ -325,6 +325,9 @@ fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String
         item.stale_history = false;
     }
     drop_external_results(&mut items, &chains);
+    for (item, chain) in items.iter_mut().zip(chains) {
+        item.chain = Some(Box::new(chain));
+    }
     Ok((items, model))
 }
 
@@ -538,10 +541,11 @@ fn leaves_file(i: usize, chains: &[Chain], index: &HashMap<&str, usize>) -> bool
 // ----- The chain -----
 
 /// A record's links, read straight from its text. Absent and null links are `None`; a record
-/// that is not an object, or whose links are not strings, has none.
-#[derive(Debug, Default, Deserialize)]
+/// that is not an object, or whose links are not strings, has none. Kept on the record's item
+/// ([`Item::chain`]) when it is read, so that checking and writing it do not parse it again.
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Chain {
+pub struct Chain {
     uuid: Option<String>,
     parent_uuid: Option<String>,
     logical_parent_uuid: Option<String>,
@@ -572,10 +576,14 @@ impl Chain {
     }
 }
 
+/// The links of each item's record: those read with it, else parsed from `source`.
 fn chains_of(source: &str, conv: &Conversation) -> Vec<Chain> {
     conv.items
         .iter()
-        .map(|item| Chain::of(&source[item.span.clone()]))
+        .map(|item| match &item.chain {
+            Some(chain) => Chain::clone(chain),
+            None => Chain::of(&source[item.span.clone()]),
+        })
         .collect()
 }
 

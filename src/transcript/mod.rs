@@ -278,7 +278,9 @@ pub struct Item {
     /// Items sharing a message id form one logical message (Claude Code splits one API response
     /// over several records).
     pub message_id: Option<String>,
-    /// Bytes of this item that are stored but never sent (e.g. `toolUseResult` copies).
+    /// Bytes of this item that are stored but never sent: its members named in its format's
+    /// [`Format::copy_members`] (Claude Code's `toolUseResult`), so non-zero exactly when it
+    /// has one (`strip-payloads` relies on that rather than parsing the record again).
     pub stored_only_bytes: usize,
     /// Usage the provider reported for this message, if any.
     pub usage: Option<Box<Usage>>,
@@ -302,6 +304,10 @@ pub struct Item {
     /// Whether the model's context restarts at this record (a Claude Code `compact_boundary`,
     /// a Codex `compacted` record): calls after it were sent nothing before it.
     pub boundary: bool,
+    /// The record's uuid links, as read with it (Claude Code; None elsewhere, and for an item
+    /// not read from its span): checking and writing a chain take them from here rather than
+    /// parsing every record again.
+    pub chain: Option<Box<claude_code::Chain>>,
 }
 
 impl Item {
@@ -326,6 +332,7 @@ impl Item {
             stale_history: false,
             meta: false,
             boundary: false,
+            chain: None,
         }
     }
 
