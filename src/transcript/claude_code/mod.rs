@@ -1,0 +1,168 @@
+//! Claude Code sessions: JSONL with one record per line, and the `{"loglines": [...]}` JSON
+//! export of the same records.
+//!
+//! Records form a tree through `uuid` / `parentUuid`, and Claude Code resumes a session by
+//! walking from the newest record up that chain. So this adapter owns what no other format
+//! needs: when records are removed or replaced, every surviving link is re-pointed at the
+//! nearest surviving ancestor, splicing only that value so the rest of each line stays
+//! byte-identical. It also knows which records never reach the model (progress, snapshots,
+//! queue operations, titles, system notices, and everything before the latest compact
+//! boundary), that one API response is stored as several `assistant` records sharing
+//! `message.id`, and that a tool result is stored twice (the `tool_result` block the model
+//! sees, and a structured `toolUseResult` copy it never sees).
+
+mod chain;
+mod read;
+#[cfg(test)]
+mod tests;
+mod write;
+
+pub use chain::{Chain, uuid_from};
+use chain::*;
+use read::*;
+use write::*;
+
+use super::common::{element_indent, lines_span, value_error};
+use super::{
+    Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
+    ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage, render_layout,
+};
+use crate::json::{
+    ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
+    span_of, splice, to_string_styled,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+/// The Claude Code session adapter.
+pub struct ClaudeCode;
+
+/// The field ctxc sets on the summaries it writes, beside the text marker.
+const CTXC_FLAG: &str = "ctxcSummary";
+
+/// Fields that name another record; all are re-linked when the record they name is removed.
+const LINK_KEYS: [&str; 3] = ["parentUuid", "logicalParentUuid", "leafUuid"];
+
+/// Fields a written summary copies from the records it replaces, so Claude Code files it under
+/// the same session, directory and branch. In Claude Code's own field order.
+const CONTEXT_KEYS: [&str; 8] = [
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "agentId",
+    "slug",
+];
+
+impl Adapter for ClaudeCode {
+    fn detect(&self, doc: &Doc) -> bool {
+        let (records, _) = records(doc);
+        let mut ours = 0;
+        let mut foreign = 0;
+        for record in &records {
+            match classify(record.raw) {
+                Some(true) => ours += 1,
+                Some(false) => foreign += 1,
+                None => {}
+            }
+        }
+        // A majority rather than all: sessions gain record types over time, and old synthetic
+        // fixtures carry junk lines.
+        ours > foreign
+    }
+
+    fn read(
+        &self,
+        doc: &Doc,
+        _opts: &ReadOptions,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        let (records, container) = records(doc);
+        let (items, model) = read_items(doc, &records)?;
+        let (span, location, layout, description) = match container {
+            Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
+            Container::Array { list, location } => {
+                let base = doc.span(list).start;
+                let relative: Vec<Span> = records
+                    .iter()
+                    .map(|r| r.span.start - base..r.span.end - base)
+                    .collect();
+                let layout = ListLayout::Array(ArrayLayout::of(list.get(), &relative));
+                (doc.span(list), location.to_string(), layout, "json array")
+            }
+            Container::Single(root) => (doc.span(root), String::new(), ListLayout::Single, "json"),
+        };
+        let description = match location.as_str() {
+            "" => description.to_string(),
+            location => format!("json {location}"),
+        };
+        let conversation = Conversation {
+            span,
+            location,
+            items,
+            preamble: Vec::new(),
+            layout,
+            model,
+            context_window: None,
+        };
+        each(conversation);
+        Ok(description)
+    }
+
+    fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
+        // Alone, an item is written as if every other record were kept.
+        let plan = plan_around(conv.items.len(), out);
+        let at = plan
+            .iter()
+            .position(|o| o == out)
+            .expect("the plan holds the item");
+        let chains = chains_of(&t.source, conv);
+        let links = Links::new(&chains, &plan);
+        render_item(t, conv, &chains, &links, at, out).into_owned()
+    }
+
+    fn render_list(
+        &self,
+        t: &Transcript,
+        conv: &Conversation,
+        items: &[OutItem],
+        out: &mut String,
+    ) {
+        let chains = chains_of(&t.source, conv);
+        let links = Links::new(&chains, items);
+        let texts = items
+            .iter()
+            .enumerate()
+            .map(|(at, item)| render_item(t, conv, &chains, &links, at, item));
+        render_layout(t, conv, items, texts, out);
+    }
+
+    fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
+        let chains = chains_of(source, conv);
+        let mut findings = dangling_links(conv, &chains);
+        findings.extend(cycles(conv, &chains));
+        findings.extend(repeated_uuids(conv, &chains));
+        findings
+    }
+
+    fn copy_members(&self) -> &'static [&'static str] {
+        &COPY_MEMBERS
+    }
+
+    fn drops_thinking_blocks(&self) -> bool {
+        true
+    }
+}
+
+/// The structured copy of a tool result kept for Claude Code's UI; the model gets the
+/// `tool_result` block.
+const COPY_MEMBERS: [&str; 1] = ["toolUseResult"];
+
+/// Record types that never reach the model and that resuming does not need.
+const DISPOSABLE_TYPES: [&str; 2] = ["progress", "file-history-snapshot"];

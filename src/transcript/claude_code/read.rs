@@ -1,0 +1,384 @@
+//! Reading a session: where the records are (lines, an export's `loglines`, one record),
+//! which reach the model, and each record as the model's items (blocks, usage, results).
+
+use super::*;
+
+/// Where a file keeps its records.
+pub(super) enum Container<'a> {
+    /// One record per line.
+    Lines(ListLayout),
+    /// A JSON array of records: an export's `loglines`, or the whole document.
+    Array {
+        list: &'a RawValue,
+        location: &'static str,
+    },
+    /// One pretty-printed record.
+    Single(&'a RawValue),
+}
+
+/// One stored record: its bytes in the source and its value.
+pub(super) struct Record<'a> {
+    pub(super) span: Span,
+    pub(super) raw: &'a RawValue,
+}
+
+pub(super) fn records<'a>(doc: &Doc<'a>) -> (Vec<Record<'a>>, Container<'a>) {
+    let root = match doc {
+        Doc::Lines {
+            lines,
+            newline,
+            trailing_newline,
+            ..
+        } => {
+            let records = lines
+                .iter()
+                .map(|l| Record {
+                    span: l.range(),
+                    raw: l.raw,
+                })
+                .collect();
+            let layout = ListLayout::Lines {
+                newline,
+                trailing_newline: *trailing_newline,
+            };
+            return (records, Container::Lines(layout));
+        }
+        Doc::Json { root, .. } => *root,
+    };
+    let list = match member(root, "loglines") {
+        Some(list) if list.get().starts_with('[') => Some((list, "/loglines")),
+        _ if root.get().starts_with('[') => Some((root, "")),
+        _ => None,
+    };
+    match list {
+        Some((list, location)) => {
+            let records = array_elements(list)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|raw| Record {
+                    span: doc.span(raw),
+                    raw,
+                })
+                .collect();
+            (records, Container::Array { list, location })
+        }
+        None => {
+            let record = Record {
+                span: doc.span(root),
+                raw: root,
+            };
+            (vec![record], Container::Single(root))
+        }
+    }
+}
+
+/// Whether a record looks like Claude Code's (`Some(true)`), like another format's
+/// (`Some(false)`: a Codex line, an OpenAI message), or says nothing (`None`).
+pub(super) fn classify(raw: &RawValue) -> Option<bool> {
+    let members = object_members(raw)?;
+    let has = |key: &str| members.iter().any(|(k, _)| k == key);
+    let kind = members
+        .iter()
+        .find(|(k, _)| k == "type")
+        .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
+    let Some(kind) = kind else {
+        // A usage export's record (what ccusage reads): a timestamp and a `message` holding
+        // only what the answer cost (`usage`, `model`, `id`), beside `costUSD` and `requestId`.
+        if has("role") {
+            return Some(false);
+        }
+        let message = members
+            .iter()
+            .find(|(k, _)| k == "message")
+            .map(|(_, v)| *v);
+        let usage_only = message.is_some_and(|m| {
+            member(m, "usage").is_some_and(|u| u.get().starts_with('{'))
+                && member(m, "content").is_none()
+                && member(m, "role").is_none()
+        });
+        return (usage_only && has("timestamp")).then_some(true);
+    };
+    // Exports and older or stripped sessions drop the chain fields: a `user` or `assistant`
+    // record carrying its `message` (even one holding only `usage`) is still Claude Code's.
+    let message = members
+        .iter()
+        .any(|(k, v)| k == "message" && v.get().starts_with('{'));
+    Some(match kind.as_str() {
+        "user" | "assistant" => has("uuid") || has("parentUuid") || has("sessionId") || message,
+        "system" | "progress" => has("uuid") || has("parentUuid") || has("sessionId"),
+        "summary" => has("leafUuid"),
+        "file-history-snapshot" => has("messageId") && has("snapshot"),
+        "queue-operation" => has("operation"),
+        _ => false,
+    })
+}
+
+// ----- Reading -----
+
+/// The records' items, and the model that answered last (`message.model` of the last
+/// assistant record; `<synthetic>` marks messages Claude Code wrote itself).
+pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String>), ReadError> {
+    let mut items = Vec::with_capacity(records.len());
+    let mut boundary = None;
+    let mut model = None;
+    for (i, record) in records.iter().enumerate() {
+        let line = doc.line_of(record.span.start);
+        let value: Value = crate::json::lenient::value(record.raw.get())
+            .map_err(|e| value_error(line, record.span.start, &e))?;
+        let is_boundary = is_compact_boundary(&value);
+        if is_boundary {
+            boundary = Some(i);
+        }
+        let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
+        parse_record(&value, &mut item);
+        if item.role == Role::Assistant {
+            let named = value.pointer("/message/model").and_then(Value::as_str);
+            if let Some(name) = named.filter(|m| !m.is_empty() && !m.starts_with('<')) {
+                model = Some(name.to_owned());
+            }
+        }
+        item.anchor = is_boundary;
+        item.boundary = is_boundary;
+        item.stored_only_bytes = member(record.raw, "toolUseResult").map_or(0, |v| v.get().len());
+        item.disposable = value
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| DISPOSABLE_TYPES.contains(&t));
+        items.push(item);
+    }
+    // The model's live context starts at the latest compaction; older records are history.
+    if let Some(boundary) = boundary {
+        items[..boundary]
+            .iter_mut()
+            .for_each(|item| item.in_context = false);
+    }
+    merge_usage(&mut items);
+    let chains: Vec<Chain> = records.iter().map(|r| Chain::of(r.raw.get())).collect();
+    // Resuming walks up from the newest record and stops at the boundary, so the chain above
+    // it is never read again; records outside the chain (titles, queue operations) stay.
+    let above = boundary.unwrap_or(0);
+    for (item, chain) in items[..above].iter_mut().zip(&chains) {
+        item.stale_history = chain.is_linked() && !item.anchor;
+    }
+    // The first prompt the user typed titles the session wherever it is (when no record names
+    // it): anchored, it outlives the history it opens.
+    let title = records[..above]
+        .iter()
+        .position(|r| crate::sessions::claude_code_prompt(r.raw.get()).is_some());
+    if let Some(item) = title.map(|i| &mut items[i]) {
+        item.anchor = true;
+        item.stale_history = false;
+    }
+    drop_external_results(&mut items, &chains);
+    for (item, chain) in items.iter_mut().zip(chains) {
+        item.chain = Some(Box::new(chain));
+    }
+    Ok((items, model))
+}
+
+/// Where the model's context restarts: a `compact_boundary` record, or a runtime compact
+/// summary that lost its boundary (a compaction that dropped the boundary re-links the summary
+/// to null, and Claude Code's walk up the chain then stops at the summary).
+pub(super) fn is_compact_boundary(value: &Value) -> bool {
+    let is = |key: &str| value.get(key) == Some(&Value::Bool(true));
+    let boundary = value.get("type").and_then(Value::as_str) == Some("system")
+        && value.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
+    let orphaned_summary =
+        is("isCompactSummary") && !is(CTXC_FLAG) && value.get("parentUuid") == Some(&Value::Null);
+    boundary || orphaned_summary
+}
+
+/// Fills `item` from a `user` or `assistant` record; every other record stays non-context.
+pub(super) fn parse_record(value: &Value, item: &mut Item) {
+    let kind = value.get("type").and_then(Value::as_str);
+    let Some(message) = value.get("message").filter(|m| m.is_object()) else {
+        return;
+    };
+    // Claude Code 2.1 writes some user records for the transcript only (a background task's
+    // notification, which reaches the model as a system reminder of the next prompt instead).
+    let transcript_only = value.get("queueTranscriptOnly") == Some(&Value::Bool(true));
+    if !matches!(kind, Some("user" | "assistant")) || transcript_only {
+        return;
+    }
+    item.role = match message.get("role").and_then(Value::as_str).or(kind) {
+        Some("assistant") => Role::Assistant,
+        _ => Role::User,
+    };
+    match message.get("content") {
+        Some(Value::String(s)) => item.parts.push(Part::new(PartKind::Text, s)),
+        Some(Value::Array(blocks)) => blocks.iter().for_each(|b| push_block(b, item)),
+        _ => {}
+    }
+    item.message_id = message.get("id").and_then(Value::as_str).map(String::from);
+    item.meta = value.get("isMeta") == Some(&Value::Bool(true));
+    item.usage = message.get("usage").map(usage_of).map(Box::new);
+    let marked = value.get(CTXC_FLAG) == Some(&Value::Bool(true))
+        || item
+            .parts
+            .first()
+            .is_some_and(|p| p.text.starts_with(SUMMARY_MARKER));
+    item.ctxc_summary = marked && item.role == Role::User;
+    let compact_summary = value.get("isCompactSummary") == Some(&Value::Bool(true));
+    item.kind = if item.ctxc_summary || compact_summary {
+        Kind::Summary
+    } else {
+        message_kind(item)
+    };
+    item.in_context = true;
+}
+
+pub(super) fn message_kind(item: &Item) -> Kind {
+    let all_thinking =
+        !item.parts.is_empty() && item.parts.iter().all(|p| p.kind == PartKind::Thinking);
+    match item.role {
+        Role::Assistant if !item.calls.is_empty() => Kind::ToolCall,
+        Role::Assistant if all_thinking => Kind::Thinking,
+        Role::Assistant => Kind::AssistantText,
+        _ if !item.results.is_empty() => Kind::ToolResult,
+        _ => Kind::User,
+    }
+}
+
+/// Adds one content block of an Anthropic message.
+pub(super) fn push_block(block: &Value, item: &mut Item) {
+    let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("");
+    let Some(kind) = block.get("type").and_then(Value::as_str) else {
+        // Bare strings in a content list: seen in hand-written fixtures, sent as text.
+        if let Some(s) = block.as_str() {
+            item.parts.push(Part::new(PartKind::Text, s));
+        }
+        return;
+    };
+    match kind {
+        "text" => item.parts.push(Part::new(PartKind::Text, text("text"))),
+        "thinking" => item
+            .parts
+            .push(Part::new(PartKind::Thinking, text("thinking"))),
+        // Encrypted reasoning: its text is opaque, so only its presence is counted.
+        "redacted_thinking" => item
+            .parts
+            .push(Part::new(PartKind::Thinking, "[redacted thinking]")),
+        "tool_use" => {
+            let name = text("name");
+            item.calls.push(ToolCall {
+                id: text("id").to_string(),
+                name: name.to_string(),
+            });
+            item.parts.push(Part::new(PartKind::ToolName, name));
+            let input = block.get("input").map(Value::to_string).unwrap_or_default();
+            item.parts.push(Part::new(PartKind::ToolArguments, input));
+        }
+        "tool_result" => {
+            if let Some(id) = block.get("tool_use_id").and_then(Value::as_str) {
+                item.results.push(id.to_string());
+            }
+            item.is_error |= block.get("is_error") == Some(&Value::Bool(true));
+            push_result(block.get("content"), item);
+        }
+        _ if block.get("text").is_some() => {
+            item.parts.push(Part::new(PartKind::Text, text("text")))
+        }
+        // Images and documents: the model is charged for the media, not for its base64 text.
+        other => item
+            .parts
+            .push(Part::new(PartKind::Media, format!("[{other}]"))),
+    }
+}
+
+/// Adds a tool result's content: a string, or a list of text and media blocks.
+pub(super) fn push_result(content: Option<&Value>, item: &mut Item) {
+    match content {
+        Some(Value::String(s)) => item.parts.push(Part::new(PartKind::ToolResult, s)),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                let text = block.get("text").and_then(Value::as_str).or(block.as_str());
+                let part = match (text, block.get("type").and_then(Value::as_str)) {
+                    (Some(text), _) => Part::new(PartKind::ToolResult, text),
+                    (None, kind) => {
+                        Part::new(PartKind::Media, format!("[{}]", kind.unwrap_or("media")))
+                    }
+                };
+                item.parts.push(part);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub(super) fn usage_of(usage: &Value) -> Usage {
+    let field = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: field("input_tokens"),
+        output_tokens: field("output_tokens"),
+        cache_creation_input_tokens: field("cache_creation_input_tokens"),
+        cache_read_input_tokens: field("cache_read_input_tokens"),
+    }
+}
+
+/// Claude Code repeats one response's usage on every record of it, with `output_tokens`
+/// growing as the response streams. Keeps it once per message id (on the first record, with
+/// the largest value of each field) so totals are not multiplied.
+pub(super) fn merge_usage(items: &mut [Item]) {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for i in 0..items.len() {
+        let (Some(id), Some(usage)) = (&items[i].message_id, items[i].usage.as_deref().copied())
+        else {
+            continue;
+        };
+        match first.get(id) {
+            None => {
+                first.insert(id.clone(), i);
+            }
+            Some(&f) => {
+                items[i].usage = None;
+                let kept = items[f].usage.get_or_insert_default();
+                **kept = larger(**kept, usage);
+            }
+        }
+    }
+}
+
+/// The larger value of each field.
+pub(super) fn larger(a: Usage, b: Usage) -> Usage {
+    Usage {
+        input_tokens: a.input_tokens.max(b.input_tokens),
+        output_tokens: a.output_tokens.max(b.output_tokens),
+        cache_creation_input_tokens: a
+            .cache_creation_input_tokens
+            .max(b.cache_creation_input_tokens),
+        cache_read_input_tokens: a.cache_read_input_tokens.max(b.cache_read_input_tokens),
+    }
+}
+
+/// A file may begin mid-chain (single-record samples; compaction agents forked from their
+/// parent session). A result whose call is not in the file, on a record whose chain runs out
+/// of the file, answers a call stored elsewhere: the pairing rules cannot see that call, so the
+/// result is not recorded as answering one. A result on a chain rooted in the file keeps its
+/// id, and a missing call is reported.
+pub(super) fn drop_external_results(items: &mut [Item], chains: &[Chain]) {
+    let index = uuid_index(chains);
+    let mut calls: HashSet<String> = HashSet::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        let unseen = item.results.iter().any(|id| !calls.contains(id));
+        if unseen && leaves_file(i, chains, &index) {
+            item.results.retain(|id| calls.contains(id));
+        }
+        calls.extend(item.calls.iter().map(|c| c.id.clone()));
+    }
+}
+
+/// Whether walking up from record `i` reaches a parent that is not in the file.
+pub(super) fn leaves_file(i: usize, chains: &[Chain], index: &HashMap<&str, usize>) -> bool {
+    let mut at = i;
+    // Bounded: a cycle of links must not hang the reader.
+    for _ in 0..chains.len() {
+        let Some(parent) = chains[at].parent_uuid.as_deref() else {
+            return false;
+        };
+        match index.get(parent) {
+            Some(&j) => at = j,
+            None => return true,
+        }
+    }
+    false
+}
