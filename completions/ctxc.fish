@@ -42,6 +42,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "sessions" -d 'List the Cl
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "eval" -d 'Measure what each strategy keeps: probes an agent must still answer after compaction'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
@@ -297,17 +298,62 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+sharegpt\t''
+openhands\t''
+anthropic\t''
+openai\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
+cl100k_base\t''
+p50k_base\t''
+r50k_base\t''
+estimate\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l strategy -d 'Strategies to compare, comma-separated [default: adaptive]; each runs alone (see `ctxc compact --strategy`)' -r -f -a "adaptive\t''
+strip-payloads\t''
+dedup\t''
+trim-outputs\t''
+sliding-window\t''
+importance\t''
+key-events\t''
+incremental\t''
+selective\t''
+observation-masking\t''
+full-summary\t''
+truncate\t''
+drop-stored\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l target-ratio -d 'Target shares of each conversation\'s context tokens to compare, comma-separated' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l yaml -d 'Print the report as YAML'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l markdown -d 'Print the report as a markdown table'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "eval" -d 'Measure what each strategy keeps: probes an agent must still answer after compaction'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact restore archive config report sessions completions man stats eval help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

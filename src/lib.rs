@@ -13,6 +13,7 @@
 //! | measuring | [`tokens`] (counting), [`count`] (context tokens of a conversation), [`calibrate`] (the provider's own count), [`trigger`] (whether compaction is due) |
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`tempfiles`], [`output`] (stdout) |
+//! | measuring fidelity | [`eval`] (probes an agent must still answer; `ctxc eval`) |
 //! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
 //! | support | [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
@@ -30,6 +31,7 @@ pub mod count;
 pub mod dataset;
 pub mod discover;
 pub mod engine;
+pub mod eval;
 pub mod facts;
 pub mod failpoint;
 pub mod inplace;
@@ -94,6 +96,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
+        cli::Command::Eval(args) => commands::eval::run(args, cli.quiet, cli.verbose),
         cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
         cli::Command::Restore(args) => commands::restore::run(args, cli.quiet),
         cli::Command::Archive(command) => commands::archive::run(command),

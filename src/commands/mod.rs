@@ -6,6 +6,7 @@ pub mod compact;
 pub mod compact_report;
 pub mod config;
 pub mod docs;
+pub mod eval;
 pub mod report;
 pub mod restore;
 pub mod sessions;

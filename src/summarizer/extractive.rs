@@ -11,11 +11,12 @@
 
 use super::render::{Outputs, entries_marker, fit_entries, render_entries};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
+use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
+use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
-    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, file_effect,
-    paths_in_text, reported_errors, request_text, result_errors, text_action, tool_calls,
-    tool_output,
+    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, paths_in_text,
+    reported_errors, request_text, result_errors, text_action, tool_calls, tool_output,
 };
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
 use anyhow::Result;
@@ -332,7 +333,9 @@ impl Notes {
             self.lists.remove(&List::LastMessage);
             self.seen.retain(|(l, _)| *l != List::LastMessage);
             self.add(List::LastMessage, quote_prose(&text));
-            for sentence in sentences(&text).filter(|s| crate::facts::states_decision(s)) {
+            for sentence in
+                sentences(&text).filter(|s| crate::facts::states_decision(s) || chooses(s))
+            {
                 self.add(List::Decisions, quote_prose(sentence));
             }
         }
@@ -346,15 +349,7 @@ impl Notes {
 
     /// Notes what a tool call did to files, and the command it ran.
     fn call(&mut self, call: &CallArgs) {
-        let effect = file_effect(call);
-        let patched = patch_effects(call);
-        // A patch says per file what it does; its headers are not all modifications.
-        let paths: Vec<String> = call
-            .paths()
-            .into_iter()
-            .filter(|p| !patched.iter().any(|(q, _)| q == p))
-            .collect();
-        for path in &paths {
+        for (path, effect) in file_actions(call) {
             let list = match effect {
                 Effect::Create => List::Created,
                 Effect::Modify => List::Modified,
@@ -362,9 +357,6 @@ impl Notes {
                 Effect::Read => List::Read,
                 Effect::None => List::Mentioned,
             };
-            self.add(list, path.clone());
-        }
-        for (path, list) in patched {
             self.add(list, path);
         }
         if let Some(command) = call.command() {
@@ -669,26 +661,6 @@ fn program(command: &str) -> Option<String> {
     (!key.is_empty()).then(|| key.join(" "))
 }
 
-/// Files a patch (Codex `apply_patch`, unified diffs) adds, updates or deletes.
-fn patch_effects(call: &CallArgs) -> Vec<(String, List)> {
-    let mut strings = Vec::new();
-    crate::facts::string_values(&call.args, &mut strings);
-    let mut found = Vec::new();
-    for line in strings.iter().flat_map(|s| s.lines()) {
-        let line = line.trim();
-        for (prefix, list) in [
-            ("*** Add File: ", List::Created),
-            ("*** Update File: ", List::Modified),
-            ("*** Delete File: ", List::Deleted),
-        ] {
-            if let Some(path) = line.strip_prefix(prefix) {
-                found.push((path.trim().to_string(), list));
-            }
-        }
-    }
-    found
-}
-
 /// The open items of a task-list tool call (`TodoWrite`, `update_plan`, ...), or `None` when
 /// the call is not one.
 fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
@@ -793,13 +765,6 @@ fn quote_prose(text: &str) -> String {
     let head = clip(&flat, 300);
     let tail: String = flat.chars().skip(chars - 80).collect();
     format!("\"{head} […] {tail}\"")
-}
-
-/// The sentences of a text (split after `.`, `!`, `?` and at line ends).
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive(['.', '!', '?', '\n'])
-        .map(str::trim)
-        .filter(|s| s.len() > 12)
 }
 
 fn is_preference(sentence: &str) -> bool {
