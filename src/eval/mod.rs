@@ -8,15 +8,16 @@
 //! - **decision**: assistant sentences that choose or reject something.
 //!
 //! A probe passes when its answer is findable in what the model is sent after the compacted
-//! output loads — the definition `retention` uses: verbatim in a kept message or written into
-//! a summary.
+//! output loads — the definition `retention` uses ([`findable_text`]): verbatim in a kept
+//! message or written into a summary, a summary's folded artifact index read as the paths it
+//! folds.
 
 mod probes;
 
 pub use probes::derive;
 
 use crate::facts::collapse_whitespace;
-use crate::retention::context_text;
+use crate::retention::findable_text;
 use crate::transcript::Conversation;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::Serialize;
@@ -141,7 +142,7 @@ impl Probe {
 
 /// Which of `probes` are answered by what the model is sent of `after`, in order.
 pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
-    let text = crate::facts::clean::clean(&context_text(after)).into_owned();
+    let text = findable_text(after);
     let flat = collapse_whitespace(&text);
     let mut found = vec![false; probes.len()];
     for (matching, haystack) in [

@@ -9,6 +9,7 @@
 //! of its lines were left out. Earlier ctxc summaries in the span are merged line by line, so
 //! summarizing a summary loses nothing that still fits.
 
+use super::artifacts::{self, ArtifactIndex};
 use super::render::{Outputs, entries_marker, fit_entries, render_entries};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::actions::file_actions;
@@ -118,18 +119,14 @@ struct Notes {
     seen: HashSet<(List, String)>,
     /// Git diff statistics, the latest seen.
     git: Option<String>,
+    /// Files touched and commands run.
+    artifacts: ArtifactIndex,
 }
 
 /// The lists of a summary, in the order they are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum List {
     Requests,
-    Created,
-    Modified,
-    Deleted,
-    Read,
-    Mentioned,
-    Commands,
     Errors,
     Decisions,
     Tasks,
@@ -140,14 +137,8 @@ enum List {
 }
 
 impl List {
-    const ALL: [List; 14] = [
+    const ALL: [List; 8] = [
         List::Requests,
-        List::Created,
-        List::Modified,
-        List::Deleted,
-        List::Read,
-        List::Mentioned,
-        List::Commands,
         List::Errors,
         List::Decisions,
         List::Tasks,
@@ -160,12 +151,6 @@ impl List {
     fn title(self) -> &'static str {
         match self {
             List::Requests => "User requests, oldest first:",
-            List::Created => "Files created:",
-            List::Modified => "Files modified:",
-            List::Deleted => "Files deleted:",
-            List::Read => "Files read:",
-            List::Mentioned => "Files mentioned:",
-            List::Commands => "Commands run, oldest first:",
             List::Errors => "Errors (failed calls) and what followed:",
             List::Decisions => "Decisions and findings:",
             List::Tasks => "Task list (latest state):",
@@ -179,12 +164,6 @@ impl List {
     fn section(self) -> usize {
         match self {
             List::Requests => 1,
-            List::Created
-            | List::Modified
-            | List::Deleted
-            | List::Read
-            | List::Mentioned
-            | List::Commands => 2,
             List::Errors | List::Decisions => 3,
             List::Tasks | List::LastMessage => 4,
             List::Pins | List::Preferences | List::Earlier => 5,
@@ -200,12 +179,8 @@ impl List {
             List::Tasks => 85,
             List::Preferences => 80,
             List::Errors => 75,
-            List::Modified | List::Created | List::Deleted => 70,
-            List::Commands => 65,
             List::Earlier => 55,
             List::Decisions => 45,
-            List::Read => 40,
-            List::Mentioned => 30,
         }
     }
 
@@ -224,6 +199,37 @@ impl List {
     }
 }
 
+/// What the lines under a title of an earlier ctxc summary are.
+#[derive(Debug, Clone, Copy)]
+enum Merged {
+    List(List),
+    /// The artifact index (files or commands, by its title).
+    Index(&'static str),
+    /// A file list of ctxc before the artifact index, by what was done to its files.
+    OldFiles(Effect),
+    /// The command list of ctxc before the artifact index.
+    OldCommands,
+}
+
+impl Merged {
+    fn of_title(title: &str) -> Option<Merged> {
+        if let Some(list) = List::from_title(title) {
+            return Some(Merged::List(list));
+        }
+        Some(match title {
+            artifacts::FILES_TITLE => Merged::Index(artifacts::FILES_TITLE),
+            artifacts::COMMANDS_TITLE => Merged::Index(artifacts::COMMANDS_TITLE),
+            "Files created:" => Merged::OldFiles(Effect::Create),
+            "Files modified:" => Merged::OldFiles(Effect::Modify),
+            "Files deleted:" => Merged::OldFiles(Effect::Delete),
+            "Files read:" => Merged::OldFiles(Effect::Read),
+            "Files mentioned:" => Merged::OldFiles(Effect::None),
+            "Commands run, oldest first:" => Merged::OldCommands,
+            _ => return None,
+        })
+    }
+}
+
 const SECTIONS: [&str; 5] = [
     "## 1. Task overview",
     "## 2. Current state",
@@ -231,6 +237,13 @@ const SECTIONS: [&str; 5] = [
     "## 4. Next steps",
     "## 5. Context to preserve",
 ];
+
+/// The share of a summary's budget the artifact index is sure of, in percent.
+const INDEX_SHARE_PERCENT: usize = 95;
+
+/// Tokens kept from the index for the last assistant message, so the next steps are never
+/// empty (it is cut to what is left).
+const LAST_MESSAGE_MIN: usize = 40;
 
 /// Longest line written for prose (requests, decisions, messages).
 const MAX_PROSE_CHARS: usize = 400;
@@ -310,7 +323,7 @@ impl Notes {
         };
         self.add(List::Requests, quote_prose(&text));
         for path in paths_in_text(&text) {
-            self.add(List::Mentioned, path);
+            self.artifacts.file(&path, Effect::None);
         }
         for pin in pins(&text) {
             self.add(List::Pins, pin);
@@ -350,23 +363,11 @@ impl Notes {
     /// Notes what a tool call did to files, and the command it ran.
     fn call(&mut self, call: &CallArgs) {
         for (path, effect) in file_actions(call) {
-            let list = match effect {
-                Effect::Create => List::Created,
-                Effect::Modify => List::Modified,
-                Effect::Delete => List::Deleted,
-                Effect::Read => List::Read,
-                Effect::None => List::Mentioned,
-            };
-            self.add(list, path);
+            self.artifacts.file(&path, effect);
         }
         if let Some(command) = call.command() {
-            let key = command_key(&command);
-            let more = if command.trim().lines().nth(1).is_some() {
-                " …"
-            } else {
-                ""
-            };
-            self.add(List::Commands, format!("`{key}`{more}"));
+            let more = command.trim().lines().nth(1).is_some();
+            self.artifacts.command(&command_key(&command), more, 1);
         }
     }
 
@@ -387,16 +388,30 @@ impl Notes {
             self.add(List::Earlier, quote_prose(&text));
             return;
         };
+        // The index's shared root written out: its entries merge whole.
+        let body = artifacts::expand_roots(body);
         let mut list = None;
         for line in body.lines() {
             let line = line.trim_end();
-            if let Some(found) = List::from_title(line.trim()) {
+            if let Some(found) = Merged::of_title(line.trim()) {
                 list = Some(found);
             } else if line.starts_with("## ") || line.is_empty() {
                 list = None;
             } else if let (Some(l), Some(entry)) = (list, line.strip_prefix("- ")) {
-                if !entry.starts_with('(') || !entry.ends_with("not shown)") {
-                    self.add(l, entry.to_string());
+                if entry.starts_with('(') && entry.ends_with("not shown)") {
+                    continue;
+                }
+                match l {
+                    Merged::List(l) => self.add(l, entry.to_string()),
+                    Merged::Index(title) => self.artifacts.merge_line(title, entry),
+                    Merged::OldFiles(effect) => self.artifacts.file(entry, effect),
+                    Merged::OldCommands => {
+                        let (key, more) = match entry.strip_suffix(" …") {
+                            Some(key) => (key, true),
+                            None => (entry, false),
+                        };
+                        self.artifacts.command(key.trim_matches('`'), more, 1);
+                    }
                 }
             } else if let Some(git) = line.strip_prefix("Git: ") {
                 self.git = Some(git.to_string());
@@ -415,12 +430,34 @@ impl Notes {
         if let Some(git) = &git_line {
             budget = budget.saturating_sub(counter.count(git) + 1);
         }
-        let (chosen, cut_message) = self.choose(budget, counter);
+        // The artifact index is sure of a share of what the user's own words (requests,
+        // pins) and a cut last message leave, and takes what the other lists leave.
+        let whole_index = counter.count(&self.artifacts.render(usize::MAX, counter)) + 1;
+        let protected = self.cost(&[List::Requests, List::Pins], counter) + LAST_MESSAGE_MIN;
+        let reserve = whole_index.min(budget.saturating_sub(protected) * INDEX_SHARE_PERCENT / 100);
+        let first = self.artifacts.render(reserve.saturating_sub(1), counter);
+        // What the index could not use goes to the other lists.
+        let used = if first.is_empty() {
+            0
+        } else {
+            counter.count(&first) + 1
+        };
+        let (chosen, cut_message, left) = self.choose(budget - used, counter);
+        let index = if left > 0 && used < whole_index {
+            self.artifacts.render(used + left - 1, counter)
+        } else {
+            first
+        };
         let mut out = intro.to_string();
         for (s, header) in SECTIONS.iter().enumerate() {
             out.push_str("\n\n");
             out.push_str(header);
             let mut wrote = false;
+            if s == 1 && !index.is_empty() {
+                out.push('\n');
+                out.push_str(&index);
+                wrote = true;
+            }
             for list in List::ALL.into_iter().filter(|l| l.section() == s + 1) {
                 let all = self.lists.get(&list).map_or(&[][..], Vec::as_slice);
                 let kept: Vec<&str> = all
@@ -463,7 +500,20 @@ impl Notes {
         out
     }
 
-    /// The (list, index) of every line that fits in `budget` tokens: pins and requests, then
+    /// What `lists` cost written whole, titles included.
+    fn cost(&self, lists: &[List], counter: &crate::tokens::TokenCounter) -> usize {
+        lists
+            .iter()
+            .filter_map(|list| Some((list, self.lists.get(list)?)))
+            .map(|(list, lines)| {
+                counter.count(list.title())
+                    + 4
+                    + lines.iter().map(|l| counter.count(l) + 2).sum::<usize>()
+            })
+            .sum()
+    }
+
+    /// The (list, index) of every line that fits in `budget` tokens, and the tokens left: pins and requests, then
     /// the line that matters most of every other list (its newest, or its first for the task
     /// list), by list priority, then the others. A list whose first line does not fit shows
     /// none. The last assistant message is cut to fit rather than left out (returned when
@@ -472,7 +522,7 @@ impl Notes {
         &self,
         budget: usize,
         counter: &crate::tokens::TokenCounter,
-    ) -> (HashSet<(List, usize)>, Option<String>) {
+    ) -> (HashSet<(List, usize)>, Option<String>, usize) {
         // Pins and requests first (whole lists), then the first line of every other list,
         // then the rest by priority.
         const FIRST_LINE_PRIORITY: u32 = 89;
@@ -489,8 +539,11 @@ impl Notes {
                 candidates.push((priority, rank, list, i));
             }
         }
-        candidates
-            .sort_by_key(|&(priority, rank, list, i)| (std::cmp::Reverse(priority), rank, list, i));
+        candidates.sort_by_key(|&(priority, rank, list, i)| {
+            // The last message before other first lines: the next steps are never empty.
+            let later = list != List::LastMessage;
+            (std::cmp::Reverse(priority), rank, later, list, i)
+        });
         let mut left = budget;
         let mut chosen = HashSet::new();
         let mut shown: HashSet<List> = HashSet::new();
@@ -519,7 +572,7 @@ impl Notes {
             chosen.insert((list, i));
             shown.insert(list);
         }
-        (chosen, cut_message)
+        (chosen, cut_message, left)
     }
 }
 
