@@ -34,6 +34,9 @@ _ctxc() {
             ctxc,convert)
                 cmd="ctxc__subcmd__convert"
                 ;;
+            ctxc,eval)
+                cmd="ctxc__subcmd__eval"
+                ;;
             ctxc,help)
                 cmd="ctxc__subcmd__help"
                 ;;
@@ -97,6 +100,9 @@ _ctxc() {
             ctxc__subcmd__help,convert)
                 cmd="ctxc__subcmd__help__subcmd__convert"
                 ;;
+            ctxc__subcmd__help,eval)
+                cmd="ctxc__subcmd__help__subcmd__eval"
+                ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
                 ;;
@@ -146,7 +152,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert repair restore archive config report sessions completions man stats help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert repair restore archive config report sessions completions man stats eval help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -651,8 +657,78 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__eval)
+            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --strategy --target-ratio --summary-max-tokens --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands atif anthropic openai" -- "${cur}"))
+                    return 0
+                    ;;
+                --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    return 0
+                    ;;
+                --strategy)
+                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
+                    return 0
+                    ;;
+                --target-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help)
-            opts="check compact convert repair restore archive config report sessions completions man stats help"
+            opts="check compact convert repair restore archive config report sessions completions man stats eval help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -764,6 +840,20 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help__subcmd__convert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -41,6 +41,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand completions 'Print a shell''s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
             cand man 'Print ctxc''s man page, or a command''s (`ctxc man compact`, `ctxc man report merge`)'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+            cand eval 'Measure what each strategy keeps: probes an agent must still answer after compaction'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxc;check'= {
@@ -397,6 +398,34 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'ctxc;eval'= {
+            cand --glob 'File-name patterns to pick in directories (repeatable)'
+            cand --format 'Read every input as this format instead of detecting it'
+            cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
+            cand --max-input-bytes 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it'
+            cand --column 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON'
+            cand --model 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated'
+            cand --context-window 'Context window in tokens (default: the model''s, else the one the transcript records or its model''s, else 200000)'
+            cand --encoding 'Tokenizer'
+            cand --strategy 'Strategies to compare, comma-separated [default: adaptive]; each runs alone (see `ctxc compact --strategy`)'
+            cand --target-ratio 'Target shares of each conversation''s context tokens to compare, comma-separated'
+            cand --summary-max-tokens 'Token budget of each summary [default: 1000]'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
+            cand --no-cache 'Tokenize every text, even text seen before (for measurements)'
+            cand --json 'Print the report as JSON (camelCase, with schemaVersion)'
+            cand --yaml 'Print the report as YAML'
+            cand --markdown 'Print the report as a markdown table'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ctxc;help'= {
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
@@ -410,6 +439,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand completions 'Print a shell''s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
             cand man 'Print ctxc''s man page, or a command''s (`ctxc man compact`, `ctxc man report merge`)'
             cand stats 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+            cand eval 'Measure what each strategy keeps: probes an agent must still answer after compaction'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxc;help;check'= {
@@ -444,6 +474,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help;man'= {
         }
         &'ctxc;help;stats'= {
+        }
+        &'ctxc;help;eval'= {
         }
         &'ctxc;help;help'= {
         }

@@ -207,6 +207,17 @@ pub enum Command {
     /// records (an estimate marked est. for Claude without usage). With -q, prints the total
     /// alone: provider tokens when the files record usage, else context tokens.
     Stats(StatsArgs),
+
+    /// Measure what each strategy keeps: probes an agent must still answer after compaction.
+    ///
+    /// Derives probes from each original conversation (artifact: every file touched and its
+    /// last action; recall: commands, error lines, identifiers and numbers the user gave;
+    /// continuation: the task, the latest request, the next step; decision: what was chosen
+    /// or rejected), compacts in memory with each strategy at each target ratio (as `compact
+    /// --force` would; nothing is written), and checks every probe against what the model is
+    /// sent after the output loads. Prints a row per strategy × ratio: tokens, saved share,
+    /// probes passed per category and facts kept; -v lists each failing probe as path:line.
+    Eval(EvalArgs),
 }
 
 /// Arguments of `ctxc sessions`.
@@ -405,6 +416,35 @@ pub struct StatsArgs {
     /// Triggers to evaluate.
     #[command(flatten)]
     pub triggers: TriggerArgs,
+
+    /// Report format.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Arguments of `ctxc eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Token counting.
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+
+    /// Strategies to compare, comma-separated [default: adaptive]; each runs alone (see
+    /// `ctxc compact --strategy`).
+    #[arg(help_heading = COMPACTION, long, value_name = "NAME[,NAME...]", value_delimiter = ',', hide_possible_values = true)]
+    pub strategy: Vec<StrategyName>,
+
+    /// Target shares of each conversation's context tokens to compare, comma-separated.
+    #[arg(help_heading = COMPACTION, long, value_name = "RATIO[,RATIO...]", value_delimiter = ',', default_value = "0.5")]
+    pub target_ratio: Vec<f64>,
+
+    /// Token budget of each summary [default: 1000].
+    #[arg(help_heading = COMPACTION, long, value_name = "TOKENS")]
+    pub summary_max_tokens: Option<usize>,
 
     /// Report format.
     #[command(flatten)]

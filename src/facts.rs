@@ -22,7 +22,9 @@
 //!
 //! All text is read through [`clean::clean`]: no ANSI escapes, no client wrapper tags.
 
+pub mod actions;
 pub mod clean;
+pub mod prose;
 
 use crate::transcript::{Item, Kind, PartKind, trailing_action};
 use aho_corasick::AhoCorasick;
@@ -53,6 +55,13 @@ pub struct Facts {
 impl Facts {
     /// Facts of `items` (only what reaches the model).
     pub fn of<'a>(items: impl IntoIterator<Item = &'a Item>) -> Facts {
+        Facts::located(items).0
+    }
+
+    /// Facts of `items` with the source line each was first seen on (`ctxc eval` cites it):
+    /// one list of lines per list of facts, in the same order (paths, commands, errors,
+    /// user requests).
+    pub fn located<'a>(items: impl IntoIterator<Item = &'a Item>) -> (Facts, [Vec<usize>; 4]) {
         let items: Vec<&Item> = items.into_iter().filter(|i| i.in_context).collect();
         let mut facts = Collector::default();
         let mut calls = CallIndex::default();
@@ -60,9 +69,10 @@ impl Facts {
             let answered = items
                 .get(at + 1)
                 .is_some_and(|next| matches!(next.kind, Kind::User | Kind::ToolResult));
+            facts.line = item.line;
             facts.add(item, answered, &mut calls);
         }
-        facts.facts
+        (facts.facts, facts.lines)
     }
 }
 
@@ -70,6 +80,9 @@ impl Facts {
 struct Collector {
     facts: Facts,
     seen: HashSet<(u8, String)>,
+    /// The line of the item being read.
+    line: usize,
+    lines: [Vec<usize>; 4],
 }
 
 impl Collector {
@@ -77,6 +90,7 @@ impl Collector {
         if fact.is_empty() || !self.seen.insert((list, fact.clone())) {
             return;
         }
+        self.lines[usize::from(list.min(3))].push(self.line);
         match list {
             0 => self.facts.paths.push(fact),
             1 => self.facts.commands.push(fact),

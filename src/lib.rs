@@ -14,6 +14,7 @@
 //! | repairing | [`repair`] (orphaned calls, broken chains, replayed history, bad lines, oversized sessions) |
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`tempfiles`], [`output`] (stdout) |
+//! | measuring fidelity | [`eval`] (probes an agent must still answer; `ctxc eval`) |
 //! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr) |
 //! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
@@ -33,6 +34,7 @@ pub mod count;
 pub(crate) mod dataset;
 pub(crate) mod discover;
 pub(crate) mod engine;
+pub mod eval;
 pub mod facts;
 pub(crate) mod failpoint;
 pub(crate) mod human;
@@ -104,6 +106,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),
         cli::Command::Stats(args) => commands::stats::run(args, cli.quiet),
+        cli::Command::Eval(args) => commands::eval::run(args, cli.quiet, cli.verbose),
         cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
         cli::Command::Convert(args) => commands::convert::run(args, cli.quiet),
         cli::Command::Repair(args) => commands::repair::run(args, cli.quiet),

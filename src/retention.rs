@@ -133,9 +133,7 @@ pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
 
 /// How much of `facts` (a conversation's before compaction) `after` still holds.
 pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
-    // Facts are read through `clean` (no ANSI escapes, no client wrappers): so is the output.
-    let text = context_text(after);
-    let text = crate::facts::clean::clean(&text);
+    let text = findable_text(after);
     let (paths, commands, errors) = (
         tally(&facts.paths, &text),
         tally(&facts.commands, &text),
@@ -150,6 +148,23 @@ pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
         errors,
         user_requests: tally(&facts.user_requests, &flat),
     }
+}
+
+/// What facts are looked for in: everything the model is sent of `conv`, read through
+/// `clean` as the facts were (no ANSI escapes, no client wrappers), with the paths and
+/// commands of every folded artifact index written out whole (a model reads `src/{a.rs,
+/// b.rs}` as both files).
+pub fn findable_text(conv: &Conversation) -> String {
+    let raw = context_text(conv);
+    let mut text = match crate::facts::clean::clean(&raw) {
+        std::borrow::Cow::Borrowed(_) => raw,
+        std::borrow::Cow::Owned(cleaned) => cleaned,
+    };
+    for path in crate::summarizer::artifacts::unfold(&text) {
+        text.push('\n');
+        text.push_str(&path);
+    }
+    text
 }
 
 /// Everything the model is sent of a conversation as one text (tool arguments decoded).

@@ -7,6 +7,7 @@ pub mod compact_report;
 pub mod config;
 pub mod convert;
 pub mod docs;
+pub mod eval;
 pub mod repair;
 pub mod report;
 pub mod restore;

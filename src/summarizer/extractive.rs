@@ -9,13 +9,15 @@
 //! of its lines were left out. Earlier ctxc summaries in the span are merged line by line, so
 //! summarizing a summary loses nothing that still fits.
 
+use super::artifacts::{self, ArtifactIndex};
 use super::render::{Outputs, entries_marker, fit_entries, render_entries};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
+use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
+use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
-    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, file_effect,
-    paths_in_text, reported_errors, request_text, result_errors, text_action, tool_calls,
-    tool_output,
+    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, paths_in_text,
+    reported_errors, request_text, result_errors, text_action, tool_calls, tool_output,
 };
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
 use anyhow::Result;
@@ -117,18 +119,14 @@ struct Notes {
     seen: HashSet<(List, String)>,
     /// Git diff statistics, the latest seen.
     git: Option<String>,
+    /// Files touched and commands run.
+    artifacts: ArtifactIndex,
 }
 
 /// The lists of a summary, in the order they are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum List {
     Requests,
-    Created,
-    Modified,
-    Deleted,
-    Read,
-    Mentioned,
-    Commands,
     Errors,
     Decisions,
     Tasks,
@@ -139,14 +137,8 @@ enum List {
 }
 
 impl List {
-    const ALL: [List; 14] = [
+    const ALL: [List; 8] = [
         List::Requests,
-        List::Created,
-        List::Modified,
-        List::Deleted,
-        List::Read,
-        List::Mentioned,
-        List::Commands,
         List::Errors,
         List::Decisions,
         List::Tasks,
@@ -159,12 +151,6 @@ impl List {
     fn title(self) -> &'static str {
         match self {
             List::Requests => "User requests, oldest first:",
-            List::Created => "Files created:",
-            List::Modified => "Files modified:",
-            List::Deleted => "Files deleted:",
-            List::Read => "Files read:",
-            List::Mentioned => "Files mentioned:",
-            List::Commands => "Commands run, oldest first:",
             List::Errors => "Errors (failed calls) and what followed:",
             List::Decisions => "Decisions and findings:",
             List::Tasks => "Task list (latest state):",
@@ -178,12 +164,6 @@ impl List {
     fn section(self) -> usize {
         match self {
             List::Requests => 1,
-            List::Created
-            | List::Modified
-            | List::Deleted
-            | List::Read
-            | List::Mentioned
-            | List::Commands => 2,
             List::Errors | List::Decisions => 3,
             List::Tasks | List::LastMessage => 4,
             List::Pins | List::Preferences | List::Earlier => 5,
@@ -199,12 +179,8 @@ impl List {
             List::Tasks => 85,
             List::Preferences => 80,
             List::Errors => 75,
-            List::Modified | List::Created | List::Deleted => 70,
-            List::Commands => 65,
             List::Earlier => 55,
             List::Decisions => 45,
-            List::Read => 40,
-            List::Mentioned => 30,
         }
     }
 
@@ -223,6 +199,37 @@ impl List {
     }
 }
 
+/// What the lines under a title of an earlier ctxc summary are.
+#[derive(Debug, Clone, Copy)]
+enum Merged {
+    List(List),
+    /// The artifact index (files or commands, by its title).
+    Index(&'static str),
+    /// A file list of ctxc before the artifact index, by what was done to its files.
+    OldFiles(Effect),
+    /// The command list of ctxc before the artifact index.
+    OldCommands,
+}
+
+impl Merged {
+    fn of_title(title: &str) -> Option<Merged> {
+        if let Some(list) = List::from_title(title) {
+            return Some(Merged::List(list));
+        }
+        Some(match title {
+            artifacts::FILES_TITLE => Merged::Index(artifacts::FILES_TITLE),
+            artifacts::COMMANDS_TITLE => Merged::Index(artifacts::COMMANDS_TITLE),
+            "Files created:" => Merged::OldFiles(Effect::Create),
+            "Files modified:" => Merged::OldFiles(Effect::Modify),
+            "Files deleted:" => Merged::OldFiles(Effect::Delete),
+            "Files read:" => Merged::OldFiles(Effect::Read),
+            "Files mentioned:" => Merged::OldFiles(Effect::None),
+            "Commands run, oldest first:" => Merged::OldCommands,
+            _ => return None,
+        })
+    }
+}
+
 const SECTIONS: [&str; 5] = [
     "## 1. Task overview",
     "## 2. Current state",
@@ -230,6 +237,13 @@ const SECTIONS: [&str; 5] = [
     "## 4. Next steps",
     "## 5. Context to preserve",
 ];
+
+/// The share of a summary's budget the artifact index is sure of, in percent.
+const INDEX_SHARE_PERCENT: usize = 95;
+
+/// Tokens kept from the index for the last assistant message, so the next steps are never
+/// empty (it is cut to what is left).
+const LAST_MESSAGE_MIN: usize = 40;
 
 /// Longest line written for prose (requests, decisions, messages).
 const MAX_PROSE_CHARS: usize = 400;
@@ -309,7 +323,7 @@ impl Notes {
         };
         self.add(List::Requests, quote_prose(&text));
         for path in paths_in_text(&text) {
-            self.add(List::Mentioned, path);
+            self.artifacts.file(&path, Effect::None);
         }
         for pin in pins(&text) {
             self.add(List::Pins, pin);
@@ -332,7 +346,9 @@ impl Notes {
             self.lists.remove(&List::LastMessage);
             self.seen.retain(|(l, _)| *l != List::LastMessage);
             self.add(List::LastMessage, quote_prose(&text));
-            for sentence in sentences(&text).filter(|s| crate::facts::states_decision(s)) {
+            for sentence in
+                sentences(&text).filter(|s| crate::facts::states_decision(s) || chooses(s))
+            {
                 self.add(List::Decisions, quote_prose(sentence));
             }
         }
@@ -346,35 +362,12 @@ impl Notes {
 
     /// Notes what a tool call did to files, and the command it ran.
     fn call(&mut self, call: &CallArgs) {
-        let effect = file_effect(call);
-        let patched = patch_effects(call);
-        // A patch says per file what it does; its headers are not all modifications.
-        let paths: Vec<String> = call
-            .paths()
-            .into_iter()
-            .filter(|p| !patched.iter().any(|(q, _)| q == p))
-            .collect();
-        for path in &paths {
-            let list = match effect {
-                Effect::Create => List::Created,
-                Effect::Modify => List::Modified,
-                Effect::Delete => List::Deleted,
-                Effect::Read => List::Read,
-                Effect::None => List::Mentioned,
-            };
-            self.add(list, path.clone());
-        }
-        for (path, list) in patched {
-            self.add(list, path);
+        for (path, effect) in file_actions(call) {
+            self.artifacts.file(&path, effect);
         }
         if let Some(command) = call.command() {
-            let key = command_key(&command);
-            let more = if command.trim().lines().nth(1).is_some() {
-                " …"
-            } else {
-                ""
-            };
-            self.add(List::Commands, format!("`{key}`{more}"));
+            let more = command.trim().lines().nth(1).is_some();
+            self.artifacts.command(&command_key(&command), more, 1);
         }
     }
 
@@ -395,16 +388,30 @@ impl Notes {
             self.add(List::Earlier, quote_prose(&text));
             return;
         };
+        // The index's shared root written out: its entries merge whole.
+        let body = artifacts::expand_roots(body);
         let mut list = None;
         for line in body.lines() {
             let line = line.trim_end();
-            if let Some(found) = List::from_title(line.trim()) {
+            if let Some(found) = Merged::of_title(line.trim()) {
                 list = Some(found);
             } else if line.starts_with("## ") || line.is_empty() {
                 list = None;
             } else if let (Some(l), Some(entry)) = (list, line.strip_prefix("- ")) {
-                if !entry.starts_with('(') || !entry.ends_with("not shown)") {
-                    self.add(l, entry.to_string());
+                if entry.starts_with('(') && entry.ends_with("not shown)") {
+                    continue;
+                }
+                match l {
+                    Merged::List(l) => self.add(l, entry.to_string()),
+                    Merged::Index(title) => self.artifacts.merge_line(title, entry),
+                    Merged::OldFiles(effect) => self.artifacts.file(entry, effect),
+                    Merged::OldCommands => {
+                        let (key, more) = match entry.strip_suffix(" …") {
+                            Some(key) => (key, true),
+                            None => (entry, false),
+                        };
+                        self.artifacts.command(key.trim_matches('`'), more, 1);
+                    }
                 }
             } else if let Some(git) = line.strip_prefix("Git: ") {
                 self.git = Some(git.to_string());
@@ -423,12 +430,34 @@ impl Notes {
         if let Some(git) = &git_line {
             budget = budget.saturating_sub(counter.count(git) + 1);
         }
-        let (chosen, cut_message) = self.choose(budget, counter);
+        // The artifact index is sure of a share of what the user's own words (requests,
+        // pins) and a cut last message leave, and takes what the other lists leave.
+        let whole_index = counter.count(&self.artifacts.render(usize::MAX, counter)) + 1;
+        let protected = self.cost(&[List::Requests, List::Pins], counter) + LAST_MESSAGE_MIN;
+        let reserve = whole_index.min(budget.saturating_sub(protected) * INDEX_SHARE_PERCENT / 100);
+        let first = self.artifacts.render(reserve.saturating_sub(1), counter);
+        // What the index could not use goes to the other lists.
+        let used = if first.is_empty() {
+            0
+        } else {
+            counter.count(&first) + 1
+        };
+        let (chosen, cut_message, left) = self.choose(budget - used, counter);
+        let index = if left > 0 && used < whole_index {
+            self.artifacts.render(used + left - 1, counter)
+        } else {
+            first
+        };
         let mut out = intro.to_string();
         for (s, header) in SECTIONS.iter().enumerate() {
             out.push_str("\n\n");
             out.push_str(header);
             let mut wrote = false;
+            if s == 1 && !index.is_empty() {
+                out.push('\n');
+                out.push_str(&index);
+                wrote = true;
+            }
             for list in List::ALL.into_iter().filter(|l| l.section() == s + 1) {
                 let all = self.lists.get(&list).map_or(&[][..], Vec::as_slice);
                 let kept: Vec<&str> = all
@@ -471,7 +500,20 @@ impl Notes {
         out
     }
 
-    /// The (list, index) of every line that fits in `budget` tokens: pins and requests, then
+    /// What `lists` cost written whole, titles included.
+    fn cost(&self, lists: &[List], counter: &crate::tokens::TokenCounter) -> usize {
+        lists
+            .iter()
+            .filter_map(|list| Some((list, self.lists.get(list)?)))
+            .map(|(list, lines)| {
+                counter.count(list.title())
+                    + 4
+                    + lines.iter().map(|l| counter.count(l) + 2).sum::<usize>()
+            })
+            .sum()
+    }
+
+    /// The (list, index) of every line that fits in `budget` tokens, and the tokens left: pins and requests, then
     /// the line that matters most of every other list (its newest, or its first for the task
     /// list), by list priority, then the others. A list whose first line does not fit shows
     /// none. The last assistant message is cut to fit rather than left out (returned when
@@ -480,7 +522,7 @@ impl Notes {
         &self,
         budget: usize,
         counter: &crate::tokens::TokenCounter,
-    ) -> (HashSet<(List, usize)>, Option<String>) {
+    ) -> (HashSet<(List, usize)>, Option<String>, usize) {
         // Pins and requests first (whole lists), then the first line of every other list,
         // then the rest by priority.
         const FIRST_LINE_PRIORITY: u32 = 89;
@@ -497,8 +539,11 @@ impl Notes {
                 candidates.push((priority, rank, list, i));
             }
         }
-        candidates
-            .sort_by_key(|&(priority, rank, list, i)| (std::cmp::Reverse(priority), rank, list, i));
+        candidates.sort_by_key(|&(priority, rank, list, i)| {
+            // The last message before other first lines: the next steps are never empty.
+            let later = list != List::LastMessage;
+            (std::cmp::Reverse(priority), rank, later, list, i)
+        });
         let mut left = budget;
         let mut chosen = HashSet::new();
         let mut shown: HashSet<List> = HashSet::new();
@@ -527,7 +572,7 @@ impl Notes {
             chosen.insert((list, i));
             shown.insert(list);
         }
-        (chosen, cut_message)
+        (chosen, cut_message, left)
     }
 }
 
@@ -669,26 +714,6 @@ fn program(command: &str) -> Option<String> {
     (!key.is_empty()).then(|| key.join(" "))
 }
 
-/// Files a patch (Codex `apply_patch`, unified diffs) adds, updates or deletes.
-fn patch_effects(call: &CallArgs) -> Vec<(String, List)> {
-    let mut strings = Vec::new();
-    crate::facts::string_values(&call.args, &mut strings);
-    let mut found = Vec::new();
-    for line in strings.iter().flat_map(|s| s.lines()) {
-        let line = line.trim();
-        for (prefix, list) in [
-            ("*** Add File: ", List::Created),
-            ("*** Update File: ", List::Modified),
-            ("*** Delete File: ", List::Deleted),
-        ] {
-            if let Some(path) = line.strip_prefix(prefix) {
-                found.push((path.trim().to_string(), list));
-            }
-        }
-    }
-    found
-}
-
 /// The open items of a task-list tool call (`TodoWrite`, `update_plan`, ...), or `None` when
 /// the call is not one.
 fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
@@ -793,13 +818,6 @@ fn quote_prose(text: &str) -> String {
     let head = clip(&flat, 300);
     let tail: String = flat.chars().skip(chars - 80).collect();
     format!("\"{head} […] {tail}\"")
-}
-
-/// The sentences of a text (split after `.`, `!`, `?` and at line ends).
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive(['.', '!', '?', '\n'])
-        .map(str::trim)
-        .filter(|s| s.len() > 12)
 }
 
 fn is_preference(sentence: &str) -> bool {

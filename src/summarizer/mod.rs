@@ -5,6 +5,7 @@
 //! truncation ([`safety_truncate`]): above 200,000 characters only the head 20% and the tail
 //! 30% are kept, with a visible marker where the middle was.
 
+pub mod artifacts;
 pub mod extractive;
 pub mod llm;
 pub mod redact;

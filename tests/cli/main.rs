@@ -7,6 +7,7 @@ mod check;
 mod ci;
 mod compact;
 mod deep;
+mod eval;
 mod fleet;
 mod friction;
 mod inplace;

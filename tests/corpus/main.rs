@@ -6,6 +6,7 @@ mod archive;
 mod calibrate;
 mod compact;
 mod drop_stored;
+mod eval;
 mod landing;
 mod repair;
 

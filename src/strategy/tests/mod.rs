@@ -430,6 +430,14 @@ mod key_events;
 mod observation_masking;
 mod properties;
 mod selective;
+
+/// Whether a summary's artifact index names `path`.
+fn indexes(summary: &str, path: &str) -> bool {
+    crate::summarizer::artifacts::unfold(summary)
+        .iter()
+        .any(|p| p == path)
+}
+
 mod sliding_window;
 mod strip_payloads;
 mod truncate;

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::summarizer::MAX_SAFE_CHARS;
+use crate::summarizer::artifacts;
 use crate::tokens::{Encoding, TokenCounter};
 use crate::transcript::{ReadOptions, Transcript, read};
 use serde_json::{Value, json};
@@ -100,6 +101,21 @@ fn list<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
     lines.map_while(|l| l.strip_prefix("- ")).collect()
 }
 
+/// The files of the artifact index whose last action is `verb`, whole, in order.
+fn files(text: &str, verb: &str) -> Vec<String> {
+    let prefix = format!("{verb}: ");
+    list(text, artifacts::FILES_TITLE)
+        .into_iter()
+        .filter(|l| l.starts_with(&prefix))
+        .flat_map(|l| artifacts::unfold(&format!("{}\n- {l}", artifacts::FILES_TITLE)))
+        .collect()
+}
+
+/// The lines of the artifact index's commands.
+fn commands(text: &str) -> Vec<&str> {
+    list(text, artifacts::COMMANDS_TITLE)
+}
+
 /// A span with something for every section.
 fn everything() -> Span {
     Span::default()
@@ -158,10 +174,10 @@ fn the_five_sections_appear_in_order_with_their_content() {
     // Each list sits in its section.
     for (list_title, section) in [
         ("User requests, oldest first:", 0),
-        ("Files created:", 1),
-        ("Files modified:", 1),
-        ("Files read:", 1),
-        ("Commands run, oldest first:", 1),
+        (artifacts::FILES_TITLE, 1),
+        ("- created: tests/test_paging.py", 1),
+        ("- modified: src/api.py", 1),
+        (artifacts::COMMANDS_TITLE, 1),
         ("Errors (failed calls) and what followed:", 2),
         ("Decisions and findings:", 2),
         ("Task list (latest state):", 3),
@@ -265,18 +281,24 @@ fn exact_paths_are_sorted_into_created_modified_deleted_and_read() {
         )
         .tool("edit_file", json!({"path": "src/parser.rs", "old": "b", "new": "c"}), "ok")
         .summary();
+    assert_eq!(files(&text, "created"), ["src/new.rs", "/repo/src/made.rs"]);
     assert_eq!(
-        list(&text, "Files created:"),
-        ["src/new.rs", "/repo/src/made.rs"]
-    );
-    assert_eq!(
-        list(&text, "Files modified:"),
+        files(&text, "modified"),
         ["src/parser.rs", "/repo/src/lexer.rs"]
     );
-    assert_eq!(list(&text, "Files deleted:"), ["src/old.rs"]);
+    assert_eq!(files(&text, "deleted"), ["src/old.rs"]);
     assert_eq!(
-        list(&text, "Files read:"),
+        files(&text, "read"),
         ["/repo/Cargo.toml", "/repo/README.md"]
+    );
+    // Each file once, under its last action; a directory of several written once.
+    assert!(
+        text.contains("- modified: src/parser.rs, /repo/src/lexer.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- read: /repo/{Cargo.toml, README.md}"),
+        "{text}"
     );
 }
 
@@ -287,11 +309,11 @@ fn a_patch_sorts_its_files_by_what_it_does_to_them() {
         .user("Apply the refactor.")
         .tool("apply_patch", json!({ "input": patch }), "Done!")
         .summary();
-    assert_eq!(list(&text, "Files created:"), ["src/added.rs"]);
-    assert_eq!(list(&text, "Files deleted:"), ["src/gone.rs"]);
-    // `apply_patch` counts as a modification of every path it names, so the added and the
-    // deleted file are listed under "Files modified:" too.
-    assert_eq!(list(&text, "Files modified:"), ["src/changed.rs"], "{text}");
+    assert_eq!(files(&text, "created"), ["src/added.rs"]);
+    assert_eq!(files(&text, "deleted"), ["src/gone.rs"]);
+    // The patch says per file what it does: the added and the deleted file are not
+    // modifications.
+    assert_eq!(files(&text, "modified"), ["src/changed.rs"], "{text}");
 }
 
 #[test]
@@ -303,8 +325,8 @@ fn commands_are_listed_oldest_first_by_their_first_line() {
         .bash("cargo build --release", "Finished")
         .summary();
     assert_eq!(
-        list(&text, "Commands run, oldest first:"),
-        ["`cargo build --release`", "`cd web` …"]
+        commands(&text),
+        ["`cargo build --release` ×2", "`cd web` …"]
     );
 }
 
@@ -410,16 +432,12 @@ fn the_budget_is_respected_and_what_is_left_out_is_counted() {
         if budget == 120 {
             continue; // No file fits (see the ignored test below).
         }
-        let read = list(&text, "Files read:");
-        let shown = read.iter().filter(|l| l.starts_with("src/")).count();
-        let more: usize = match read.last().and_then(|l| l.strip_prefix('(')) {
-            Some(rest) => rest
-                .strip_suffix(" more not shown)")
-                .unwrap()
-                .parse()
-                .unwrap(),
-            None => 0,
-        };
+        let read = files(&text, "read");
+        let shown = read.len();
+        let more: usize = list(&text, artifacts::FILES_TITLE)
+            .iter()
+            .find_map(|l| l.strip_prefix('('))
+            .map_or(0, |rest| rest.split(' ').next().unwrap().parse().unwrap());
         assert!(shown > 0, "budget {budget}:\n{text}");
         assert_eq!(shown + more, 300, "budget {budget}:\n{text}");
         assert_eq!(more > 0, budget < 3000, "budget {budget}");
@@ -431,12 +449,17 @@ fn the_budget_is_respected_and_what_is_left_out_is_counted() {
 
 #[test]
 fn a_list_is_shown_with_its_newest_lines_or_not_at_all() {
-    // With 130 tokens the requests, the pin and the newest file read fit: no list is only a
+    // With 220 tokens the requests, the pin, the next step and the newest files read fit: no
     // count of lines left out.
-    let text = summarize(&many_reads().transcript(), 130, Scope::Span);
+    let text = summarize(&many_reads().transcript(), 220, Scope::Span);
+    let read = files(&text, "read");
     assert_eq!(
-        list(&text, "Files read:"),
-        ["src/module_299.rs", "(299 more not shown)"],
+        read.last().map(String::as_str),
+        Some("src/module_299.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("({} files and 0 commands", 300 - read.len())),
         "{text}"
     );
     for title in text
@@ -456,7 +479,7 @@ fn summaries_grow_with_the_budget() {
     let t = many_reads().transcript();
     let small = summarize(&t, 200, Scope::Span);
     let large = summarize(&t, 2000, Scope::Span);
-    assert!(list(&large, "Files read:").len() > list(&small, "Files read:").len());
+    assert!(files(&large, "read").len() > files(&small, "read").len());
 }
 
 // ----- Earlier summaries and long spans -----
@@ -472,11 +495,12 @@ fn an_earlier_summary_is_merged_line_by_line() {
     let t = span.transcript();
     assert_eq!(t.conversations[0].items[0].kind, Kind::Summary);
     let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(files(&text, "modified"), ["src/api.py", "docs/api.md"]);
+    assert_eq!(files(&text, "created"), ["tests/test_paging.py"]);
     assert_eq!(
-        list(&text, "Files modified:"),
-        ["src/api.py", "docs/api.md"]
+        commands(&text),
+        ["`pytest tests/test_api.py -x`", "`git diff --stat`"]
     );
-    assert_eq!(list(&text, "Files created:"), ["tests/test_paging.py"]);
     assert_eq!(list(&text, "Pinned:"), ["The public API stays as it is."]);
     assert_eq!(
         list(&text, "User requests, oldest first:"),
@@ -502,11 +526,11 @@ fn an_earlier_summary_is_merged_line_by_line() {
 fn a_count_of_lines_left_out_is_not_merged_as_a_fact() {
     let t = many_reads().transcript();
     let first = summarize(&t, 200, Scope::Span);
-    assert!(first.contains(" more not shown)"));
+    assert!(first.contains(" not shown)"), "{first}");
     let text = Span::default()
         .user(&format!("{SUMMARY_MARKER}\n{first}"))
         .summary();
-    let read = list(&text, "Files read:");
+    let read = files(&text, "read");
     assert!(!read.is_empty());
     assert!(read.iter().all(|l| l.starts_with("src/module_")), "{text}");
 }

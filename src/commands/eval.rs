@@ -1,0 +1,412 @@
+//! `ctxc eval`: what each strategy × target ratio keeps of what an agent needs to carry on.
+//! Every input is compacted in memory (nothing is written) with each strategy and ratio, as
+//! `ctxc compact --force --strategy S --target-ratio R` would; the probes derived from the
+//! original ([`crate::eval`]) are checked against what the model is sent after the output
+//! loads, and the facts `retention` counts are reported beside them.
+
+use crate::ExitStatus;
+use crate::cli::EvalArgs;
+use crate::config::TokenSettings;
+use crate::discover::{self, Input};
+use crate::eval::{self, Category, Probe, Tallies};
+use crate::facts::Facts;
+use crate::human::thousands;
+use crate::pipeline::{self, Settings, Target};
+use crate::progress::Progress;
+use crate::report::{self, OutputFormat, Table};
+use crate::retention::{Counts, Retention, retention_of};
+use crate::strategy::{StrategyName, StrategySettings};
+use crate::summarizer::extractive::Extractive;
+use crate::transcript::{self, ReadOptions, Transcript};
+use crate::trigger::TriggerSettings;
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalReport {
+    /// Bumped when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// How tokens were counted.
+    pub tokenizer: TokenSettings,
+    /// One entry per strategy × target ratio, strategies in the order given, ratios within.
+    pub runs: Vec<RunReport>,
+}
+
+/// One strategy at one target ratio over every input.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    /// The strategy.
+    pub strategy: StrategyName,
+    /// The target, a share of each conversation's context tokens.
+    pub target_ratio: f64,
+    /// Sums over the files that could be evaluated.
+    #[serde(flatten)]
+    pub totals: Figures,
+    /// Per input, in input order.
+    pub files: Vec<FileEval>,
+}
+
+/// Figures that add up over conversations and files.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Figures {
+    /// Context tokens before compaction.
+    pub tokens_before: usize,
+    /// Context tokens after.
+    pub tokens_after: usize,
+    /// Probes passed and asked, `[kept, total]`, per category.
+    pub probes: Tallies,
+    /// Facts kept, `[kept, total]` per kind: what `ctxc compact` reports as retention.
+    pub retention: Counts,
+}
+
+impl std::ops::AddAssign for Figures {
+    fn add_assign(&mut self, other: Figures) {
+        self.tokens_before += other.tokens_before;
+        self.tokens_after += other.tokens_after;
+        self.probes += other.probes;
+        let mut retention = Retention::from(self.retention);
+        retention += other.retention.into();
+        self.retention = retention.into();
+    }
+}
+
+/// One input under one run.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEval {
+    /// The input's path.
+    pub path: String,
+    /// Why it could not be evaluated, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The line the error is about, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// Its figures (summed over its conversations).
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// The probes that failed, each with the line of the input it comes from.
+    pub missing: Vec<Probe>,
+}
+
+/// Runs `ctxc eval`.
+pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
+    let tokens = TokenSettings::from_args(&args.tokens)?;
+    let counter = tokens.counter()?;
+    let runs = runs(args)?;
+    let mut strategy = StrategySettings::default();
+    if let Some(max) = args.summary_max_tokens {
+        strategy.summary_max_tokens = max;
+    }
+    let read = ReadOptions {
+        format: args.input.format,
+        messages_path: args.input.messages_path.clone(),
+    };
+    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let unopened = errors.iter().filter(|e| e.unopened).count();
+    let progress = Progress::new(inputs.len(), quiet);
+    let summarizer = Extractive;
+    let settings: Vec<Settings> = runs
+        .iter()
+        .map(|&(name, ratio)| Settings {
+            read: read.clone(),
+            triggers: TriggerSettings {
+                force: true,
+                ..TriggerSettings::default()
+            },
+            target: Target::Ratio(ratio),
+            strategies: vec![name],
+            strategy: strategy.clone(),
+            summarizer: &summarizer,
+            counter: &counter,
+        })
+        .collect();
+    let limit = args.input.limit.max_input_bytes;
+    // Per input, one result per run.
+    let mut evaluated: Vec<Vec<FileEval>> = inputs
+        .par_iter()
+        .map(|input| {
+            let results = evaluate_input(input, limit, &read, &settings);
+            progress.advance();
+            results
+        })
+        .collect();
+    progress.finish();
+    for e in errors {
+        let failed = FileEval {
+            path: e.path,
+            error: Some(e.message),
+            ..FileEval::default()
+        };
+        evaluated.push(vec![failed; runs.len()]);
+    }
+    evaluated.sort_by(|a, b| a[0].path.cmp(&b[0].path));
+    let failed: Vec<String> = evaluated
+        .iter()
+        .filter_map(|results| error_message(&results[0]))
+        .collect();
+    for message in &failed {
+        progress.warn(message);
+    }
+    let report = EvalReport {
+        schema_version: 1,
+        tokenizer: tokens,
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(r, &(strategy, target_ratio))| {
+                let files: Vec<FileEval> = evaluated.iter().map(|f| f[r].clone()).collect();
+                let mut totals = Figures::default();
+                files.iter().for_each(|f| totals += f.figures);
+                RunReport {
+                    strategy,
+                    target_ratio,
+                    totals,
+                    files,
+                }
+            })
+            .collect(),
+    };
+    if !(inputs.is_empty() && unopened > 0) {
+        let format = args.output.format();
+        let text = match format {
+            OutputFormat::Table | OutputFormat::Markdown => {
+                report::render(format, &report, &table(&report, verbose > 0, format))?
+            }
+            _ => report::render(format, &report, &Table::default())?,
+        };
+        crate::output::write_stdout(text.as_bytes())?;
+    }
+    Ok(if unopened > 0 {
+        ExitStatus::Error
+    } else if failed.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// Every (strategy, ratio) asked for, strategies in the order given; checks the ratios.
+fn runs(args: &EvalArgs) -> Result<Vec<(StrategyName, f64)>> {
+    let strategies = if args.strategy.is_empty() {
+        vec![StrategyName::Adaptive]
+    } else {
+        args.strategy.clone()
+    };
+    for &ratio in &args.target_ratio {
+        if !(ratio > 0.0 && ratio <= 1.0) {
+            bail!("--target-ratio must be above 0 and at most 1, got {ratio}");
+        }
+    }
+    Ok(strategies
+        .iter()
+        .flat_map(|&s| args.target_ratio.iter().map(move |&r| (s, r)))
+        .collect())
+}
+
+/// `path:line: error` (or `path: error`).
+fn error_message(file: &FileEval) -> Option<String> {
+    let error = file.error.as_deref()?;
+    Some(match file.error_line {
+        Some(line) => format!("{}:{line}: {error}", file.path),
+        None => format!("{}: {error}", file.path),
+    })
+}
+
+/// Reads one input, derives its probes, and evaluates every run on it.
+fn evaluate_input(
+    input: &Input,
+    limit: u64,
+    read: &ReadOptions,
+    settings: &[Settings],
+) -> Vec<FileEval> {
+    let path = input.display();
+    let failed = |line: usize, message: String| FileEval {
+        path: path.clone(),
+        error: Some(message),
+        error_line: (line > 0).then_some(line),
+        ..FileEval::default()
+    };
+    let t = match discover::load(input, limit).map(|text| transcript::read(text, read)) {
+        Err(e) => return vec![failed(e.line, e.message); settings.len()],
+        Ok(Err(e)) => {
+            let first = &e.findings[0];
+            return vec![failed(first.line, first.message.clone()); settings.len()];
+        }
+        Ok(Ok(t)) => t,
+    };
+    let probes: Vec<(Vec<Probe>, Facts)> = t
+        .conversations
+        .iter()
+        .map(|c| (eval::derive(c), Facts::of(&c.items)))
+        .collect();
+    settings
+        .iter()
+        .map(|s| evaluate_run(&t, &probes, s).unwrap_or_else(|e| failed(0, format!("{e:#}"))))
+        .map(|mut f| {
+            f.path = path.clone();
+            f
+        })
+        .collect()
+}
+
+/// Compacts `t` in memory under `settings` and checks every conversation's probes against
+/// the output read back.
+fn evaluate_run(
+    t: &Transcript,
+    probes: &[(Vec<Probe>, Facts)],
+    settings: &Settings,
+) -> Result<FileEval> {
+    let outcome = pipeline::run(t, settings)?;
+    let after = transcript::read(outcome.output.into_owned(), &settings.read)
+        .map_err(|e| anyhow::anyhow!("the output does not read back: {}", e.findings[0].message))?;
+    if after.conversations.len() != t.conversations.len() {
+        bail!("the output holds another number of conversations");
+    }
+    let mut file = FileEval::default();
+    for ((conv, result), (probes, facts)) in after
+        .conversations
+        .iter()
+        .zip(&outcome.conversations)
+        .zip(probes)
+    {
+        let passed = eval::check(probes, conv);
+        file.figures += Figures {
+            tokens_before: result.before.tokens,
+            tokens_after: result.tokens_after,
+            probes: Tallies::of(probes, &passed),
+            retention: retention_of(facts, conv).into(),
+        };
+        file.missing.extend(
+            probes
+                .iter()
+                .zip(&passed)
+                .filter(|(_, ok)| !**ok)
+                .map(|(p, _)| p.clone()),
+        );
+    }
+    Ok(file)
+}
+
+/// The table: one row per run; with `verbose`, the failing probes below; on a terminal, a
+/// bar chart per category.
+fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
+    let mut headers: Vec<String> = ["strategy", "target", "tokens", "saved"]
+        .map(String::from)
+        .to_vec();
+    headers.extend(Category::ALL.map(|c| c.name().to_string()));
+    headers.extend(["paths", "commands", "errors", "requests"].map(String::from));
+    let mut table = Table {
+        numeric: headers.iter().map(|h| h != "strategy").collect(),
+        headers,
+        ..Table::default()
+    };
+    for run in &report.runs {
+        let t = &run.totals;
+        let mut row = vec![
+            run.strategy.to_string(),
+            format!("{}", run.target_ratio),
+            thousands(t.tokens_after as u64),
+            percent([
+                t.tokens_before - t.tokens_after.min(t.tokens_before),
+                t.tokens_before,
+            ]),
+        ];
+        row.extend(Category::ALL.map(|c| percent(t.probes.get(c))));
+        let r = &t.retention;
+        row.extend([r.paths, r.commands, r.errors, r.user_requests].map(percent));
+        table.rows.push(row);
+    }
+    if let Some(first) = report.runs.first() {
+        let files = first.files.iter().filter(|f| f.error.is_none()).count();
+        table.notes.push(format!(
+            "{files} file(s), {} context tokens before; shares are probes passed (artifact … decision) and facts kept (paths … requests).",
+            thousands(first.totals.tokens_before as u64)
+        ));
+    }
+    if format == OutputFormat::Table && !report.runs.is_empty() {
+        table.notes.extend(bar_chart(report));
+    }
+    if verbose {
+        table.notes.extend(failing_probes(report));
+    }
+    table
+}
+
+/// `kept/total` as a percentage with one decimal, `–` when there was nothing to keep.
+fn percent([kept, total]: [usize; 2]) -> String {
+    if total == 0 {
+        return "–".into();
+    }
+    format!("{:.1}%", kept as f64 * 100.0 / total as f64)
+}
+
+/// Bars this many characters wide stand for 100%.
+const BAR_WIDTH: usize = 30;
+
+/// One block per category, one bar per run: strategies are compared by looking.
+fn bar_chart(report: &EvalReport) -> Vec<String> {
+    let labels: Vec<String> = report
+        .runs
+        .iter()
+        .map(|r| format!("{} @ {}", r.strategy, r.target_ratio))
+        .collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut lines = Vec::new();
+    for category in Category::ALL {
+        lines.push(String::new());
+        lines.push(format!("{} probes passed", category.name()));
+        for (run, label) in report.runs.iter().zip(&labels) {
+            let [kept, total] = run.totals.probes.get(category);
+            let share = if total == 0 {
+                1.0
+            } else {
+                kept as f64 / total as f64
+            };
+            let full = (share * BAR_WIDTH as f64).round() as usize;
+            lines.push(format!(
+                "  {label:<width$}  {}{}  {}",
+                "█".repeat(full),
+                "░".repeat(BAR_WIDTH - full),
+                percent([kept, total])
+            ));
+        }
+    }
+    lines
+}
+
+/// Longest answer shown for a failing probe.
+const SHOWN_ANSWER_CHARS: usize = 100;
+
+/// `path:line: strategy@ratio category/subject: answer`, for every failing probe.
+fn failing_probes(report: &EvalReport) -> Vec<String> {
+    let mut lines = vec![String::new(), "Failing probes:".to_string()];
+    for run in &report.runs {
+        for file in &run.files {
+            for probe in &file.missing {
+                let subject = serde_json::to_value(probe.subject)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                lines.push(format!(
+                    "{}:{}: {} @ {} {}/{subject}: {}",
+                    file.path,
+                    probe.line,
+                    run.strategy,
+                    run.target_ratio,
+                    probe.category().name(),
+                    crate::facts::clip(&probe.answer, SHOWN_ANSWER_CHARS)
+                ));
+            }
+        }
+    }
+    if lines.len() == 2 {
+        lines.push("(none)".into());
+    }
+    lines
+}

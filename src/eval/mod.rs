@@ -1,0 +1,252 @@
+//! Fidelity probes (`ctxc eval`): questions an agent resuming from a compacted conversation
+//! must still be able to answer, derived from the original, each with the line it came from,
+//! in the four categories of Factory's probe-based study of context compression:
+//! - **artifact**: every file the conversation touched, with its last action;
+//! - **recall**: distinct commands, error lines, and identifiers and numbers the user gave;
+//! - **continuation**: the original task, the latest user request, the in-flight call or
+//!   next step;
+//! - **decision**: assistant sentences that choose or reject something.
+//!
+//! A probe passes when its answer is findable in what the model is sent after the compacted
+//! output loads — the definition `retention` uses ([`findable_text`]): verbatim in a kept
+//! message or written into a summary, a summary's folded artifact index read as the paths it
+//! folds.
+
+mod probes;
+
+pub use probes::derive;
+
+use crate::facts::collapse_whitespace;
+use crate::retention::findable_text;
+use crate::transcript::Conversation;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use serde::Serialize;
+
+/// The four kinds of question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Category {
+    /// Files touched and how.
+    Artifact,
+    /// Specific facts.
+    Recall,
+    /// What the task is and what comes next.
+    Continuation,
+    /// What was decided.
+    Decision,
+}
+
+impl Category {
+    /// Every category, in report order.
+    pub const ALL: [Category; 4] = [
+        Category::Artifact,
+        Category::Recall,
+        Category::Continuation,
+        Category::Decision,
+    ];
+
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Artifact => "artifact",
+            Category::Recall => "recall",
+            Category::Continuation => "continuation",
+            Category::Decision => "decision",
+        }
+    }
+}
+
+/// What a probe asks about, within its category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Subject {
+    /// A file and its last action (artifact).
+    File,
+    /// A shell command (recall).
+    Command,
+    /// An error line (recall).
+    Error,
+    /// An identifier the user gave (recall).
+    Identifier,
+    /// A number the user gave (recall).
+    Number,
+    /// The original task (continuation).
+    Task,
+    /// The latest user request (continuation).
+    LatestRequest,
+    /// The in-flight call or the next step (continuation).
+    NextStep,
+    /// A choice made or rejected (decision).
+    Decision,
+}
+
+impl Subject {
+    /// The category it belongs to.
+    pub fn category(self) -> Category {
+        match self {
+            Subject::File => Category::Artifact,
+            Subject::Command | Subject::Error | Subject::Identifier | Subject::Number => {
+                Category::Recall
+            }
+            Subject::Task | Subject::LatestRequest | Subject::NextStep => Category::Continuation,
+            Subject::Decision => Category::Decision,
+        }
+    }
+
+    /// How the answer is looked for.
+    fn matching(self) -> Matching {
+        match self {
+            Subject::File | Subject::Command | Subject::Error => Matching::Exact,
+            Subject::Identifier | Subject::Number => Matching::Word,
+            Subject::Task | Subject::LatestRequest | Subject::NextStep | Subject::Decision => {
+                Matching::Prose
+            }
+        }
+    }
+}
+
+/// How a probe's answer is found in the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Matching {
+    /// Verbatim (paths, commands, error lines: as `retention` looks for them).
+    Exact,
+    /// Verbatim and not part of a longer word (`42` is not found in `1423`).
+    Word,
+    /// With whitespace collapsed on both sides (prose may be re-wrapped).
+    Prose,
+}
+
+/// One question about the original conversation, with the answer that must stay findable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    /// What it asks about.
+    pub subject: Subject,
+    /// The 1-based line of the input it comes from.
+    pub line: usize,
+    /// The question, as a judge model is asked it.
+    pub question: String,
+    /// The text that answers it, as it must be found.
+    pub answer: String,
+    /// For a file: its last action (`modified`, `read`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<&'static str>,
+}
+
+impl Probe {
+    /// Its category.
+    pub fn category(&self) -> Category {
+        self.subject.category()
+    }
+}
+
+/// Which of `probes` are answered by what the model is sent of `after`, in order.
+pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
+    let text = findable_text(after);
+    let flat = collapse_whitespace(&text);
+    let mut found = vec![false; probes.len()];
+    for (matching, haystack) in [
+        (Matching::Exact, text.as_str()),
+        (Matching::Word, text.as_str()),
+        (Matching::Prose, flat.as_str()),
+    ] {
+        let chosen: Vec<usize> = (0..probes.len())
+            .filter(|&i| probes[i].subject.matching() == matching)
+            .collect();
+        let needles: Vec<&str> = chosen.iter().map(|&i| probes[i].answer.as_str()).collect();
+        for (n, hit) in find_all(&needles, haystack, matching == Matching::Word)
+            .into_iter()
+            .enumerate()
+        {
+            found[chosen[n]] = hit;
+        }
+    }
+    found
+}
+
+/// Which of `needles` occur in `haystack` (with `word`, not inside a longer word).
+fn find_all(needles: &[&str], haystack: &str, word: bool) -> Vec<bool> {
+    let mut found = vec![false; needles.len()];
+    if needles.is_empty() {
+        return found;
+    }
+    let Ok(searcher) = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .build(needles)
+    else {
+        for (n, needle) in needles.iter().enumerate() {
+            found[n] = haystack.contains(needle);
+        }
+        return found;
+    };
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    for m in searcher.find_overlapping_iter(haystack) {
+        let bounded = !word
+            || !is_word(haystack[..m.start()].chars().next_back())
+                && !is_word(haystack[m.end()..].chars().next());
+        if bounded {
+            found[m.pattern().as_usize()] = true;
+        }
+    }
+    found
+}
+
+/// Kept and total probes of each category (`[kept, total]`, so reports add up and merge).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tallies {
+    /// Artifact probes.
+    pub artifact: [usize; 2],
+    /// Recall probes.
+    pub recall: [usize; 2],
+    /// Continuation probes.
+    pub continuation: [usize; 2],
+    /// Decision probes.
+    pub decision: [usize; 2],
+}
+
+impl Tallies {
+    /// Counts `passed` of `probes`.
+    pub fn of(probes: &[Probe], passed: &[bool]) -> Tallies {
+        let mut tallies = Tallies::default();
+        for (probe, &ok) in probes.iter().zip(passed) {
+            let slot = tallies.slot(probe.category());
+            slot[0] += usize::from(ok);
+            slot[1] += 1;
+        }
+        tallies
+    }
+
+    /// The `[kept, total]` of a category.
+    pub fn get(&self, category: Category) -> [usize; 2] {
+        match category {
+            Category::Artifact => self.artifact,
+            Category::Recall => self.recall,
+            Category::Continuation => self.continuation,
+            Category::Decision => self.decision,
+        }
+    }
+
+    fn slot(&mut self, category: Category) -> &mut [usize; 2] {
+        match category {
+            Category::Artifact => &mut self.artifact,
+            Category::Recall => &mut self.recall,
+            Category::Continuation => &mut self.continuation,
+            Category::Decision => &mut self.decision,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Tallies {
+    fn add_assign(&mut self, other: Tallies) {
+        for category in Category::ALL {
+            let [kept, total] = other.get(category);
+            let slot = self.slot(category);
+            slot[0] += kept;
+            slot[1] += total;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

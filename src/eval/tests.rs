@@ -1,0 +1,133 @@
+//! Probes derived from a small agent run, and checked against shorter versions of it.
+
+use super::*;
+use crate::transcript::{ReadOptions, read};
+
+/// A run: the task (with an identifier and a number), a failing test, an edit, a decision,
+/// a second request, and a last command.
+const RUN: &str = r#"[
+{"role":"user","content":"Fix `parse_header` so requests over 8192 bytes are refused"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"bash","arguments":"{\"command\":\"pytest tests/test_http.py\"}"}}]},
+{"role":"tool","tool_call_id":"a","content":"E   AssertionError: 413 != 200\n1 failed"},
+{"role":"assistant","content":"I'll use a length check instead of a regex. Editing now.","tool_calls":[{"id":"b","type":"function","function":{"name":"str_replace_editor","arguments":"{\"command\":\"str_replace\",\"path\":\"/repo/http.py\",\"old_str\":\"x\",\"new_str\":\"y\"}"}}]},
+{"role":"tool","tool_call_id":"b","content":"edited"},
+{"role":"user","content":"Now add a changelog entry"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"git diff --stat\"}"}}]},
+{"role":"tool","tool_call_id":"c","content":"1 file changed"}
+]"#;
+
+fn conversation(src: &str) -> Conversation {
+    read(src.into(), &ReadOptions::default())
+        .unwrap()
+        .conversations
+        .remove(0)
+}
+
+fn answers(probes: &[Probe], subject: Subject) -> Vec<&str> {
+    probes
+        .iter()
+        .filter(|p| p.subject == subject)
+        .map(|p| p.answer.as_str())
+        .collect()
+}
+
+#[test]
+fn probes_of_every_category_come_from_their_lines() {
+    let probes = derive(&conversation(RUN));
+    let files: Vec<(&str, Option<&str>, usize)> = probes
+        .iter()
+        .filter(|p| p.subject == Subject::File)
+        .map(|p| (p.answer.as_str(), p.action, p.line))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("tests/test_http.py", Some("named"), 3),
+            ("/repo/http.py", Some("modified"), 5)
+        ]
+    );
+    assert_eq!(
+        answers(&probes, Subject::Command),
+        ["pytest tests/test_http.py", "git diff --stat"]
+    );
+    assert_eq!(
+        answers(&probes, Subject::Error),
+        ["E   AssertionError: 413 != 200", "1 failed"]
+    );
+    assert_eq!(answers(&probes, Subject::Identifier), ["parse_header"]);
+    assert_eq!(answers(&probes, Subject::Number), ["8192"]);
+    assert_eq!(
+        answers(&probes, Subject::Task),
+        ["Fix `parse_header` so requests over 8192 bytes are refused"]
+    );
+    assert_eq!(
+        answers(&probes, Subject::LatestRequest),
+        ["Now add a changelog entry"]
+    );
+    assert_eq!(answers(&probes, Subject::NextStep), ["git diff --stat"]);
+    let decision: Vec<(&str, usize)> = probes
+        .iter()
+        .filter(|p| p.subject == Subject::Decision)
+        .map(|p| (p.answer.as_str(), p.line))
+        .collect();
+    assert_eq!(
+        decision,
+        [("I'll use a length check instead of a regex.", 5)]
+    );
+}
+
+#[test]
+fn a_probe_passes_only_while_its_answer_is_findable() {
+    let original = conversation(RUN);
+    let probes = derive(&original);
+    assert!(check(&probes, &original).iter().all(|&ok| ok));
+    // The middle replaced by a summary that keeps the file but not the error or the choice,
+    // and names 81920 rather than 8192.
+    let compacted = conversation(
+        r#"[
+{"role":"user","content":"Fix `parse_header` so requests over 8192 bytes are refused"},
+{"role":"user","content":"[ctxc summary] Edited /repo/http.py after `pytest tests/test_http.py` failed; limit 81920."},
+{"role":"user","content":"Now add a changelog entry"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"git diff --stat\"}"}}]},
+{"role":"tool","tool_call_id":"c","content":"1 file changed"}
+]"#,
+    );
+    let passed = check(&probes, &compacted);
+    let missing: Vec<&str> = probes
+        .iter()
+        .zip(&passed)
+        .filter(|(_, ok)| !**ok)
+        .map(|(p, _)| p.answer.as_str())
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "E   AssertionError: 413 != 200",
+            "1 failed",
+            "I'll use a length check instead of a regex."
+        ]
+    );
+    let tallies = Tallies::of(&probes, &passed);
+    assert_eq!(tallies.artifact, [2, 2]);
+    assert_eq!(tallies.recall, [4, 6]);
+    assert_eq!(tallies.continuation, [3, 3]);
+    assert_eq!(tallies.decision, [0, 1]);
+}
+
+#[test]
+fn numbers_and_identifiers_are_whole_words() {
+    let found = probes::user_values_for_test(
+        "set retries to 12 in max_retries, not 120; see v2/api and 3.14",
+    );
+    assert_eq!(
+        found,
+        [
+            (Subject::Identifier, "max_retries".to_string()),
+            (Subject::Number, "12".to_string()),
+            (Subject::Number, "120".to_string()),
+            (Subject::Number, "3.14".to_string())
+        ]
+    );
+    assert_eq!(find_all(&["12"], "x 120 y", true), [false]);
+    assert_eq!(find_all(&["12"], "x (12) y", true), [true]);
+}

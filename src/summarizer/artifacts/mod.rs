@@ -1,0 +1,393 @@
+//! The artifact index every extractive summary carries: each file the span touched with its
+//! last action, and each distinct command run with how often — the trail that compaction
+//! summaries lose most (Factory's probe study found every system weakest on it).
+//!
+//! It is folded to save tokens ([`fold`]): files are grouped by last action and, within
+//! that, by directory, a directory holding several written once as `dir/{a.rs, b.rs}`; a
+//! command run again is counted (`×3`), not repeated, and commands run in a row that share a
+//! long start write it once. When the budget cannot hold it all, entries are
+//! dropped by rank — those a later turn touched again outrank those touched once, recent
+//! outranks old — and the index says how many were left out; it is never simply cut.
+//! [`unfold`] reads the folded paths and commands back, for the retention and eval checks: a
+//! model reads `src/{a.rs, b.rs}` as `src/a.rs` and `src/b.rs`.
+
+mod fold;
+
+use crate::facts::Effect;
+use crate::tokens::TokenCounter;
+use fold::{Command, fold_commands, fold_paths, unfold_commands, unfold_paths};
+use std::collections::HashMap;
+
+/// The index's title for files; [`unfold`] looks for it.
+pub const FILES_TITLE: &str = "Files touched, by last action:";
+/// The title for commands.
+pub const COMMANDS_TITLE: &str =
+    "Commands run, oldest first (×N: N runs; `x`…: `a`, `b` ran xa, xb):";
+
+/// How the index line naming the shared root starts: `$ROOT = /home/me/project`.
+pub const ROOT_PREFIX: &str = "$ROOT = ";
+
+/// Actions in the order they are written (changes first: what the agent did matters most).
+const ACTIONS: [Effect; 5] = [
+    Effect::Modify,
+    Effect::Create,
+    Effect::Delete,
+    Effect::Read,
+    Effect::None,
+];
+
+/// Files and commands of a span, with what the ranking needs.
+#[derive(Debug, Default, Clone)]
+pub struct ArtifactIndex {
+    files: Vec<Entry>,
+    commands: Vec<Entry>,
+    by_path: HashMap<String, usize>,
+    by_command: HashMap<String, usize>,
+    /// Order of the latest touch.
+    clock: usize,
+}
+
+/// One file or command.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The path, or the command's first line.
+    text: String,
+    effect: Effect,
+    /// For a command: whether it has more lines than its first.
+    more: bool,
+    /// Times touched (files) or run (commands).
+    count: usize,
+    /// When last touched ([`ArtifactIndex::clock`]).
+    last: usize,
+}
+
+impl ArtifactIndex {
+    /// Notes that a call did `effect` to `path`. A read after a change does not replace it:
+    /// the change is the file's state.
+    pub fn file(&mut self, path: &str, effect: Effect) {
+        self.clock += 1;
+        let clock = self.clock;
+        match self.by_path.get(path) {
+            Some(&i) => {
+                let entry = &mut self.files[i];
+                if !entry.effect.changes() || effect.changes() {
+                    entry.effect = effect;
+                }
+                entry.count += 1;
+                entry.last = clock;
+            }
+            None => {
+                self.by_path.insert(path.to_string(), self.files.len());
+                self.files.push(Entry {
+                    text: path.to_string(),
+                    effect,
+                    more: false,
+                    count: 1,
+                    last: clock,
+                });
+            }
+        }
+    }
+
+    /// Notes that a command whose first line is `key` (`more`: it has other lines) ran
+    /// `times` times.
+    pub fn command(&mut self, key: &str, more: bool, times: usize) {
+        self.clock += 1;
+        let clock = self.clock;
+        match self.by_command.get(key) {
+            Some(&i) => {
+                self.commands[i].count += times;
+                self.commands[i].last = clock;
+            }
+            None => {
+                self.by_command.insert(key.to_string(), self.commands.len());
+                self.commands.push(Entry {
+                    text: key.to_string(),
+                    effect: Effect::None,
+                    more,
+                    count: times,
+                    last: clock,
+                });
+            }
+        }
+    }
+
+    /// Whether nothing was touched.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.commands.is_empty()
+    }
+
+    /// Merges the index lines of an earlier summary (`line` under `title`, without `- `),
+    /// older than anything noted after.
+    pub fn merge_line(&mut self, title: &str, line: &str) {
+        if line.starts_with('(') && line.ends_with("not shown)") {
+            return;
+        }
+        if title == FILES_TITLE {
+            let Some((verb, paths)) = line.split_once(": ") else {
+                return;
+            };
+            let effect = ACTIONS
+                .into_iter()
+                .find(|e| e.verb() == verb)
+                .unwrap_or(Effect::None);
+            for path in unfold_paths(paths) {
+                self.file(&path, effect);
+            }
+        } else if title == COMMANDS_TITLE {
+            for command in unfold_commands(line) {
+                self.command(&command.key, command.more, command.times);
+            }
+        }
+    }
+
+    /// The index in at most `budget` tokens: whole when it fits, else its best-ranked
+    /// entries and a line saying how many were left out. Empty when not even one entry fits.
+    pub fn render(&self, budget: usize, counter: &TokenCounter) -> String {
+        let whole = self.render_kept(&|_| true, 0, 0);
+        if counter.count(&whole) <= budget {
+            return whole;
+        }
+        // Every entry ranked: touched again first, then the most recent.
+        let mut ranked: Vec<(bool, usize, usize, bool)> = Vec::new();
+        for (list, entries) in [(true, &self.files), (false, &self.commands)] {
+            for (i, e) in entries.iter().enumerate() {
+                ranked.push((e.count > 1, e.last, i, list));
+            }
+        }
+        ranked.sort_by_key(|&(again, last, _, _)| std::cmp::Reverse((again, last)));
+        // The most entries that fit, by bisection: the text grows with the entries kept.
+        let text_of = |k: usize| {
+            let kept: std::collections::HashSet<(bool, usize)> = ranked[..k]
+                .iter()
+                .map(|&(_, _, i, list)| (list, i))
+                .collect();
+            let files_out = self.files.len() - kept.iter().filter(|(l, _)| *l).count();
+            let commands_out = self.commands.len() - kept.iter().filter(|(l, _)| !*l).count();
+            self.render_kept(&|key| kept.contains(&key), files_out, commands_out)
+        };
+        let (mut low, mut high) = (0, ranked.len());
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            if counter.count(&text_of(mid)) <= budget {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        if low == 0 {
+            return String::new();
+        }
+        text_of(low)
+    }
+
+    /// The index with the entries `kept` says (`(is_file, index)`), and a line for those
+    /// left out.
+    fn render_kept(
+        &self,
+        kept: &dyn Fn((bool, usize)) -> bool,
+        files_out: usize,
+        commands_out: usize,
+    ) -> String {
+        let mut out = String::new();
+        let files: Vec<(usize, &Entry)> = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept((true, *i)))
+            .collect();
+        let texts: Vec<&str> = files
+            .iter()
+            .map(|(_, e)| e.text.as_str())
+            .chain(
+                (0..self.commands.len())
+                    .filter(|&i| kept((false, i)))
+                    .map(|i| self.commands[i].text.as_str()),
+            )
+            .collect();
+        let root = fold::common_root(&texts);
+        let rooted = |text: &str| match &root {
+            Some(root) => fold::write_root(text, root),
+            None => text.to_string(),
+        };
+        if let Some(root) = &root {
+            out.push_str(&format!("{ROOT_PREFIX}{root}\n"));
+        }
+        if !files.is_empty() {
+            out.push_str(FILES_TITLE);
+            for action in ACTIONS {
+                let paths: Vec<String> = files
+                    .iter()
+                    .filter(|(_, e)| e.effect == action)
+                    .map(|(_, e)| rooted(&e.text))
+                    .collect();
+                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                if !paths.is_empty() {
+                    out.push_str(&format!("\n- {}: {}", action.verb(), fold_paths(&paths)));
+                }
+            }
+        }
+        let commands: Vec<Command> = self
+            .commands
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept((false, *i)))
+            .map(|(_, e)| Command {
+                key: rooted(&e.text),
+                more: e.more,
+                times: e.count,
+            })
+            .collect();
+        if !commands.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(COMMANDS_TITLE);
+            for line in fold_commands(&commands.iter().collect::<Vec<_>>()) {
+                out.push_str("\n- ");
+                out.push_str(&line);
+            }
+        }
+        if files_out + commands_out > 0 {
+            out.push_str(&format!(
+                "\n- ({files_out} files and {commands_out} commands, touched once and earliest, not shown)"
+            ));
+        }
+        out
+    }
+}
+
+/// Every path and command the artifact indexes in `text` fold, written whole.
+pub fn unfold(text: &str) -> Vec<String> {
+    let text = expand_roots(text);
+    let text = text.as_ref();
+    let mut unfolded = Vec::new();
+    for title in [FILES_TITLE, COMMANDS_TITLE] {
+        for (at, _) in text.match_indices(title) {
+            let lines = text[at + title.len()..].lines().skip(1);
+            for line in lines.map_while(|l| l.strip_prefix("- ")) {
+                if title == COMMANDS_TITLE {
+                    unfolded.extend(unfold_commands(line).into_iter().map(|c| c.key));
+                } else if let Some((_, list)) = line.split_once(": ") {
+                    unfolded.extend(unfold_paths(list));
+                }
+            }
+        }
+    }
+    unfolded
+}
+
+/// `text` with the shared root of every artifact index written out (`$ROOT/src/a.rs` read as
+/// `/home/me/project/src/a.rs`) and the root lines left out.
+pub fn expand_roots(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(ROOT_PREFIX) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut root: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(found) = line.strip_prefix(ROOT_PREFIX) {
+            root = Some(found.trim_end());
+            continue;
+        }
+        let in_index = line == FILES_TITLE || line == COMMANDS_TITLE || line.starts_with("- ");
+        match root.filter(|_| in_index) {
+            Some(root) => out.push_str(&line.replace("$ROOT", root)),
+            None => {
+                root = None;
+                out.push_str(line);
+            }
+        }
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Encoding;
+
+    fn index() -> ArtifactIndex {
+        let mut index = ArtifactIndex::default();
+        index.file("src/a.rs", Effect::Read);
+        index.file("src/b.rs", Effect::Modify);
+        index.file("src/a.rs", Effect::Modify);
+        index.file("src/a.rs", Effect::Read);
+        index.file("README.md", Effect::Read);
+        index.file("/repo/tests/x_test.py", Effect::Create);
+        index.command("cargo test", false, 1);
+        index.command("git status", false, 1);
+        index.command("cargo test", false, 1);
+        index
+    }
+
+    #[test]
+    fn files_are_folded_by_last_action_and_directory_and_commands_counted() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let text = index().render(1000, &counter);
+        assert_eq!(
+            text,
+            format!(
+                "{FILES_TITLE}\n- modified: src/{{a.rs, b.rs}}\n- created: /repo/tests/x_test.py\n- read: README.md\n{COMMANDS_TITLE}\n- `cargo test` ×2\n- `git status`"
+            )
+        );
+        assert_eq!(
+            unfold(&format!("intro\n{text}")),
+            [
+                "src/a.rs",
+                "src/b.rs",
+                "/repo/tests/x_test.py",
+                "README.md",
+                "cargo test",
+                "git status"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_short_budget_drops_the_earliest_entries_touched_once_and_counts_them() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let mut index = index();
+        for k in 0..200 {
+            index.file(&format!("docs/page_{k:03}.md"), Effect::Read);
+        }
+        let whole = index.render(100_000, &counter);
+        let short = index.render(200, &counter);
+        assert!(counter.count(&short) <= 200, "{short}");
+        let kept = unfold(&short);
+        // Touched twice, so kept: src/a.rs and `cargo test`; the newest reads next.
+        assert!(kept.contains(&"src/a.rs".to_string()), "{short}");
+        assert!(short.contains("`cargo test` ×2"), "{short}");
+        assert!(kept.contains(&"docs/page_199.md".to_string()), "{short}");
+        assert!(!kept.contains(&"docs/page_000.md".to_string()), "{short}");
+        let files_kept = kept.iter().filter(|p| p.contains('.')).count();
+        let left_out = 204 - files_kept;
+        assert!(
+            short.contains(&format!("({left_out} files and 1 commands")),
+            "{short}"
+        );
+        assert_eq!(unfold(&whole).len(), 204 + 2);
+    }
+
+    #[test]
+    fn an_index_read_back_is_the_same_index() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let text = index().render(1000, &counter);
+        let mut merged = ArtifactIndex::default();
+        let mut title = "";
+        for line in text.lines() {
+            match line.strip_prefix("- ") {
+                Some(entry) => merged.merge_line(title, entry),
+                None => {
+                    title = if line == FILES_TITLE {
+                        FILES_TITLE
+                    } else {
+                        COMMANDS_TITLE
+                    }
+                }
+            }
+        }
+        assert_eq!(merged.render(1000, &counter), text);
+    }
+}
