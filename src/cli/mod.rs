@@ -7,7 +7,7 @@ use crate::shard::ShardSpec;
 use crate::strategy::StrategyName;
 use crate::tokens::Encoding;
 use crate::transcript::Format;
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -911,61 +911,6 @@ pub enum ReportCommand {
     },
 }
 
-/// Strategy names complete in the shells, and `--help` lists them with what each does.
-impl ValueEnum for StrategyName {
-    fn value_variants<'a>() -> &'a [Self] {
-        &StrategyName::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
-    }
-}
-
-/// Format names complete in the shells.
-impl ValueEnum for Format {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Format::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
-    }
-}
-
-/// `convert --to` targets complete in the shells.
-impl ValueEnum for ConvertTarget {
-    fn value_variants<'a>() -> &'a [Self] {
-        &ConvertTarget::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
-    }
-}
-
-/// `--on-findings` choices complete in the shells.
-impl ValueEnum for OnFindings {
-    fn value_variants<'a>() -> &'a [Self] {
-        &OnFindings::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
-    }
-}
-
-/// Encoding names complete in the shells.
-impl ValueEnum for Encoding {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Encoding::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()))
-    }
-}
-
 /// The clap command, for man pages, completions and tests.
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
@@ -1017,24 +962,7 @@ pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     buf
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_definition_is_consistent() {
-        super::command().debug_assert();
-    }
+mod values;
 
-    #[test]
-    fn sizes_take_binary_suffixes() {
-        use super::parse_size;
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("2g"), Ok(2 << 30));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("1 KB"), Ok(1024));
-        assert_eq!(parse_size("3T"), Ok(3 << 40));
-        for bad in ["", "G", "1.5G", "-1", "12X", "0", "99999999999T"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+use super::*;
+use crate::transcript::{ReadOptions, read};
+
+#[test]
+fn paths_are_found_in_text_and_not_in_urls() {
+    let text = "Edit src/main.rs:42 and ./build.sh, see /etc/hosts or https://x.org/a/b.html; \
+                1/2/2024 is a date; ../docs/README.md. Also foo/bar (no extension).";
+    let found: Vec<String> = paths_in_text(text).collect();
+    assert_eq!(
+        found,
+        [
+            "src/main.rs",
+            "./build.sh",
+            "/etc/hosts",
+            "../docs/README.md"
+        ]
+    );
+}
+
+#[test]
+fn facts_of_an_openai_agent_run() {
+    let src = r#"[
+{"role":"user","content":"Fix the failing test in tests/test_api.py please"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"bash","arguments":"{\"command\":\"pytest tests/test_api.py -x\\necho done\"}"}}]},
+{"role":"tool","tool_call_id":"a","content":"collected 3\nE   AssertionError: 1 != 2\nFAILED tests/test_api.py::test_x\nok"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"str_replace_editor","arguments":"{\"command\":\"str_replace\",\"path\":\"/repo/api.py\",\"old_str\":\"1\",\"new_str\":\"2\"}"}}]},
+{"role":"tool","tool_call_id":"b","content":"edited"},
+{"role":"assistant","content":"Fixed /repo/api.py."}
+]"#;
+    let t = read(src.into(), &ReadOptions::default()).unwrap();
+    let facts = Facts::of(&t.conversations[0].items);
+    assert_eq!(facts.paths, ["tests/test_api.py", "/repo/api.py"]);
+    assert_eq!(facts.commands, ["pytest tests/test_api.py -x"]);
+    assert_eq!(
+        facts.errors,
+        [
+            "E   AssertionError: 1 != 2",
+            "FAILED tests/test_api.py::test_x"
+        ]
+    );
+    assert_eq!(
+        facts.user_requests,
+        ["Fix the failing test in tests/test_api.py please"]
+    );
+}
+
+#[test]
+fn text_actions_and_codex_commands() {
+    assert_eq!(
+        trailing_action("DISCUSSION\nLet's look.\n```\nfind_file \"fields.py\" src\n```\n"),
+        Some("find_file \"fields.py\" src".into())
+    );
+    assert_eq!(trailing_action("no block"), None);
+    let call = CallArgs {
+        name: "shell".into(),
+        args: serde_json::json!({"command": ["bash", "-lc", "cargo test"]}),
+    };
+    assert_eq!(call.command().as_deref(), Some("cargo test"));
+    let many = (0..10)
+        .map(|i| format!("Error {i}: bad"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        error_lines(&many, false),
+        [
+            "Error 0: bad",
+            "Error 1: bad",
+            "Error 2: bad",
+            "Error 8: bad",
+            "Error 9: bad"
+        ]
+    );
+}
+
+/// A Claude Code session: a slash command and its output, a request with a reminder, a
+/// Read of a file mentioning errors, a Write whose content names `/usr/bin/env`, a failed
+/// test run.
+const SESSION: &str = r##"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"},"uuid":"u0","parentUuid":null}
+{"type":"user","message":{"role":"user","content":"<local-command-stdout>\u001b[2mCompacted\u001b[22m</local-command-stdout>"},"uuid":"u1","parentUuid":"u0"}
+{"type":"user","message":{"role":"user","content":"Fix lib/app.ex please\n<system-reminder>todo list is empty</system-reminder>"},"uuid":"u2","parentUuid":"u1"}
+{"type":"assistant","message":{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/repo/lib/app.ex"}}]},"uuid":"a1","parentUuid":"u2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"  31→  e in ErlangError -> {:error, Exception.message(e)}\n  32→  raise ArgumentError: bad"}]},"uuid":"r1","parentUuid":"a1"}
+{"type":"assistant","message":{"role":"assistant","id":"m2","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/repo/bin/run.sh","content":"#!/usr/bin/env bash\nexec 2>/dev/null\ncurl localhost/api/review-context/"}}]},"uuid":"a2","parentUuid":"r1"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"File created"}]},"uuid":"r2","parentUuid":"a2"}
+{"type":"assistant","message":{"role":"assistant","id":"m3","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"mix test 2>/dev/null"}}]},"uuid":"a3","parentUuid":"r2"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","is_error":true,"content":"Exit code 2\nCompiling 1 file\n** (CompileError) lib/app.ex:3: undefined function foo/0\nwarning: unused variable"}]},"uuid":"r3","parentUuid":"a3"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"u3","parentUuid":"r3"}
+"##;
+
+#[test]
+fn facts_of_a_session_leave_out_the_clients_noise_and_file_contents() {
+    let t = read(SESSION.into(), &ReadOptions::default()).unwrap();
+    let facts = Facts::of(&t.conversations[0].items);
+    assert_eq!(facts.user_requests, ["Fix lib/app.ex please"]);
+    assert_eq!(
+        facts.paths,
+        ["lib/app.ex", "/repo/lib/app.ex", "/repo/bin/run.sh"]
+    );
+    assert_eq!(facts.commands, ["mix test 2>/dev/null"]);
+    assert_eq!(
+        facts.errors,
+        ["** (CompileError) lib/app.ex:3: undefined function foo/0"]
+    );
+}
+
+#[test]
+fn failed_calls_give_their_message_and_readers_only_their_complaints() {
+    let shell = |c: &str| CallArgs {
+        name: "Bash".into(),
+        args: serde_json::json!({ "command": c }),
+    };
+    let result = |text: &str, is_error: bool| {
+        let mut item = Item::new(0..0, 1, crate::transcript::Role::User, Kind::ToolResult);
+        item.parts
+            .push(crate::transcript::Part::new(PartKind::ToolResult, text));
+        item.is_error = is_error;
+        item
+    };
+    let cat = shell("cat notes.md");
+    let contents = result(
+        "Error: the parser fails\nTraceback (most recent call last)",
+        false,
+    );
+    assert!(result_errors(&contents, &[&cat]).is_empty());
+    let missing = result("cat: notes.md: No such file or directory", false);
+    assert_eq!(
+        result_errors(&missing, &[&cat]),
+        ["cat: notes.md: No such file or directory"]
+    );
+    let test = shell("cargo test");
+    let failed = result("Exit code 101\nrunning 3 tests\ntest result: ok? no", true);
+    assert_eq!(result_errors(&failed, &[&test]), ["test result: ok? no"]);
+    let rejected = result("The user doesn't want to proceed with this tool use.", true);
+    assert!(result_errors(&rejected, &[&test]).is_empty());
+    let edit = CallArgs {
+        name: "Edit".into(),
+        args: serde_json::json!({"file_path": "a.rs"}),
+    };
+    let not_found = result(
+        "<tool_use_error>String to replace not found</tool_use_error>",
+        true,
+    );
+    assert_eq!(
+        result_errors(&not_found, &[&edit]),
+        ["String to replace not found"]
+    );
+    assert!(is_error_shaped("error[E0425]: cannot find value `x`"));
+    assert!(is_error_shaped("src/a.c:3:1: error: expected ';'"));
+    assert!(is_error_shaped("FAILED tests/test_x.py::test_y"));
+    assert!(!is_error_shaped("**Error handling strategy:**"));
+    assert!(!is_error_shaped("e in ErlangError -> {:error, msg}"));
+}
+
+#[test]
+fn every_error_shaped_line_holds_a_shape_needle() {
+    // The needles only skip the regex: over every line of the corpus (JSON string escapes
+    // read as line breaks, as tool outputs are) and lines made to match each alternative,
+    // the regex never matches a line without one.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut lines: Vec<String> = [
+        "E   AssertionError",
+        "x.y.ValueError: bad",
+        "Traceback (most recent call last):",
+        "a.c:1:2: fatal: no input",
+        "FATAL: boom",
+        "** (CompileError) lib/a.ex",
+        "src/a.ts(1,2): error TS2304: x",
+        "thread 'main' panicked at src/main.rs",
+        "npm ERR! code 1",
+        "FAIL: test_x",
+        "ERROR tests/a.py",
+        "ls: x: No such file or directory",
+        "sh: 1: x: Permission denied",
+        "zsh: command not found: x",
+        "3 failures, 2 errors",
+    ]
+    .map(String::from)
+    .to_vec();
+    for entry in walkdir::WalkDir::new(&corpus).into_iter().flatten() {
+        if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            let text = text.replace("\\n", "\n");
+            lines.extend(text.lines().map(String::from));
+        }
+    }
+    let mut shaped = 0;
+    for line in &lines {
+        if ERROR_SHAPE.is_match(line.trim()) {
+            shaped += 1;
+            assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
+        }
+    }
+    assert!(shaped >= 15, "{shaped} error-shaped lines");
+}
+
+#[test]
+fn system_paths_are_not_files() {
+    let found: Vec<String> =
+        paths_in_text("#!/usr/bin/env python\ncat src/x.py 2>/dev/null > /proc/self/fd ./run.sh")
+            .collect();
+    assert_eq!(found, ["src/x.py", "./run.sh"]);
+    assert!(!is_file_path("/bin/sh") && is_file_path("/repo/bin/run.sh"));
+}
+
+#[test]
+fn error_lines_are_those_of_a_line_by_line_search() {
+    let naive = |text: &str, flagged: bool| {
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.len() >= 8)
+            .collect();
+        let mut errors: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| ERROR_NEEDLES.iter().any(|n| l.contains(n)))
+            .collect();
+        if flagged && errors.is_empty() {
+            errors.extend(lines.first());
+        }
+        if errors.len() > 5 {
+            errors.drain(3..errors.len() - 2);
+        }
+        errors
+            .into_iter()
+            .map(|l| clip(l, MAX_FACT_CHARS))
+            .collect::<Vec<_>>()
+    };
+    let texts = [
+        "",
+        "Error",
+        "short\nError: x\r\n  TypeError: y  \n\nok fine here\nFAILED a Error b failed\n",
+        "no errors at all in here\njust lines\n",
+        "a\nb\nfatal: not a git repository\nErr\nPermission denied (publickey)",
+        &"ok: test passed\nE: FAIL: case 7\n".repeat(40),
+        "first line long enough\nsecond",
+        "\u{e9}t\u{e9} Error \u{e9}\n\u{4e2d}\u{6587} command not found",
+    ];
+    for text in texts {
+        for flagged in [false, true] {
+            assert_eq!(error_lines(text, flagged), naive(text, flagged), "{text:?}");
+        }
+    }
+}
