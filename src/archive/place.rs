@@ -4,7 +4,6 @@
 //! beside outputs in a bucket as they do on a disk; an object is written whole (one `PUT`, or
 //! a completed multipart upload) or not at all, as a file is renamed into place.
 
-use super::model::Record;
 use crate::store::{self, Url};
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -103,17 +102,17 @@ pub fn starts_with(path: &Path, magic: &[u8]) -> bool {
     }
 }
 
-/// Whether the file or object at `path` holds the record's output, or begins with it; read
-/// in pieces (an object through a temporary file).
-pub fn holds_output(path: &Path, record: &Record) -> bool {
-    if size(path).is_none_or(|n| n < record.output.bytes) {
+/// Whether the file or object at `path` begins with `bytes` bytes whose [`super::hash`] is
+/// `hash` (a record's output, or more written after it); read in pieces (an object through a
+/// temporary file).
+pub fn begins_with(path: &Path, bytes: u64, hash: &str) -> bool {
+    if size(path).is_none_or(|n| n < bytes) {
         return false;
     }
     let Ok(file) = open(path) else {
         return false;
     };
-    super::hash_prefix(&file, record.output.bytes)
-        .is_ok_and(|(n, h)| n == record.output.bytes && h == record.output.hash)
+    super::hash_prefix(&file, bytes).is_ok_and(|(n, h)| n == bytes && h == hash)
 }
 
 /// `relative` (with `/` separators, `..` climbing) from the directory of the object `base`.
