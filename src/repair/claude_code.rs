@@ -406,6 +406,8 @@ fn interrupted_result(
         record.insert("timestamp".into(), timestamp.clone());
     }
     record.insert("toolUseResult".into(), INTERRUPTED.into());
+    // Claude Code 2.1.330 marks the result it writes for an interrupted call so.
+    record.insert("toolDenialKind".into(), "interrupted".into());
     if let Some(caller_uuid) = source.get("uuid") {
         record.insert("sourceToolAssistantUUID".into(), caller_uuid.clone());
     }

@@ -133,6 +133,7 @@ fn every_damage_of_a_claude_code_session_is_repaired() {
             }
             Damage::DeleteToolResult => {
                 assert!(repaired.contains("[Request interrupted by user for tool use]"));
+                assert_interrupted_shape(&repaired);
                 let repairs = file["repairs"].to_string();
                 assert!(repairs.contains("is never answered"), "{repairs}");
             }
@@ -142,6 +143,41 @@ fn every_damage_of_a_claude_code_session_is_repaired() {
             }
         }
     }
+}
+
+/// The result record repair adds for an unanswered call has the shape Claude Code 2.1.330
+/// writes for an interrupted call: one error `tool_result` with the interrupted text, the text
+/// again as `toolUseResult`, `toolDenialKind: "interrupted"`, and the caller's uuid as
+/// `sourceToolAssistantUUID`.
+fn assert_interrupted_shape(repaired: &str) {
+    let records: Vec<Value> = repaired
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let text = "[Request interrupted by user for tool use]";
+    let added = records
+        .iter()
+        .find(|r| r["toolUseResult"] == text)
+        .expect("an interrupted-call result record");
+    assert_eq!(added["type"], "user");
+    assert_eq!(added["message"]["role"], "user");
+    let block = &added["message"]["content"][0];
+    assert_eq!(added["message"]["content"].as_array().unwrap().len(), 1);
+    assert_eq!(block["type"], "tool_result");
+    assert_eq!(block["content"], text);
+    assert_eq!(block["is_error"], true);
+    assert_eq!(added["toolDenialKind"], "interrupted");
+    let caller = records
+        .iter()
+        .find(|r| r["uuid"] == added["sourceToolAssistantUUID"])
+        .expect("sourceToolAssistantUUID names a record");
+    let calls = caller["message"]["content"].as_array().unwrap();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["type"] == "tool_use" && c["id"] == block["tool_use_id"]),
+        "the caller made the call answered"
+    );
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub enum Damage {
 
 impl Damage {
     /// Every kind.
+    #[allow(dead_code)] // each test binary that includes this file uses part of it
     pub const ALL: [Damage; 6] = [
         Damage::DeleteToolResult,
         Damage::DuplicateBlock,

@@ -16,7 +16,7 @@ const SESSIONS: [&str; 2] = [
 ];
 
 /// A session file's records.
-fn records(text: &str) -> Vec<Value> {
+pub fn records(text: &str) -> Vec<Value> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("session line is JSON"))
@@ -102,7 +102,7 @@ fn last_user_text(body: &Value) -> String {
 /// The user and assistant messages of a request. Claude Code 2.1 also sends `system` messages
 /// of its own (environment notes) when a session holds no assistant message yet; they are not
 /// from the session, and the API orders only user and assistant turns.
-fn dialogue(body: &Value) -> Vec<&Value> {
+pub fn dialogue(body: &Value) -> Vec<&Value> {
     body["messages"]
         .as_array()
         .map(|m| m.iter().filter(|m| m["role"] != "system").collect())
@@ -110,7 +110,7 @@ fn dialogue(body: &Value) -> Vec<&Value> {
 }
 
 /// The text of a message's string content or text blocks.
-fn texts(message: &Value) -> Vec<String> {
+pub fn texts(message: &Value) -> Vec<String> {
     match &message["content"] {
         Value::String(s) => vec![s.clone()],
         Value::Array(blocks) => blocks
@@ -121,7 +121,7 @@ fn texts(message: &Value) -> Vec<String> {
     }
 }
 
-fn blocks<'a>(message: &'a Value, kind: &str) -> Vec<&'a Value> {
+pub fn blocks<'a>(message: &'a Value, kind: &str) -> Vec<&'a Value> {
     message["content"]
         .as_array()
         .map(|b| b.iter().filter(|b| b["type"] == kind).collect())

@@ -12,6 +12,9 @@
 
 mod claude;
 mod codex;
+#[path = "../common/damage.rs"]
+mod damage;
+mod repair;
 mod standin;
 
 use serde_json::Value;

@@ -1,0 +1,124 @@
+//! `ctxc repair` verified in the real Claude Code: a corpus session damaged the ways crashes
+//! damage it (a tool result lost, a `parentUuid` naming no record; see
+//! `tests/common/damage.rs`) resumes wrongly, and its `ctxc repair` output resumes with the
+//! task, the last user request and every tool call answered in the request the client sends.
+
+use crate::claude::{blocks, check, dialogue, records, resume, texts};
+use crate::damage::{Damage, damage};
+use crate::standin::StandIn;
+use crate::{Sandbox, clients, corpus};
+use serde_json::Value;
+use std::process::Command;
+
+/// What Claude Code 2.1.330 writes as the result of a call the user interrupted.
+const INTERRUPTED: &str = "[Request interrupted by user for tool use]";
+
+/// The last prompt the user typed in a session (not meta, not a tool result).
+fn last_request(text: &str) -> String {
+    records(text)
+        .iter()
+        .filter(|r| r["type"] == "user" && r["isMeta"] != true && r["isSidechain"] != true)
+        .filter_map(|r| texts(&r["message"]).into_iter().next())
+        .rfind(|t| !t.starts_with('<') && !t.starts_with('['))
+        .expect("the session has a user prompt")
+}
+
+/// `ctxc repair DAMAGED -o OUT`, returning OUT's text (which passes `ctxc check`).
+fn repaired(damaged: &str) -> String {
+    let work = Sandbox::new();
+    let input = work.path("in").join("damaged.jsonl");
+    let output = work.path("out").join("repaired.jsonl");
+    std::fs::write(&input, damaged).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .args(["repair", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        out.status.success(),
+        "ctxc repair failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    crate::assert_check_clean(&output);
+    std::fs::read_to_string(output).unwrap()
+}
+
+/// Every text a request carries.
+fn all_text(request: &Value) -> Vec<String> {
+    dialogue(request).iter().flat_map(|m| texts(m)).collect()
+}
+
+#[test]
+fn claude_code_resumes_a_repaired_session_and_not_the_damaged_one() {
+    if clients().is_none() {
+        return;
+    }
+    let standin = StandIn::start();
+    let original = std::fs::read_to_string(corpus("claude-code/spotter/tool_heavy.jsonl")).unwrap();
+    let baseline = resume(&original, &standin);
+    let ask = last_request(&original);
+    for kind in [
+        Damage::DeleteToolResult,
+        Damage::DanglingParent,
+        Damage::Cycle,
+    ] {
+        let (damaged, _) = damage(&original, kind);
+        let damaged_request = resume(&damaged, &standin);
+        let (wrong, _) = check(&damaged_request, &baseline, &original, &damaged, 1.0);
+        eprintln!("claude, damaged ({kind:?}): {}", or_ok(&wrong.0));
+
+        let fixed = repaired(&damaged);
+        let request = resume(&fixed, &standin);
+        let (problems, ratio) = check(&request, &baseline, &original, &fixed, 1.0);
+        crate::log_run(
+            &format!("claude, repaired ({kind:?})"),
+            1.0,
+            ratio,
+            &problems,
+        );
+        assert!(problems.0.is_empty(), "{kind:?}: {problems:?}");
+        assert!(
+            all_text(&request).iter().any(|t| t.contains(&ask)),
+            "{kind:?}: the last user request {ask:.60}… is not in the request"
+        );
+        let (sent, before) = (dialogue(&request), dialogue(&damaged_request));
+        if kind == Damage::DeleteToolResult {
+            // The client loses the history above the missing result (its child's parent is
+            // gone) and the task with it.
+            assert!(!wrong.0.is_empty(), "the damaged copy resumed cleanly");
+            assert!(
+                sent.len() > before.len(),
+                "the repair sends no more history"
+            );
+            // The lost result is answered the way the client answers an interrupted call.
+            let interrupted = sent
+                .iter()
+                .flat_map(|m| blocks(m, "tool_result"))
+                .any(|b| b["is_error"] == true && b["content"].to_string().contains(INTERRUPTED));
+            assert!(
+                interrupted,
+                "the interrupted-call result is not in the request"
+            );
+        } else {
+            // Claude Code 2.1.330 recovers a dangling or looping parent itself; the repair
+            // re-links the chain the way the client reads it: all but the new prompt (whose
+            // reminders name each resume's own sandbox) is the same.
+            let n = sent.len() - 1;
+            assert!(
+                sent.len() == before.len() && sent[..n] == before[..n],
+                "{kind:?}: the repaired copy sends other history than the client recovers"
+            );
+        }
+    }
+}
+
+fn or_ok(problems: &[String]) -> String {
+    if problems.is_empty() {
+        "resumes as the original (the client recovers)".into()
+    } else {
+        problems.join("; ")
+    }
+}
