@@ -1,4 +1,4 @@
-//! `ctxc repair` verified in the real Claude Code: a corpus session damaged the ways crashes
+//! `ctxc repair` verified in the real Claude Code and Codex CLI: a corpus session damaged the ways crashes
 //! damage it (a tool result lost, a `parentUuid` naming no record; see
 //! `tests/common/damage.rs`) resumes wrongly, and its `ctxc repair` output resumes with the
 //! task, the last user request and every tool call answered in the request the client sends.
@@ -120,5 +120,50 @@ fn or_ok(problems: &[String]) -> String {
         "resumes as the original (the client recovers)".into()
     } else {
         problems.join("; ")
+    }
+}
+
+/// Codex CLI: a rollout with one call output deleted resumes with an output Codex made up
+/// ("aborted", not in the session); its `ctxc repair` output holds that answer itself and
+/// resumes with the task, the last user request and every call answered from the session.
+#[test]
+fn codex_resumes_a_repaired_rollout_and_not_the_damaged_one() {
+    if clients().is_none() {
+        return;
+    }
+    let standin = StandIn::start();
+    let original = crate::codex::rollout();
+    let baseline = crate::codex::resume(&original, &standin);
+    let (damaged, _) = damage(&original, Damage::DeleteToolResult);
+    let request = crate::codex::resume(&damaged, &standin);
+    let (wrong, _) = crate::codex::check(&request, &baseline, &original, &damaged, 1.0);
+    eprintln!("codex, damaged (DeleteToolResult): {}", or_ok(&wrong.0));
+    assert!(!wrong.0.is_empty(), "the damaged rollout resumed cleanly");
+
+    let fixed = repaired(&damaged);
+    let request = crate::codex::resume(&fixed, &standin);
+    let (problems, ratio) = crate::codex::check(&request, &baseline, &original, &fixed, 1.0);
+    crate::log_run("codex, repaired (DeleteToolResult)", 1.0, ratio, &problems);
+    assert!(problems.0.is_empty(), "{problems:?}");
+    let ask = original
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "event_msg" && r["payload"]["type"] == "user_message")
+        .filter_map(|r| r["payload"]["message"].as_str().map(str::to_string))
+        .next_back()
+        .expect("the rollout has a user_message");
+    assert!(
+        carries(&request, &ask),
+        "the last user request {ask:.60}… is not in the request"
+    );
+}
+
+/// Whether any string in `value` contains `needle`.
+fn carries(value: &Value, needle: &str) -> bool {
+    match value {
+        Value::String(s) => s.contains(needle),
+        Value::Array(items) => items.iter().any(|v| carries(v, needle)),
+        Value::Object(members) => members.values().any(|v| carries(v, needle)),
+        _ => false,
     }
 }
