@@ -1,7 +1,9 @@
-//! `ctxc repair` verified in the real Claude Code and Codex CLI: a corpus session damaged the ways crashes
-//! damage it (a tool result lost, a `parentUuid` naming no record; see
-//! `tests/common/damage.rs`) resumes wrongly, and its `ctxc repair` output resumes with the
-//! task, the last user request and every tool call answered in the request the client sends.
+//! `ctxc repair` verified in the real Claude Code and Codex CLI. A corpus session damaged the
+//! ways crashes damage it (see `tests/common/damage.rs`): with a tool result lost, the clients
+//! resume it wrongly (Claude Code drops the history above the gap, task included; Codex makes up
+//! an output), and its `ctxc repair` output resumes with the task, the last user request and
+//! every call answered from the file. Claude Code recovers a dangling or looping `parentUuid`
+//! itself; the repaired copy must send the same history it recovers.
 
 use crate::claude::{blocks, check, dialogue, records, resume, texts};
 use crate::damage::{Damage, damage};
