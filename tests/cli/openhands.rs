@@ -143,3 +143,130 @@ fn a_compaction_is_recorded_as_a_condensation_and_restores() {
     );
     assert_eq!(std::fs::read(&restored).unwrap(), original);
 }
+
+/// The `contextTokens` `stats --json` reports for `path`.
+fn context_tokens(path: &std::path::Path) -> u64 {
+    let out = ctxc().args(["stats", "--json"]).arg(path).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["format"], "openhands");
+    report["files"][0]["contextTokens"].as_u64().unwrap()
+}
+
+/// The `history` of the one record in a pair-form JSONL file, with each pair's event names.
+fn pair_history(path: &std::path::Path) -> Vec<Vec<Value>> {
+    let record: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let pairs = record["history"].as_array().unwrap();
+    pairs
+        .iter()
+        .map(|p| p.as_array().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn pair_histories_pass_through_compact_in_pairs_and_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("pairs.jsonl");
+    let original = std::fs::read(fixture("openhands/pairs.jsonl")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    let before = context_tokens(&input);
+    let out = ctxc().arg("check").arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+
+    // Nothing to do: byte-identical.
+    let same = dir.path().join("same.jsonl");
+    let out = ctxc()
+        .args(["compact", "-q", "-o"])
+        .arg(&same)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(&same).unwrap(), original);
+
+    let compact = |output: &std::path::Path| {
+        ctxc()
+            .args([
+                "compact",
+                "-q",
+                "--force",
+                "--target-ratio",
+                "0.5",
+                "--archive",
+                "-o",
+            ])
+            .arg(output)
+            .arg(&input)
+            .output()
+            .unwrap()
+    };
+    let output = dir.path().join("out.jsonl");
+    let out = compact(&output);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read(&output).unwrap();
+    assert_ne!(written, original);
+    assert!(context_tokens(&output) < before);
+    let out = ctxc().arg("check").arg(&output).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+
+    // Still pairs, each an event and its observation; the summary is a condensation action
+    // paired with a `null` observation; every `run` pair that is left is whole.
+    let pairs = pair_history(&output);
+    assert!(pairs.len() < pair_history(&input).len());
+    assert!(
+        pairs
+            .iter()
+            .all(|p| p.len() == 2 && p[0]["action"].is_string())
+    );
+    let condensation = pairs
+        .iter()
+        .find(|p| p[0]["action"] == "condensation")
+        .expect("a condensation pair");
+    assert_eq!(condensation[1]["observation"], "null");
+    let summary = condensation[0]["args"]["summary"].as_str().unwrap();
+    assert!(summary.starts_with("[ctxc summary]\n"), "{summary}");
+    let ids: Vec<i64> = pairs
+        .iter()
+        .flatten()
+        .filter_map(|e| e["id"].as_i64())
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids {ids:?}");
+    for p in pairs.iter().filter(|p| p[0]["action"] == "run") {
+        assert_eq!(p[1]["observation"], "run");
+        assert_eq!(p[1]["cause"], p[0]["id"]);
+    }
+    // Kept pairs are copied byte for byte.
+    let text = String::from_utf8(original.clone()).unwrap();
+    let last_run = pairs
+        .iter()
+        .rev()
+        .find(|p| p[0]["action"] == "run")
+        .unwrap();
+    let needle = serde_json::to_string(&last_run[1]["content"]).unwrap();
+    assert!(text.contains(&needle));
+
+    // Deterministic.
+    let again = dir.path().join("again.jsonl");
+    assert_eq!(compact(&again).status.code(), Some(0));
+    assert_eq!(std::fs::read(&again).unwrap(), written);
+
+    let archive = dir.path().join("out.ctxc-archive.json");
+    let restored = dir.path().join("restored.jsonl");
+    let out = ctxc()
+        .args(["restore", "-q", "-o"])
+        .arg(&restored)
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&restored).unwrap(), original);
+}

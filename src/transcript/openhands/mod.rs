@@ -47,8 +47,11 @@
 //! `condense` (`AgentCondensationObservation`), which the model is sent where it stands. The
 //! flat history form has no ids: its condensation names none.
 //!
-//! Not read: histories stored as `[action, observation]` pairs (early evaluation output), and
-//! the V1 software-agent-sdk conversation logs.
+//! Early evaluation output stores `history` as `[action, observation]` pairs, each a 2-array
+//! of serialized events (a message action paired with a `null` observation): the events are
+//! read in order as above, and an edited history is written as pairs again (see [`pairs`]).
+//!
+//! Not read: the V1 software-agent-sdk conversation logs.
 
 use super::common::{element_indent, value_error};
 use super::{
@@ -62,6 +65,8 @@ use crate::json::{
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashSet;
+
+mod pairs;
 
 /// The OpenHands adapter.
 pub struct OpenHands;
@@ -141,6 +146,9 @@ impl Adapter for OpenHands {
         out: &mut String,
     ) {
         let texts = render_events(self, t, conv, items);
+        if parse_raw(&t.source[conv.span.clone()]).is_ok_and(pairs::is_pair_list) {
+            return pairs::render(t, conv, items, &texts, out);
+        }
         super::render_layout(t, conv, items, texts.iter(), out);
     }
 }
@@ -154,7 +162,7 @@ struct Found<'a> {
 fn find_histories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
     match doc {
         Doc::Json { root, .. } => match array_elements(root) {
-            Some(elements) if elements.first().is_some_and(|e| is_event(e)) => vec![Found {
+            Some(elements) if elements.first().is_some_and(|e| starts_history(e)) => vec![Found {
                 location: String::new(),
                 list: root,
             }],
@@ -178,11 +186,16 @@ fn history_of(owner: &RawValue, location: String) -> Option<Found<'_>> {
     HISTORY_KEYS.iter().find_map(|key| {
         let (_, list) = members.iter().find(|(k, _)| k == key)?;
         let events = array_elements(list)?;
-        events.first().is_some_and(|e| is_event(e)).then(|| Found {
+        events.first().is_some_and(|e| starts_history(e)).then(|| Found {
             location: format!("{location}/{key}"),
             list,
         })
     })
+}
+
+/// The first element of an event list: an event, or an `[action, observation]` pair.
+fn starts_history(raw: &RawValue) -> bool {
+    is_event(raw) || pairs::is_pair(raw)
 }
 
 /// An object with exactly one of a string `action` or `observation`, and no `role` (SWE-agent
@@ -317,7 +330,7 @@ fn replace_path(raw: &str, path: &[&str], new: &str) -> Option<String> {
 }
 
 fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadError> {
-    let elements = array_elements(found.list).unwrap_or_default();
+    let elements = pairs::events(found.list);
     let base = doc.span(found.list).start;
     let mut events = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
@@ -335,7 +348,11 @@ fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadE
         location: found.location,
         items,
         preamble: Vec::new(),
-        layout: ListLayout::Array(ArrayLayout::of(found.list.get(), &relative)),
+        layout: ListLayout::Array(if pairs::is_pair_list(found.list) {
+            pairs::layout(found.list)
+        } else {
+            ArrayLayout::of(found.list.get(), &relative)
+        }),
         model: None,
         context_window: None,
     })
@@ -870,77 +887,4 @@ fn condensation(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{Format, ReadOptions, read};
-
-    fn corpus(rel: &str) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/corpus")
-            .join(rel);
-        std::fs::read_to_string(path).unwrap()
-    }
-
-    #[test]
-    fn reads_tool_calls_results_and_condensations() {
-        let src = r#"[
-{"id": 0, "source": "agent", "message": "sys", "action": "system", "args": {"content": "You are OpenHands", "tools": []}},
-{"id": 1, "source": "user", "message": "fix it", "action": "message", "args": {"content": "fix it", "image_urls": null, "wait_for_response": false}},
-{"id": 2, "source": "agent", "message": "Running", "action": "run", "tool_call_metadata": {"function_name": "execute_bash", "tool_call_id": "c1", "model_response": {"id": "r1", "choices": [{"message": {"content": "Let me look", "tool_calls": [{"id": "c1", "function": {"name": "execute_bash", "arguments": "{\"command\": \"ls\"}"}}]}}]}}, "args": {"command": "ls", "thought": "Let me look"}},
-{"id": 3, "source": "agent", "message": "out", "cause": 2, "observation": "run", "tool_call_metadata": {"function_name": "execute_bash", "tool_call_id": "c1"}, "content": "a.py", "extras": {"command": "ls"}},
-{"id": 4, "source": "agent", "message": "Summary: s", "action": "condensation", "args": {"forgotten_event_ids": [2, 3], "forgotten_events_start_id": null, "forgotten_events_end_id": null, "summary": "looked at files", "summary_offset": 2}},
-{"id": 5, "source": "environment", "message": "", "observation": "agent_state_changed", "content": "", "extras": {"agent_state": "running"}},
-{"id": 6, "source": "agent", "message": "done", "action": "finish", "args": {"final_thought": "done", "outputs": {}}}
-]"#;
-        let t = read(src.to_string(), &ReadOptions::default()).unwrap();
-        assert_eq!(t.format, Format::OpenHands);
-        let items = &t.conversations[0].items;
-        let kinds: Vec<_> = items
-            .iter()
-            .map(|i| (i.kind.name(), i.in_context))
-            .collect();
-        assert_eq!(
-            kinds,
-            [
-                ("system", true),
-                ("user", true),
-                ("tool_call", false),
-                ("tool_result", false),
-                ("summary", true),
-                ("non_context", false),
-                ("assistant", true),
-            ]
-        );
-        assert_eq!(items[2].calls[0].id, "c1");
-        assert_eq!(items[3].results, ["c1"]);
-        assert_eq!(items[6].text(), "done");
-    }
-
-    #[test]
-    fn flat_codeact_history_pairs_actions_with_observations() {
-        let t = read(
-            corpus("openhands/resolver/output.jsonl"),
-            &ReadOptions::default(),
-        )
-        .unwrap();
-        assert_eq!(t.format, Format::OpenHands);
-        assert_eq!(t.conversations.len(), 2);
-        let items = &t.conversations[0].items;
-        assert_eq!(items[0].kind.name(), "user");
-        assert_eq!(items[1].kind.name(), "tool_call");
-        assert_eq!(items[2].kind.name(), "tool_result");
-        assert_eq!(items[2].results, [items[1].calls[0].id.clone()]);
-        assert!(super::super::check(&t).is_empty());
-    }
-
-    #[test]
-    fn trajectories_read_clean() {
-        for rel in [
-            "openhands/trajs/basic.json",
-            "openhands/trajs/basic_interactions.json",
-        ] {
-            let t = read(corpus(rel), &ReadOptions::default()).unwrap();
-            assert_eq!(t.format, Format::OpenHands, "{rel}");
-            assert!(super::super::check(&t).is_empty(), "{rel}");
-        }
-    }
-}
+mod tests;
