@@ -149,20 +149,7 @@ struct Found<'a> {
 }
 
 fn find_trajectories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
-    match doc {
-        Doc::Json { root, .. } => match array_elements(root) {
-            Some(elements) => elements
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, e)| trajectory(e, format!("/{i}")))
-                .collect(),
-            None => trajectory(root, String::new()).into_iter().collect(),
-        },
-        Doc::Lines { lines, .. } => lines
-            .iter()
-            .filter_map(|l| trajectory(l.raw, format!("line {}", l.number)))
-            .collect(),
-    }
+    super::containers::each_record(doc, trajectory)
 }
 
 /// The steps of an ATIF trajectory object: one whose `schema_version` names ATIF and whose

@@ -375,3 +375,27 @@ fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
         }
     }
 }
+
+/// What `find` finds in each record a document holds: each element of a top-level JSON array
+/// (located at `/I`), else the document's one object (at ``), or each JSONL line (at `line N`).
+/// Shared by the formats whose files hold one conversation per record (ShareGPT, ATIF,
+/// OpenHands runs).
+pub(super) fn each_record<'a, T>(
+    doc: &Doc<'a>,
+    find: impl Fn(&'a RawValue, String) -> Option<T>,
+) -> Vec<T> {
+    match doc {
+        Doc::Json { root, .. } => match array_elements(root) {
+            Some(elements) => elements
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, e)| find(e, format!("/{i}")))
+                .collect(),
+            None => find(root, String::new()).into_iter().collect(),
+        },
+        Doc::Lines { lines, .. } => lines
+            .iter()
+            .filter_map(|l| find(l.raw, format!("line {}", l.number)))
+            .collect(),
+    }
+}

@@ -104,20 +104,7 @@ struct Found<'a> {
 }
 
 fn find_conversations<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
-    match doc {
-        Doc::Json { root, .. } => match array_elements(root) {
-            Some(elements) => elements
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, e)| turn_list(e, format!("/{i}")))
-                .collect(),
-            None => turn_list(root, String::new()).into_iter().collect(),
-        },
-        Doc::Lines { lines, .. } => lines
-            .iter()
-            .filter_map(|l| turn_list(l.raw, format!("line {}", l.number)))
-            .collect(),
-    }
+    super::containers::each_record(doc, turn_list)
 }
 
 /// The turn list of a conversation object: an array under a [`TURN_KEYS`] key whose elements

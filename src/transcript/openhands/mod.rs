@@ -160,23 +160,17 @@ struct Found<'a> {
 }
 
 fn find_histories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
+    // A bare event stream: the whole document is one history.
     match doc {
-        Doc::Json { root, .. } => match array_elements(root) {
-            Some(elements) if elements.first().is_some_and(|e| starts_history(e)) => vec![Found {
+        Doc::Json { root, .. }
+            if array_elements(root).is_some_and(|e| e.first().is_some_and(|e| starts_history(e))) =>
+        {
+            vec![Found {
                 location: String::new(),
                 list: root,
-            }],
-            Some(elements) => elements
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, e)| history_of(e, format!("/{i}")))
-                .collect(),
-            None => history_of(root, String::new()).into_iter().collect(),
-        },
-        Doc::Lines { lines, .. } => lines
-            .iter()
-            .filter_map(|l| history_of(l.raw, format!("line {}", l.number)))
-            .collect(),
+            }]
+        }
+        _ => super::containers::each_record(doc, history_of),
     }
 }
 
