@@ -127,21 +127,7 @@ fn a_compaction_is_recorded_as_a_condensation_and_restores() {
     let out = ctxc().arg("check").arg(&output).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
 
-    let archive = dir.path().join("out.ctxc-archive.json");
-    let restored = dir.path().join("restored.json");
-    let out = ctxc()
-        .args(["restore", "-q", "-o"])
-        .arg(&restored)
-        .arg(&archive)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(std::fs::read(&restored).unwrap(), original);
+    assert_restores(dir.path(), "restored.json", &original);
 }
 
 /// The `contextTokens` `stats --json` reports for `path`.
@@ -254,12 +240,16 @@ fn pair_histories_pass_through_compact_in_pairs_and_restore() {
     assert_eq!(compact(&again).status.code(), Some(0));
     assert_eq!(std::fs::read(&again).unwrap(), written);
 
-    let archive = dir.path().join("out.ctxc-archive.json");
-    let restored = dir.path().join("restored.jsonl");
+    assert_restores(dir.path(), "restored.jsonl", &original);
+}
+
+/// `out.ctxc-archive.json` in `dir` restores `original` byte for byte, as `dir/NAME`.
+fn assert_restores(dir: &std::path::Path, name: &str, original: &[u8]) {
+    let restored = dir.join(name);
     let out = ctxc()
         .args(["restore", "-q", "-o"])
         .arg(&restored)
-        .arg(&archive)
+        .arg(dir.join("out.ctxc-archive.json"))
         .output()
         .unwrap();
     assert_eq!(
