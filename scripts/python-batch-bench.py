@@ -16,7 +16,8 @@ it to 50% of its tokens (--force: every row is compacted).
   (RAYON_NUM_THREADS=1 in the workers), timed from read to the last file written (Ray's start
   not included).
 
-Needs ctxc (pip install ./python), pyarrow and, for the Ray part, ray[data].
+Needs ctxc (pip install ./python), pyarrow and, for the Ray part, ray[data]. The corpus is
+../shared/corpus, or $CTXC_CORPUS.
 Usage: python scripts/python-batch-bench.py [REPEAT] [RUNS] [WORKERS...]   (from the crate
 directory; defaults: 5, 3, 1 2)
 """
@@ -33,7 +34,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TAU = HERE.parent.parent / "shared/corpus/openai-chat/tau-bench/gpt-4o-airline.json"
+CORPUS = Path(os.environ.get("CTXC_CORPUS", HERE.parent.parent / "shared/corpus"))
+TAU = CORPUS / "openai-chat/tau-bench/gpt-4o-airline.json"
 
 
 def cpu_seconds():

@@ -1,0 +1,124 @@
+"""Scaling and peer bench (issue 28): whole-process timings of one ctxc build, side by side.
+
+- Scaling: `stats` and `compact --dry-run --force --target-ratio 0.5` over the corpus copied
+  REPEAT times into one folder, at each --jobs in JOBS. Speed-ups are over --jobs 1.
+- One core (taskset -c 0): `stats` of the largest Claude Code session, `compact` of it at 50%
+  writing its output, and, when COZEMPIC names its binary, cozempic `treat -rx standard
+  --execute` on a fresh copy (what it does to a session the user keeps). Ratios to stats and to
+  ctxc's written compaction.
+
+Each row is a median of RUNS runs after one warm-up (page cache). Prints one table; exits 1
+when a ctxc run fails for a reason other than the corpus's own refused files (exit 1 with
+findings is how compact reports those).
+
+Usage: python3 scripts/scaling_bench.py --ctxc BIN --corpus DIR [--repeat 16] [--jobs 1 4 16]
+         [--runs 3] [--cozempic BIN]
+(the 2-core CI machines can run it too, with --jobs 1 2; a 16-core machine shows the targets.)
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed(argv, runs, env=None, before=None):
+    """Median wall seconds of `argv` over `runs` runs, after one warm-up run."""
+    walls = []
+    for i in range(runs + 1):
+        if before:
+            before()
+        start = time.perf_counter()
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        wall = time.perf_counter() - start
+        if done.returncode not in (0, 1):
+            sys.exit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+        if i:
+            walls.append(wall)
+    return statistics.median(walls)
+
+
+def repeated_corpus(corpus, repeat, into):
+    """The corpus's transcripts copied `repeat` times, each copy in its own folder."""
+    for i in range(repeat):
+        shutil.copytree(corpus, into / f"copy{i:02}", ignore=shutil.ignore_patterns("*.md"))
+    files = [p for p in into.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def largest_claude_session(corpus):
+    sessions = list((corpus / "claude-code").rglob("*.jsonl"))
+    return max(sessions, key=lambda p: p.stat().st_size)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ctxc", required=True)
+    ap.add_argument("--corpus", required=True, type=Path)
+    ap.add_argument("--repeat", type=int, default=16)
+    ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cozempic")
+    args = ap.parse_args()
+    ctxc = str(Path(args.ctxc).resolve())
+    tmp = Path(tempfile.mkdtemp(prefix="ctxc-scaling."))
+    try:
+        run(args, ctxc, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, ctxc, tmp):
+    big = tmp / "corpus"
+    files, size = repeated_corpus(args.corpus, args.repeat, big)
+    print(f"{os.cpu_count()} CPUs; corpus x{args.repeat}: {files} files, {size / 1e6:.0f} MB; "
+          f"median of {args.runs} runs after a warm-up")
+    compact = [ctxc, "compact", "-q", "--no-config", "--dry-run", "--force", "--target-ratio",
+               "0.5"]
+    stats = [ctxc, "stats", "-q", "--no-config"]
+    rows = {}
+    for name, base in (("stats", stats), ("compact", compact)):
+        for jobs in args.jobs:
+            rows[(name, jobs)] = timed(base + ["--jobs", str(jobs), str(big)], args.runs)
+    print(f"{'command':<10}" + "".join(f"{'--jobs ' + str(j):>14}" for j in args.jobs))
+    for name in ("stats", "compact"):
+        cells = "".join(f"{rows[(name, j)]:>8.3f} s {rows[(name, args.jobs[0])] / rows[(name, j)]:>4.1f}x"
+                        for j in args.jobs)
+        print(f"{name:<10}{cells}")
+
+    session = largest_claude_session(args.corpus)
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    mb = session.stat().st_size / 1e6
+    one = {
+        "stats": timed(pin + stats + [str(session)], 5),
+        "compact, written": timed(
+            pin + [ctxc, "compact", "-q", "--no-config", "--force", "--force-overwrite",
+                   "--target-ratio", "0.5", "--jobs", "1", "-o", str(tmp / "out.jsonl"),
+                   str(session)], 5),
+    }
+    if args.cozempic:
+        home = tmp / "home"
+        home.mkdir()
+        copy = home / "session.jsonl"
+
+        def fresh():
+            shutil.copyfile(session, copy)
+
+        env = dict(os.environ, HOME=str(home))
+        one["cozempic treat -rx standard"] = timed(
+            pin + [args.cozempic, "treat", str(copy), "-rx", "standard", "--execute"], 5,
+            env=env, before=fresh)
+    print(f"one core{' (taskset -c 0)' if pin else ''}, {session.name} ({mb:.1f} MB), "
+          "median of 5:")
+    for name, wall in one.items():
+        print(f"  {name:<30} {wall * 1000:8.1f} ms  {wall / one['stats']:5.2f}x stats  "
+              f"{wall / one['compact, written']:5.2f}x compact")
+
+
+if __name__ == "__main__":
+    main()
