@@ -80,7 +80,7 @@ def run(args, ctxc, tmp):
           f"median of {args.runs} runs after a warm-up")
     compact = [ctxc, "compact", "-q", "--no-config", "--dry-run", "--force", "--target-ratio",
                "0.5"]
-    stats = [ctxc, "stats", "-q", "--no-config"]
+    stats = [ctxc, "stats", "-q"]
     rows = {}
     for name, base in (("stats", stats), ("compact", compact)):
         for jobs in args.jobs:
