@@ -14,7 +14,9 @@ it to 50% of its tokens (--force: every row is compacted).
 - Ray Data: `read_parquet → map_batches(ctxc.compact_batch, batch_format="pyarrow") →
   write_parquet` with `ray.init(num_cpus=W)` for each W in WORKERS, each task on one thread
   (RAYON_NUM_THREADS=1 in the workers), timed from read to the last file written (Ray's start
-  not included).
+  not included). Ray reads the same rows split into 32 files, as datasets are published: Ray
+  Data reads one file in one task, so a single file would give one worker all the work.
+  CTXC_BENCH_RAY_ONLY=1 skips the one-core part.
 
 Needs ctxc (pip install ./python), pyarrow and, for the Ray part, ray[data]. The corpus is
 ../shared/corpus, or $CTXC_CORPUS.
@@ -74,6 +76,23 @@ def main():
     print(f"{n} conversations ({data.stat().st_size / 1e6:.1f} MB Parquet), 50%, --force, "
           f"median of {runs} runs")
 
+    parts = tmp / "parts"
+    parts.mkdir()
+    table = pa.Table.from_pylist(rows)
+    per_part = -(-n // 32)
+    for k in range(32):
+        pq.write_table(table.slice(k * per_part, per_part), parts / f"part-{k:02}.parquet",
+                       row_group_size=200, compression="zstd")
+    if os.environ.get("CTXC_BENCH_RAY_ONLY") != "1":
+        one_core(data, tmp, n, runs)
+    ray_data(parts, tmp, n, runs, workers)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def one_core(data, tmp, n, runs):
+    """The CLI and compact_batch on one pinned core, CPU seconds side by side."""
+    import pyarrow.parquet as pq
+
     # One core for the CLI and compact_batch alike; compact_batch's threads are made on its
     # first call, after this, so there is one.
     all_cpus = os.sched_getaffinity(0)
@@ -113,6 +132,12 @@ def main():
         print(f"  {label:<38} {wall:7.3f} s  {cpu:7.3f} s CPU  {n / cpu:8.1f} rows/s{ratio}")
 
     os.sched_setaffinity(0, all_cpus)
+
+
+def ray_data(parts, tmp, n, runs, workers):
+    """Ray Data's rows/s at each worker count, over the dataset in `parts`."""
+    import ctxc
+
     try:
         import ray
     except ImportError:
@@ -128,7 +153,7 @@ def main():
             dest = tmp / "ray-out"
             shutil.rmtree(dest, ignore_errors=True)
             (
-                ray.data.read_parquet(str(data), override_num_blocks=max(4, 2 * w))
+                ray.data.read_parquet(str(parts))
                 .map_batches(ctxc.compact_batch, batch_format="pyarrow",
                              fn_kwargs={"target_ratio": 0.5, "force": True})
                 .write_parquet(str(dest))
@@ -137,7 +162,6 @@ def main():
         wall, _ = median_time(ray_job, runs)
         ray.shutdown()
         print(f"  {w} worker(s): {wall:7.3f} s  {n / wall:8.1f} rows/s")
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ Usage: python3 scripts/scaling_bench.py --ctxc BIN --corpus DIR [--repeat 16] [-
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -27,20 +28,27 @@ import time
 from pathlib import Path
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(argv, runs, env=None, before=None):
-    """Median wall seconds of `argv` over `runs` runs, after one warm-up run."""
-    walls = []
+    """Median wall seconds and median CPU seconds (user + system, all threads) of `argv` over
+    `runs` runs, after one warm-up run."""
+    walls, cpus = [], []
     for i in range(runs + 1):
         if before:
             before()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), children_cpu()
         done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, children_cpu() - start_cpu
         if done.returncode not in (0, 1):
             sys.exit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
         if i:
             walls.append(wall)
-    return statistics.median(walls)
+            cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def repeated_corpus(corpus, repeat, into):
@@ -85,21 +93,23 @@ def run(args, ctxc, tmp):
     for name, base in (("stats", stats), ("compact", compact)):
         for jobs in args.jobs:
             rows[(name, jobs)] = timed(base + ["--jobs", str(jobs), str(big)], args.runs)
-    print(f"{'command':<10}" + "".join(f"{'--jobs ' + str(j):>14}" for j in args.jobs))
+    print("wall seconds, speed-up over the first column, CPU seconds (all threads)")
+    print(f"{'command':<10}" + "".join(f"{'--jobs ' + str(j):>26}" for j in args.jobs))
     for name in ("stats", "compact"):
-        cells = "".join(f"{rows[(name, j)]:>8.3f} s {rows[(name, args.jobs[0])] / rows[(name, j)]:>4.1f}x"
-                        for j in args.jobs)
+        first = rows[(name, args.jobs[0])][0]
+        cells = "".join(f"{rows[(name, j)][0]:>8.3f} s {first / rows[(name, j)][0]:>5.1f}x "
+                        f"{rows[(name, j)][1]:>6.2f} s CPU" for j in args.jobs)
         print(f"{name:<10}{cells}")
 
     session = largest_claude_session(args.corpus)
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     mb = session.stat().st_size / 1e6
     one = {
-        "stats": timed(pin + stats + [str(session)], 5),
+        "stats": timed(pin + stats + [str(session)], 5)[0],
         "compact, written": timed(
             pin + [ctxc, "compact", "-q", "--no-config", "--force", "--force-overwrite",
                    "--target-ratio", "0.5", "--jobs", "1", "-o", str(tmp / "out.jsonl"),
-                   str(session)], 5),
+                   str(session)], 5)[0],
     }
     if args.cozempic:
         home = tmp / "home"
@@ -112,7 +122,7 @@ def run(args, ctxc, tmp):
         env = dict(os.environ, HOME=str(home))
         one["cozempic treat -rx standard"] = timed(
             pin + [args.cozempic, "treat", str(copy), "-rx", "standard", "--execute"], 5,
-            env=env, before=fresh)
+            env=env, before=fresh)[0]
     print(f"one core{' (taskset -c 0)' if pin else ''}, {session.name} ({mb:.1f} MB), "
           "median of 5:")
     for name, wall in one.items():
