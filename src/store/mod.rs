@@ -15,6 +15,7 @@
 //! another version refuses, and ctxc reports the object as changed. A store that cannot do
 //! conditional writes is named in the error; nothing is overwritten blindly.
 
+mod aws_profile;
 mod client;
 mod prefetch;
 mod url;
