@@ -377,6 +377,17 @@ aws_session_token = dev-token
     }
 
     #[test]
+    fn a_web_identity_in_the_environment_comes_before_the_profiles_keys() {
+        let env = [("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token")];
+        let builder = applied("dev", &env).unwrap();
+        assert_eq!(setting(&builder, AmazonS3ConfigKey::AccessKeyId), None);
+        assert_eq!(
+            setting(&builder, AmazonS3ConfigKey::Region).as_deref(),
+            Some("us-east-2")
+        );
+    }
+
+    #[test]
     fn a_profile_that_needs_sso_is_refused_with_what_to_do_unless_the_environment_has_keys() {
         let err = applied("sso", &[]).unwrap_err();
         let text = format!("{err:#}");
