@@ -171,7 +171,8 @@ pub enum Command {
     /// unique prefix `@0c1f`, or `@` (also `@latest`) for the latest session of this
     /// directory's project. Claude Code sessions are read from $CLAUDE_CONFIG_DIR/projects
     /// (default ~/.claude/projects), Codex sessions from $CODEX_HOME/sessions (default
-    /// ~/.codex/sessions).
+    /// ~/.codex/sessions); either variable may be an object-storage URL
+    /// (s3://bucket/alice/.claude) for stores gathered into a bucket.
     Sessions(SessionsArgs),
 
     /// Print a shell's completion script for ctxc (bash, zsh, fish, elvish, powershell).

@@ -103,7 +103,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
     let window_given = args.tokens.context_window.is_some() || args.tokens.model.is_some();
     let stores = Stores::from_env();
     let cwd = std::env::current_dir().context("reading the current directory")?;
-    let all = sessions::find(&stores);
+    let all = sessions::find(&stores)?;
     let listed: Vec<&Session> = all
         .iter()
         .filter(|s| args.all || s.in_project(&cwd))
@@ -170,8 +170,13 @@ struct Measure<'a> {
 impl Measure<'_> {
     /// Reads and measures one session; a failure is recorded in the row.
     fn row(&self, s: &Session, short_id: String) -> SessionRow {
-        let loaded = discover::load(&Input::File(s.path.clone()), self.max_input_bytes)
-            .map_err(|e| locate(e.line, &e.message));
+        // A session in a store in object storage is named by its object's URL.
+        let input = match crate::store::Url::of_path(&s.path) {
+            Some(Ok(url)) => Input::Remote(url),
+            _ => Input::File(s.path.clone()),
+        };
+        let loaded =
+            discover::load(&input, self.max_input_bytes).map_err(|e| locate(e.line, &e.message));
         let meta = loaded
             .as_ref()
             .map(|text| sessions::read_meta(s.client, text, s.project_key.as_deref()))

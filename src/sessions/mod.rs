@@ -11,13 +11,17 @@
 //! Finding sessions lists files and reads only what ordering them needs (the last record's
 //! time; a Codex file's first record). What the client shows about a session — its title and
 //! project — is read by [`meta`]; [`reference`] turns `@ID` into a session for every command.
+//! Either store may be in object storage (the variable given as a URL): see [`remote`].
 
 mod meta;
 mod reference;
+mod remote;
 
 pub use meta::{claude_code_cwd, claude_code_prompt, read_meta};
 pub use reference::resolve_all;
 
+use crate::store::Url;
+use anyhow::{Context, Result};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom};
@@ -80,6 +84,28 @@ impl Stores {
         )
     }
 
+    /// The stores that are directories on this machine (not in object storage).
+    pub fn local(&self) -> Stores {
+        let local = |p: &Option<PathBuf>| p.clone().filter(|p| Url::of_path(p).is_none());
+        Stores {
+            claude_code: local(&self.claude_code),
+            codex: local(&self.codex),
+        }
+    }
+
+    /// Whether the object at `url` lies inside one of the stores kept in object storage.
+    pub fn contains_object(&self, url: &Url) -> bool {
+        [&self.claude_code, &self.codex]
+            .into_iter()
+            .flatten()
+            .filter_map(|root| Url::of_path(root)?.ok())
+            .any(|root| {
+                let root = root.as_prefix();
+                (root.scheme, &root.bucket) == (url.scheme, &url.bucket)
+                    && url.key.starts_with(&root.key)
+            })
+    }
+
     /// Whether `path` lies inside one of the stores (compared after resolving links).
     pub fn contains(&self, path: &Path) -> bool {
         let Ok(real) = path.canonicalize() else {
@@ -139,21 +165,30 @@ pub fn project_dir_names(dir: &Path) -> [String; 2] {
 }
 
 /// Every session in `stores`, newest first (ties by path). Unreadable directories are passed
-/// over: a listing shows what it can.
-pub fn find(stores: &Stores) -> Vec<Session> {
+/// over: a listing shows what it can. A store in object storage that cannot be listed is an
+/// error: it was named on purpose, and its sessions missing would go unexplained.
+pub fn find(stores: &Stores) -> Result<Vec<Session>> {
     let mut sessions = Vec::new();
     if let Some(root) = &stores.claude_code {
-        claude_code_sessions(root, &mut sessions);
+        match Url::of_path(root) {
+            Some(url) => remote::claude_code_sessions(&url?, &mut sessions)
+                .context("listing Claude Code's session store")?,
+            None => claude_code_sessions(root, &mut sessions),
+        }
     }
     if let Some(root) = &stores.codex {
-        codex_sessions(root, &mut sessions);
+        match Url::of_path(root) {
+            Some(url) => remote::codex_sessions(&url?, &mut sessions)
+                .context("listing Codex's session store")?,
+            None => codex_sessions(root, &mut sessions),
+        }
     }
     sessions.sort_by(|a, b| {
         b.last_activity
             .cmp(&a.last_activity)
             .then_with(|| a.path.cmp(&b.path))
     });
-    sessions
+    Ok(sessions)
 }
 
 fn claude_code_sessions(root: &Path, out: &mut Vec<Session>) {
@@ -318,7 +353,8 @@ pub fn locate(path: &Path, stores: &Stores) -> Option<Session> {
         return None;
     }
     let real = path.canonicalize().ok()?;
-    find(stores)
+    find(&stores.local())
+        .ok()?
         .into_iter()
         .find(|s| s.path.canonicalize().ok().as_deref() == Some(real.as_path()))
 }

@@ -59,7 +59,7 @@ pub fn resolve_all(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let stores = Stores::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| anyhow!("reading the current directory for a session reference: {e}"))?;
-    let sessions = find(&stores);
+    let sessions = find(&stores)?;
     args.iter()
         .map(|arg| match Reference::parse(arg) {
             None => Ok(arg.clone()),

@@ -66,12 +66,9 @@ fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
     use object_store::ClientOptions;
     Ok(match url.scheme {
         // AWS_ACCESS_KEY_ID/SECRET/SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL(_S3),
-        // AWS_ALLOW_HTTP, web identity (EKS), ECS task roles, EC2 instance metadata.
-        Scheme::S3 => Arc::new(
-            object_store::aws::AmazonS3Builder::from_env()
-                .with_bucket_name(&url.bucket)
-                .build()?,
-        ),
+        // AWS_ALLOW_HTTP, then the profile in ~/.aws/config and ~/.aws/credentials, then web
+        // identity (EKS), ECS task roles, EC2 instance metadata.
+        Scheme::S3 => Arc::new(s3_builder()?.with_bucket_name(&url.bucket).build()?),
         // GOOGLE_SERVICE_ACCOUNT(_KEY), GOOGLE_APPLICATION_CREDENTIALS, gcloud's application
         // default credentials, the GCE/GKE metadata server.
         Scheme::Gcs => Arc::new(
@@ -96,6 +93,16 @@ fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
             )
         }
     })
+}
+
+/// An S3 client's settings: the environment's, and the AWS profile's where it sets none.
+fn s3_builder() -> Result<object_store::aws::AmazonS3Builder> {
+    let var = |name: &str| std::env::var(name).ok();
+    let builder = object_store::aws::AmazonS3Builder::from_env();
+    match super::aws_profile::load(var, |path| std::fs::read_to_string(path).ok())? {
+        Some(profile) => profile.apply(builder, var),
+        None => Ok(builder),
+    }
 }
 
 /// The `object_store` path of a key (a prefix without its trailing `/`).

@@ -15,6 +15,7 @@
 //! another version refuses, and ctxc reports the object as changed. A store that cannot do
 //! conditional writes is named in the error; nothing is overwritten blindly.
 
+mod aws_profile;
 mod client;
 mod prefetch;
 mod url;
@@ -59,6 +60,16 @@ impl From<&object_store::ObjectMeta> for Meta {
 /// The objects below `prefix` (a prefix URL, or a key taken as one), sorted by key; directory
 /// markers (keys ending in `/`) left out.
 pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
+    let listed = list_with_times(prefix)?;
+    Ok(listed
+        .into_iter()
+        .map(|(url, meta, _)| (url, meta))
+        .collect())
+}
+
+/// [`list`], with each object's last-modified time in seconds since the epoch (what a session
+/// store in a bucket orders its sessions by).
+pub fn list_with_times(prefix: &Url) -> Result<Vec<(Url, Meta, u64)>> {
     let prefix = prefix.as_prefix();
     let store = client::store(&prefix)?;
     let key = client::key(&prefix)?;
@@ -67,7 +78,7 @@ pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
         client::block_on(store.list(key.as_ref()).try_collect())
             .map_err(|e| explain(&e, &prefix, "listing"))?;
     remember_sizes(&listed, &prefix);
-    let mut objects: Vec<(Url, Meta)> = listed
+    let mut objects: Vec<(Url, Meta, u64)> = listed
         .iter()
         .filter(|m| !m.location.as_ref().ends_with('/'))
         .map(|m| {
@@ -75,7 +86,8 @@ pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
                 key: m.location.as_ref().to_string(),
                 ..prefix.clone()
             };
-            (url, Meta::from(m))
+            let modified = u64::try_from(m.last_modified.timestamp()).unwrap_or(0);
+            (url, Meta::from(m), modified)
         })
         .collect();
     objects.sort_by(|a, b| a.0.cmp(&b.0));

@@ -19,6 +19,8 @@ mod parquet;
 mod progress;
 mod repair;
 mod s3;
+mod s3_profiles;
+mod s3_stores;
 mod sessions;
 mod stats;
 mod torn;

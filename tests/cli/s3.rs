@@ -81,16 +81,16 @@ fn moto() -> Option<&'static Moto> {
 }
 
 /// One test's bucket on the shared server.
-struct Bucket {
+pub(crate) struct Bucket {
     name: String,
-    endpoint: String,
+    pub(crate) endpoint: String,
     client: AmazonS3,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Bucket {
     /// A new bucket, or `None` when moto is not installed.
-    fn new(name: &str) -> Option<Bucket> {
+    pub(crate) fn new(name: &str) -> Option<Bucket> {
         let moto = moto()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -114,18 +114,18 @@ impl Bucket {
         })
     }
 
-    fn url(&self, key: &str) -> String {
+    pub(crate) fn url(&self, key: &str) -> String {
         format!("s3://{}/{key}", self.name)
     }
 
-    fn put(&self, key: &str, bytes: &[u8]) {
+    pub(crate) fn put(&self, key: &str, bytes: &[u8]) {
         let payload = object_store::PutPayload::from(bytes.to_vec());
         self.runtime
             .block_on(self.client.put(&key.into(), payload))
             .unwrap();
     }
 
-    fn get(&self, key: &str) -> Option<Vec<u8>> {
+    pub(crate) fn get(&self, key: &str) -> Option<Vec<u8>> {
         let got = self.runtime.block_on(async {
             let got = self.client.get(&key.into()).await?;
             got.bytes().await
@@ -166,7 +166,7 @@ impl Bucket {
     }
 
     /// `ctxc` pointed at this server, with no other AWS settings of the machine.
-    fn ctxc(&self) -> assert_cmd::Command {
+    pub(crate) fn ctxc(&self) -> assert_cmd::Command {
         let mut cmd = ctxc();
         for name in aws_vars() {
             cmd.env_remove(name);
@@ -178,7 +178,7 @@ impl Bucket {
     }
 
     /// The settings that point ctxc at this server.
-    fn env(&self) -> [(&'static str, &str); 5] {
+    pub(crate) fn env(&self) -> [(&'static str, &str); 5] {
         [
             ("AWS_ENDPOINT_URL", &self.endpoint),
             ("AWS_ALLOW_HTTP", "true"),
@@ -190,7 +190,7 @@ impl Bucket {
 }
 
 /// The machine's own AWS settings, which the tests keep away from ctxc.
-fn aws_vars() -> Vec<String> {
+pub(crate) fn aws_vars() -> Vec<String> {
     std::env::vars()
         .map(|(name, _)| name)
         .filter(|name| name.starts_with("AWS_") || name.starts_with("CTXC_"))
@@ -258,7 +258,7 @@ fn files_of(report: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn json(out: &std::process::Output) -> Value {
+pub(crate) fn json(out: &std::process::Output) -> Value {
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(out));
     serde_json::from_slice(&out.stdout).unwrap()
 }

@@ -260,16 +260,17 @@ pub(super) fn refuse_output_into_store(args: &CompactArgs, inputs: &[Input]) -> 
         return Ok(());
     }
     let stores = crate::sessions::Stores::from_env();
-    let stored = inputs.iter().find_map(|i| match i {
-        Input::File(path) if stores.contains(path) => Some(path),
-        _ => None,
+    let stored = inputs.iter().find(|i| match i {
+        Input::File(path) => stores.contains(path),
+        Input::Remote(url) => stores.contains_object(url),
+        Input::Stdin => false,
     });
-    if let Some(path) = stored {
+    if let Some(input) = stored {
         bail!(
             "{} is a session in its client's store, where a compacted copy beside it would show \
              as one more session: use --in-place (with --backup or --archive to keep the \
              original), -o FILE or --out-dir DIR",
-            path.display()
+            input.display()
         );
     }
     Ok(())

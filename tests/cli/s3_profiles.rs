@@ -1,0 +1,112 @@
+//! The AWS CLI's profile files (`~/.aws/config`, `~/.aws/credentials`) against the same moto
+//! server as `s3.rs`, with a temporary HOME and no AWS variables: the profile's endpoint
+//! (also from a services section), region, keys and session token reach the bucket; the
+//! environment's endpoint wins over the profile's; a missing profile, or one that needs a
+//! credential process, is refused saying so.
+
+use crate::s3::{Bucket, aws_vars, json};
+use crate::{ctxc, shared, stderr_of};
+use serde_json::Value;
+use std::path::Path;
+
+/// A HOME whose `~/.aws` holds `config` and, when given, `credentials`.
+fn aws_home(config: &str, credentials: Option<&str>) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    std::fs::write(aws.join("config"), config).unwrap();
+    if let Some(credentials) = credentials {
+        std::fs::write(aws.join("credentials"), credentials).unwrap();
+    }
+    home
+}
+
+/// `ctxc` with no AWS variables but HOME and `extra`; the instance-metadata endpoint (where
+/// a client without keys would ask) is a closed port on this machine.
+fn with_home(home: &Path, extra: &[(&str, &str)]) -> assert_cmd::Command {
+    let mut cmd = ctxc();
+    for name in aws_vars() {
+        cmd.env_remove(name);
+    }
+    cmd.env("HOME", home)
+        .env("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9");
+    for (name, value) in extra {
+        cmd.env(name, value);
+    }
+    cmd
+}
+
+fn stats_files(out: &std::process::Output) -> Vec<Value> {
+    json(out)["files"].as_array().unwrap().clone()
+}
+
+#[test]
+fn aws_profiles_give_the_endpoint_region_and_keys_and_the_environment_wins() {
+    let Some(bucket) = Bucket::new("profiles") else {
+        return;
+    };
+    let session = shared("corpus/claude-code/spotter/short.jsonl");
+    bucket.put("in/short.jsonl", &std::fs::read(&session).unwrap());
+    let prefix = bucket.url("in/");
+    let endpoint = &bucket.endpoint;
+
+    // The default profile: keys from `credentials`, endpoint and region from `config`.
+    let home = aws_home(
+        &format!("[default]\nregion = us-east-1\nendpoint_url = {endpoint}\n"),
+        Some("[default]\naws_access_key_id = test\naws_secret_access_key = test\n"),
+    );
+    let out = with_home(home.path(), &[])
+        .args(["stats", "--json", &prefix])
+        .output()
+        .unwrap();
+    assert_eq!(stats_files(&out).len(), 1);
+
+    // A named profile with temporary keys in `config`, its endpoint in a services section.
+    let home = aws_home(
+        &format!(
+            "[profile ci]\nregion = us-east-1\nservices = here\naws_access_key_id = test\n\
+             aws_secret_access_key = test\naws_session_token = token\n\
+             [services here]\ns3 =\n  endpoint_url = {endpoint}\n"
+        ),
+        None,
+    );
+    let out = with_home(home.path(), &[("AWS_PROFILE", "ci")])
+        .args(["stats", "--json", &prefix])
+        .output()
+        .unwrap();
+    assert_eq!(stats_files(&out).len(), 1);
+
+    // The environment's endpoint wins over a profile's that goes nowhere.
+    let home = aws_home(
+        "[default]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:9\n",
+        Some("[default]\naws_access_key_id = test\naws_secret_access_key = test\n"),
+    );
+    let env = [
+        ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ("AWS_ALLOW_HTTP", "true"),
+    ];
+    let out = with_home(home.path(), &env)
+        .args(["stats", "--json", &prefix])
+        .output()
+        .unwrap();
+    assert_eq!(stats_files(&out).len(), 1);
+
+    // A profile that does not exist, or that needs a process ctxc does not run: refused,
+    // saying so, before any request.
+    let out = with_home(home.path(), &[("AWS_PROFILE", "nope")])
+        .args(["stats", &prefix])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr_of(&out);
+    assert!(err.contains("AWS_PROFILE=nope: no such profile"), "{err}");
+    let home = aws_home("[profile proc]\ncredential_process = /bin/false\n", None);
+    let out = with_home(home.path(), &[("AWS_PROFILE", "proc")])
+        .args(["stats", &prefix])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr_of(&out);
+    assert!(err.contains("`credential_process`"), "{err}");
+    assert!(err.contains(&prefix), "{err}");
+}
