@@ -14,9 +14,11 @@ it to 50% of its tokens (--force: every row is compacted).
 - Ray Data: `read_parquet → map_batches(ctxc.compact_batch, batch_format="pyarrow") →
   write_parquet` with `ray.init(num_cpus=W)` for each W in WORKERS, each task on one thread
   (RAYON_NUM_THREADS=1 in the workers), timed from read to the last file written (Ray's start
-  not included). Ray reads the same rows split into 32 files, as datasets are published: Ray
-  Data reads one file in one task, so a single file would give one worker all the work.
-  CTXC_BENCH_RAY_ONLY=1 skips the one-core part.
+  not included). Ray reads the same rows split into 32 files, then repartitions them into 64
+  blocks: Ray Data 2.60 reads a dataset of a few MB in one task (files are grouped up to its
+  target block size, and `override_num_blocks` does not split them), so without the
+  repartition one worker gets all the work whatever num_cpus is. CTXC_BENCH_RAY_ONLY=1 skips
+  the one-core part.
 
 Needs ctxc (pip install ./python), pyarrow and, for the Ray part, ray[data]. The corpus is
 ../shared/corpus, or $CTXC_CORPUS.
@@ -154,6 +156,7 @@ def ray_data(parts, tmp, n, runs, workers):
             shutil.rmtree(dest, ignore_errors=True)
             (
                 ray.data.read_parquet(str(parts))
+                .repartition(64)
                 .map_batches(ctxc.compact_batch, batch_format="pyarrow",
                              fn_kwargs={"target_ratio": 0.5, "force": True})
                 .write_parquet(str(dest))
