@@ -15,6 +15,7 @@ mod isolation;
 mod llamafactory;
 mod man;
 mod openhands;
+mod openhands_sdk;
 mod parquet;
 mod progress;
 mod repair;
