@@ -6,6 +6,7 @@ mod calibrate;
 mod check;
 mod ci;
 mod compact;
+mod convert_parquet;
 mod deep;
 mod eval;
 mod fleet;
