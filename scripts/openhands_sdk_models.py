@@ -3,6 +3,7 @@
 
     PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make > fixtures/openhands_sdk/conversation.json
     PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make-jsonl > fixtures/openhands_sdk/conversation.jsonl
+    PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make-linked > fixtures/openhands_sdk/linked.json
     scripts/openhands_sdk_models.py check out/*.json out/*.jsonl
 
 `make` builds a conversation with the SDK's event classes (a system prompt with a tool, the
@@ -36,14 +37,23 @@ from openhands.sdk.event import (  # noqa: E402
     ActionEvent,
     AgentErrorEvent,
     Condensation,
+    CondensationRequest,
     ConversationStateUpdateEvent,
     Event,
     LLMConvertibleEvent,
     MessageEvent,
     ObservationEvent,
+    PauseEvent,
     SystemPromptEvent,
+    UserRejectObservation,
 )
-from openhands.sdk.llm import Message, MessageToolCall, TextContent  # noqa: E402
+from openhands.sdk.llm import (  # noqa: E402
+    ImageContent,
+    Message,
+    MessageToolCall,
+    TextContent,
+    ThinkingBlock,
+)
 from openhands.tools.terminal import TerminalAction, TerminalObservation  # noqa: E402
 
 MARKER = "[ctxc summary]"
@@ -139,6 +149,84 @@ def make():
     return [e.model_dump(mode="json", exclude_none=True) for e in events]
 
 
+def make_linked():
+    """A second conversation, in the newer SDKs' linked form (each event's `parent_id` the one
+    before it): thinking blocks, an image in the user's message, a rejected action, a pause
+    and a condensation request, a first condensation and a second one that also forgets the
+    first one's summary (`<id>-summary`)."""
+    ids = iter(f"10000000-0000-4000-8000-{n:012d}" for n in range(1, 1000))
+    clock = iter(f"2026-07-01T09:{m:02d}:00.000000" for m in range(60))
+    events = []
+
+    def add(cls, **kw):
+        parent = events[-1].id if events else None
+        events.append(cls(id=next(ids), timestamp=next(clock), parent_id=parent, **kw))
+        return events[-1]
+
+    def text(t):
+        return [TextContent(text=t)]
+
+    def call(response, k, command, thought=None, thinking=None):
+        call_id = f"toolu_{response}_{k}"
+        return add(
+            ActionEvent,
+            thought=text(thought) if thought else [],
+            thinking_blocks=[ThinkingBlock(thinking=thinking, signature="sig-" + call_id)] if thinking else [],
+            action=TerminalAction(command=command),
+            tool_name="terminal",
+            tool_call_id=call_id,
+            tool_call=MessageToolCall(id=call_id, name="terminal", arguments=json.dumps({"command": command}), origin="completion"),
+            llm_response_id=f"msg_{response}",
+        )
+
+    def observe(action, output):
+        add(
+            ObservationEvent,
+            tool_name="terminal",
+            tool_call_id=action.tool_call_id,
+            action_id=action.id,
+            observation=TerminalObservation.from_text(text=output, command=action.action.command, exit_code=0),
+        )
+
+    add(SystemPromptEvent, system_prompt=TextContent(text="You are OpenHands agent."), tools=[])
+    add(
+        MessageEvent,
+        source="user",
+        llm_message=Message(role="user", content=[TextContent(text="The chart in docs/plot.png is wrong: the y axis should start at zero. Fix scripts/plot.py."), ImageContent(image_urls=["data:image/png;base64," + "iVBORw0KGgo" * 40])]),
+    )
+    a = call(1, 0, "cat scripts/plot.py", "I will read the plotting script.", "The user wants the axis fixed.")
+    observe(a, "\n".join(f"ax.plot(xs[{k}], ys[{k}], label='series {k}')" for k in range(50)))
+    add(CondensationRequest)
+    a = call(2, 0, "rm -rf build/", "Clearing the old build first.")
+    add(UserRejectObservation, tool_name="terminal", tool_call_id=a.tool_call_id, action_id=a.id, rejection_reason="Do not delete the build directory.")
+    first = add(
+        Condensation,
+        forgotten_event_ids={e.id for e in events[2:4]},
+        summary="The agent read scripts/plot.py: fifty ax.plot calls, one per series.",
+        summary_offset=2,
+        llm_response_id="condenser-1",
+    )
+    add(PauseEvent)
+    add(MessageEvent, source="user", llm_message=Message(role="user", content=text("Go on, but keep build/.")))
+    a = call(3, 0, "grep -n set_ylim scripts/plot.py", "Where is the axis range set?", "Look for set_ylim.")
+    b = call(3, 1, "git log --oneline -5 -- scripts/plot.py")
+    observe(a, "\n".join(f"{200 + k}: ax.set_ylim(bottom=min(ys[{k}]))" for k in range(30)))
+    observe(b, "\n".join(f"{k:07x} plot: tweak series {k}" for k in range(5)))
+    a = call(4, 0, "sed -i 's/bottom=min(ys\\[k\\])/bottom=0/' scripts/plot.py", "Pin the bottom at zero.")
+    observe(a, "")
+    add(
+        Condensation,
+        forgotten_event_ids={first.id + "-summary"} | {e.id for e in events[5:7]},
+        summary="The agent read scripts/plot.py (fifty ax.plot calls); the user refused deleting build/.",
+        summary_offset=2,
+        llm_response_id="condenser-2",
+    )
+    a = call(5, 0, "python scripts/plot.py && python -c 'print(open(\"docs/plot.png\",\"rb\").read(4))'", "Regenerate the chart.")
+    observe(a, "\\x89PNG")
+    add(MessageEvent, source="agent", llm_message=Message(role="assistant", content=text("The y axis of docs/plot.png now starts at zero (scripts/plot.py pins bottom=0).")), llm_response_id="msg_6")
+    return [e.model_dump(mode="json", exclude_none=True) for e in events]
+
+
 def lists(path):
     text = open(path).read()
     if path.endswith(".jsonl"):
@@ -206,6 +294,8 @@ def check(paths):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["make"]:
         print(json.dumps(make(), indent=2, ensure_ascii=False))
+    elif sys.argv[1:2] == ["make-linked"]:
+        print(json.dumps(make_linked(), indent=2, ensure_ascii=False))
     elif sys.argv[1:2] == ["make-jsonl"]:
         for event in make():
             print(json.dumps(event, ensure_ascii=False, separators=(",", ":")))

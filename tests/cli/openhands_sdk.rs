@@ -10,9 +10,10 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
 
-const FIXTURES: [&str; 2] = [
+const FIXTURES: [&str; 3] = [
     "openhands_sdk/conversation.json",
     "openhands_sdk/conversation.jsonl",
+    "openhands_sdk/linked.json",
 ];
 
 const STRATEGIES: [&str; 12] = [
