@@ -101,6 +101,8 @@ impl Adapter for OpenHandsSdk {
         match out {
             OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
+            // `render_list` writes summaries with their place in the view; this is the bare
+            // event, for a caller that renders one item alone.
             OutItem::Summary { text, replaces } => {
                 condensation(t, conv, replaces.clone(), &HashSet::new(), text, 0)
             }

@@ -187,3 +187,29 @@ fn a_replaced_condensation_passes_on_what_it_forgot() {
     let back = read(out, &ReadOptions::default()).unwrap();
     assert!(!back.conversations[0].items[2].in_context);
 }
+
+#[test]
+fn edited_results_and_messages_keep_their_event_shape() {
+    let t = read(EVENTS.to_string(), &ReadOptions::default()).unwrap();
+    let mut items: Vec<OutItem> = (0..12).map(OutItem::Keep).collect();
+    items[8] = OutItem::ReplaceResult(8, "[cut]".into());
+    items[9] = OutItem::ReplaceResult(9, "[cut error]".into());
+    items[11] = OutItem::ReplaceText(11, "short".into());
+    let out = t.write(&[Some(items)]);
+    let events: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        events[8]["observation"]["content"],
+        serde_json::json!([{"type": "text", "text": "[cut]"}])
+    );
+    assert_eq!(events[8]["observation"]["is_error"], true);
+    assert_eq!(events[9]["error"], "[cut error]");
+    assert_eq!(
+        events[11]["llm_message"]["content"],
+        serde_json::json!([{"type": "text", "text": "short"}])
+    );
+    let back = read(out, &ReadOptions::default()).unwrap();
+    let items = &back.conversations[0].items;
+    assert_eq!(items[9].text(), "[cut error]");
+    assert_eq!(items[11].text(), "short");
+    assert_eq!(items[8].results, ["c2"]);
+}
