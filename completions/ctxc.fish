@@ -51,6 +51,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read ever
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"
@@ -71,6 +72,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read ev
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"
@@ -160,6 +162,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l format -d 'Read ev
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"
@@ -182,6 +185,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read eve
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"
@@ -332,6 +336,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read ever
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"
@@ -368,6 +373,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l format -d 'Read every
 codex\t''
 sharegpt\t''
 openhands\t''
+openhands-sdk\t''
 atif\t''
 anthropic\t''
 openai\t''"

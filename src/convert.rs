@@ -86,6 +86,16 @@ impl Converted {
     }
 }
 
+/// A trajectory's `session_id`: the input's name and where the conversation is in it
+/// (`runs/3/traj`, `runs:line 3`).
+fn session_id(name: &str, location: &str) -> String {
+    match location {
+        "" => name.to_string(),
+        l if l.starts_with('/') => format!("{name}{l}"),
+        l => format!("{name}:{l}"),
+    }
+}
+
 /// The key under which a converted step keeps what ATIF has no field for.
 const EXTRA_KEY: &str = "openai";
 
@@ -116,7 +126,7 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
             .and_then(|p| serde_json::from_str::<Value>(&p.text).ok());
         let converted = match (t.format, to) {
             (Format::OpenAi, Target::Atif) => {
-                let session = format!("{name}{}", conv.location);
+                let session = session_id(name, &conv.location);
                 to_atif(&list, tools, conv.model.as_deref(), &session, &mut dropped)
             }
             (Format::Atif, Target::OpenAi) => {

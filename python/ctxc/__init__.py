@@ -22,6 +22,7 @@ a copy.
 """
 
 import json as _json
+import warnings as _warnings
 from collections.abc import Mapping as _Mapping
 
 from . import _ctxc
@@ -154,6 +155,23 @@ def _call(settings, **given):
         raise CtxcError(f"settings: {e}", step="settings") from None
 
 
+def _on_findings(on_findings, allow_findings):
+    """``on_findings``, or ``"allow"`` for the deprecated ``allow_findings=True`` (as the CLI's
+    ``--allow-findings`` is ``--on-findings allow``; naming both is refused, as there)."""
+    if not allow_findings:
+        return on_findings
+    if on_findings is not None:
+        raise CtxcError(
+            "allow_findings=True is on_findings='allow': give only on_findings", step="settings"
+        )
+    _warnings.warn(
+        "allow_findings=True is deprecated: use on_findings='allow'",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return "allow"
+
+
 def compact(
     messages,
     *,
@@ -163,11 +181,19 @@ def compact(
     format=None,
     model=None,
     force=False,
+    on_findings=None,
     allow_findings=False,
     messages_path=None,
     **settings,
 ):
     """Compacts a conversation as ``ctxc compact`` compacts a file holding it.
+
+    ``on_findings`` is what a conversation that fails ``ctxc check`` does, as
+    ``--on-findings``: ``"keep"`` (the default: in a list of many conversations it is left as it
+    was and reported in the report's ``keptConversations``, the others are compacted; a single
+    conversation or session is refused), ``"refuse"`` (the whole input is refused) or
+    ``"allow"`` (compacted anyway). ``allow_findings=True`` is the deprecated spelling of
+    ``on_findings="allow"``.
 
     Returns a :class:`Compacted`. ``messages`` is never modified. Raises :class:`CtxcError`
     for settings ctxc refuses and transcripts it cannot read, check or compact, and
@@ -183,7 +209,7 @@ def compact(
         format=format,
         messages_path=messages_path,
         force=bool(force),
-        allow_findings=bool(allow_findings),
+        on_findings=_on_findings(on_findings, allow_findings),
     )
     output, report, failure = _ctxc.compact_text(text, call)
     count = len(messages) if shape == "list" else 0
@@ -242,6 +268,7 @@ def compact_batch(
     format=None,
     model=None,
     force=False,
+    on_findings=None,
     allow_findings=False,
     messages_path=None,
     **settings,
@@ -291,7 +318,7 @@ def compact_batch(
         format=format,
         messages_path=messages_path,
         force=bool(force),
-        allow_findings=bool(allow_findings),
+        on_findings=_on_findings(on_findings, allow_findings),
     )
     if isinstance(table, pa.RecordBatch):
         stream = pa.RecordBatchReader.from_batches(table.schema, [table]).__arrow_c_stream__()

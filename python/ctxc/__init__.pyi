@@ -6,7 +6,10 @@ __version__: str
 
 Message = Dict[str, Any]
 Conversation = Union[Sequence[Message], Dict[str, Any]]
-Format = Literal["openai", "anthropic", "claude-code", "codex", "sharegpt", "openhands"]
+Format = Literal[
+    "openai", "anthropic", "claude-code", "codex", "sharegpt", "openhands", "openhands-sdk", "atif"
+]
+OnFindings = Literal["keep", "refuse", "allow"]
 
 class CtxcError(ValueError):
     message: str
@@ -38,6 +41,8 @@ def compact(
     format: Optional[Format] = ...,
     model: Optional[str] = ...,
     force: bool = ...,
+    on_findings: Optional[OnFindings] = ...,
+    # Deprecated: on_findings="allow".
     allow_findings: bool = ...,
     messages_path: Optional[str] = ...,
     **settings: Any,
@@ -72,6 +77,8 @@ def compact_batch(
     format: Optional[Format] = ...,
     model: Optional[str] = ...,
     force: bool = ...,
+    on_findings: Optional[OnFindings] = ...,
+    # Deprecated: on_findings="allow".
     allow_findings: bool = ...,
     messages_path: Optional[str] = ...,
     **settings: Any,

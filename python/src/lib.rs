@@ -8,6 +8,7 @@ use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
 use ctxc::api::{self, Options};
 use ctxc::config::{CompactConfig, Layer};
+use ctxc::pipeline::OnFindings;
 use ctxc::transcript::{Finding, Format, ReadOptions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -54,8 +55,10 @@ struct Call {
     messages_path: Option<String>,
     #[serde(default)]
     force: bool,
+    /// `keep`, `refuse` or `allow`, as `--on-findings` takes them (the Python half maps the
+    /// deprecated `allow_findings=True` to `allow`).
     #[serde(default)]
-    allow_findings: bool,
+    on_findings: Option<String>,
     #[serde(default)]
     settings: serde_json::Map<String, serde_json::Value>,
 }
@@ -88,17 +91,30 @@ impl Call {
             .map_err(|e| settings_failure(format!("settings: {e}")))
     }
 
+    /// What a conversation that fails `check` does; `keep` unless named, as on the command line.
+    fn on_findings(&self) -> Result<OnFindings, Failure> {
+        let Some(name) = &self.on_findings else {
+            return Ok(OnFindings::default());
+        };
+        OnFindings::ALL
+            .into_iter()
+            .find(|choice| choice.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<_> = OnFindings::ALL.iter().map(|c| c.name()).collect();
+                settings_failure(format!(
+                    "on_findings '{name}': expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
     fn options(&self) -> Result<Options, Failure> {
         Ok(Options {
             name: self.name.clone().unwrap_or_else(|| "<input>".into()),
             read: self.read()?,
             settings: self.layer()?,
             force: self.force,
-            on_findings: if self.allow_findings {
-                ctxc::pipeline::OnFindings::Allow
-            } else {
-                ctxc::pipeline::OnFindings::Keep
-            },
+            on_findings: self.on_findings()?,
             // The text is made from a Python value: it has no torn last line.
             drop_torn_tail: false,
         })

@@ -441,3 +441,65 @@ def test_the_readme_examples_run(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-5000:]
     assert "README examples: ok" in done.stdout
+
+
+def broken_dataset():
+    """Four tau-bench conversations, one `{"messages": [...]}` per element; the third answers a
+    call nobody made (its first tool result's id renamed)."""
+    rows = [{"messages": copy.deepcopy(run["traj"])} for run in tau_runs()[:4]]
+    tool = next(m for m in rows[2]["messages"] if m["role"] == "tool")
+    tool["tool_call_id"] = "call_nobody_made"
+    return rows
+
+
+def test_on_findings_keep_leaves_a_broken_conversation_and_compacts_the_others():
+    rows = broken_dataset()
+    given = copy.deepcopy(rows)
+    for kwargs in ({}, {"on_findings": "keep"}):
+        out = ctxc.compact(rows, target_ratio=0.5, force=True, **kwargs)
+        assert rows == given
+        assert out.messages[2] == rows[2], "the broken conversation is left as it was"
+        for i in (0, 1, 3):
+            assert len(json.dumps(out.messages[i])) < len(json.dumps(rows[i])), i
+        assert out.report["conversationsCompacted"] == 3
+        assert "call_nobody_made" in json.dumps(out.report["notes"])
+
+
+def test_on_findings_refuse_and_allow():
+    rows = broken_dataset()
+    with pytest.raises(ctxc.CtxcError) as refused:
+        ctxc.compact(rows, target_ratio=0.5, force=True, on_findings="refuse")
+    assert "fails `ctxc check`" in refused.value.message
+    assert refused.value.index == 2 and refused.value.line == 3
+
+    allowed = ctxc.compact(rows, target_ratio=0.5, force=True, on_findings="allow")
+    assert allowed.report["conversationsCompacted"] == 4
+    assert len(json.dumps(allowed.messages[2])) < len(json.dumps(rows[2]))
+
+
+def test_a_single_broken_conversation_is_refused_unless_allowed():
+    broken = broken_dataset()[2]["messages"]
+    with pytest.raises(ctxc.CtxcError) as refused:
+        ctxc.compact(broken, target_ratio=0.5, force=True)
+    assert "fails `ctxc check`" in refused.value.message
+    out = ctxc.compact(broken, target_ratio=0.5, force=True, on_findings="allow")
+    assert out.report["status"] == "compacted"
+
+
+def test_allow_findings_is_a_deprecated_on_findings_allow():
+    rows = broken_dataset()
+    allowed = ctxc.compact(rows, target_ratio=0.5, force=True, on_findings="allow")
+    with pytest.warns(DeprecationWarning, match="on_findings='allow'"):
+        old = ctxc.compact(rows, target_ratio=0.5, force=True, allow_findings=True)
+    assert old.messages == allowed.messages
+    # Both at once is refused, as --allow-findings with --on-findings is.
+    with pytest.raises(ctxc.CtxcError) as both:
+        ctxc.compact(rows, force=True, allow_findings=True, on_findings="keep")
+    assert both.value.step == "settings"
+
+
+def test_an_unknown_on_findings_names_the_choices():
+    with pytest.raises(ctxc.CtxcError) as bad:
+        ctxc.compact(small_chat(), on_findings="ignore")
+    assert bad.value.step == "settings"
+    assert "expected one of keep, refuse, allow" in bad.value.message

@@ -141,3 +141,26 @@ def test_batches_compact_in_parallel_threads_alike(tmp_path):
     for t in threads:
         t.join()
     assert len(results) == 3 and all(r.equals(expected) for r in results)
+
+
+def test_on_findings_reaches_each_row():
+    """Each row is a conversation of the dataset, as `ctxc compact data.parquet` takes it: one
+    that fails `check` is left as it was (keep), fails with its error (refuse), or is
+    compacted (allow)."""
+    rows = tau_bench_rows(4)
+    broken = next(i for i, r in enumerate(rows) if any(m["role"] == "tool" for m in r["messages"]))
+    tool = next(m for m in rows[broken]["messages"] if m["role"] == "tool")
+    tool["tool_call_id"] = "call_nobody_made"
+    table = pa.Table.from_pylist(rows)
+    given = table.slice(broken, 1).to_pylist()[0]["messages"]
+    kept = ctxc.compact_batch(table, target_ratio=0.5, force=True).to_pylist()
+    assert kept[broken]["messages"] == given
+    assert kept[broken]["error"] is None and kept[broken]["strategy_steps"] == []
+    assert kept[broken]["tokens_after"] == kept[broken]["tokens_before"]
+    assert all(r["tokens_after"] < r["tokens_before"] for i, r in enumerate(kept) if i != broken)
+    refused = ctxc.compact_batch(table, target_ratio=0.5, force=True, on_findings="refuse")
+    row = refused.to_pylist()[broken]
+    assert "fails `ctxc check`" in row["error"] and row["messages"] == given
+    allowed = ctxc.compact_batch(table, target_ratio=0.5, force=True, on_findings="allow")
+    row = allowed.to_pylist()[broken]
+    assert row["error"] is None and row["tokens_after"] < row["tokens_before"]

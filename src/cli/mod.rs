@@ -129,6 +129,9 @@ pub enum Command {
     /// reasoning_effort, metrics and extra; subagent references and image content parts.
     /// Results that answer no call become user messages. Outputs go beside their input as
     /// NAME.atif.json or NAME.openai.json (.jsonl for several conversations, one per line).
+    /// A Parquet dataset is converted row by row into NAME.atif.parquet or
+    /// NAME.openai.parquet: each row's conversation as JSON text in the same column (--column),
+    /// every other column as it was; a row that does not convert is named and left null.
     Convert(ConvertArgs),
 
     /// Fix what stops a session from resuming, naming every repair as `path:line: what was

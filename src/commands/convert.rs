@@ -2,14 +2,35 @@
 //! written atomically beside it (`NAME.atif.json`, `NAME.openai.jsonl`, ...), under
 //! `--out-dir`, or to `-o`. One bad input never stops the others; what did not carry over is
 //! said on stderr.
+//!
+//! A Parquet dataset is converted row by row, as `compact` takes it: each row's conversation
+//! read and converted on its own, and written as JSON text in the conversation column of
+//! `NAME.FORMAT.parquet`, every other column kept. A row that does not convert is named
+//! (`PATH#row=N`) and null in the output, and the input fails; the other rows convert.
 
 use crate::ExitStatus;
 use crate::cli::ConvertArgs;
-use crate::convert::{self, Converted};
+use crate::convert::{self, Converted, Target};
+use crate::dataset::{self, Dataset, Row, Sniffed};
 use crate::discover::{self, Input};
 use crate::transcript::{self, ReadOptions};
 use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// What converting one input gave.
+struct Done {
+    /// Conversations converted.
+    conversations: usize,
+    /// What did not carry over, if anything.
+    note: Option<String>,
+    /// Where it went (`-` for stdout).
+    written: String,
+    /// Rows of a dataset that did not convert, with why: the input fails.
+    failed_rows: Vec<String>,
+}
 
 /// Runs `ctxc convert`.
 pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
@@ -37,14 +58,19 @@ pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
     for input in &inputs {
         let path = input.display();
         match convert_one(args, input, &opts, root.as_deref()) {
-            Ok((converted, written)) => {
-                if let Some(note) = converted.note() {
+            Ok(done) => {
+                if let Some(note) = &done.note {
                     eprintln!("ctxc: {path}: {note}");
                 }
-                if !quiet && written != "-" {
+                for failed in &done.failed_rows {
+                    eprintln!("ctxc: {failed}");
+                    status = status.merge(ExitStatus::Failure);
+                }
+                if !quiet && done.written != "-" {
                     eprintln!(
-                        "ctxc: {path}: {} → {written}",
-                        crate::human::plural(converted.conversations, "conversation")
+                        "ctxc: {path}: {} → {}",
+                        crate::human::plural(done.conversations, "conversation"),
+                        done.written
                     );
                 }
             }
@@ -72,15 +98,17 @@ fn convert_one(
     input: &Input,
     opts: &ReadOptions,
     root: Option<&Path>,
-) -> Result<(Converted, String)> {
-    let text =
-        discover::load(input, args.input.limit.max_input_bytes).map_err(|e| match e.line {
-            0 => anyhow::anyhow!(e.message),
-            line => anyhow::anyhow!("line {line}: {}", e.message),
-        })?;
-    let t = transcript::read(text, opts).map_err(|e| {
-        let first = &e.findings[0];
-        anyhow::anyhow!("{first}")
+) -> Result<Done> {
+    let limit = args.input.limit.max_input_bytes;
+    let text = match dataset::sniff(input, limit) {
+        Ok(Sniffed::Parquet(file)) => return convert_dataset(args, input, file, opts, root),
+        Ok(Sniffed::Other(Some(bytes))) => discover::utf8(bytes),
+        Ok(Sniffed::Other(None)) => discover::load(input, limit),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| match e.line {
+        0 => anyhow::anyhow!(e.message),
+        line => anyhow::anyhow!("line {line}: {}", e.message),
     })?;
     let name = match input {
         Input::File(path) => path
@@ -90,32 +118,146 @@ fn convert_one(
             .into_owned(),
         Input::Stdin | Input::Remote(_) => "stdin".into(),
     };
-    let converted = convert::convert(&t, args.to, &name)?;
-    let dest = destination(args, input, root, converted.lines)?;
+    let converted = convert_text(text, opts, args.to, &name)?;
+    let ext = if converted.lines { "jsonl" } else { "json" };
+    let dest = destination(args, input, root, ext)?;
     match &dest {
         None => crate::output::write_stdout(converted.text.as_bytes())?,
         Some(out) => {
-            if out.exists() && !args.force_overwrite {
-                bail!("{} exists (--force-overwrite replaces it)", out.display());
-            }
-            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
-            }
+            prepare(args, out)?;
             crate::outputs::write_atomic(out, converted.text.as_bytes(), None)?;
         }
     }
-    let written = dest.map_or_else(|| "-".to_string(), |d| d.display().to_string());
-    Ok((converted, written))
+    Ok(Done {
+        conversations: converted.conversations,
+        note: converted.note(),
+        written: dest.map_or_else(|| "-".to_string(), |d| d.display().to_string()),
+        failed_rows: Vec::new(),
+    })
+}
+
+/// A transcript's text read by the adapters and converted.
+fn convert_text(text: String, opts: &ReadOptions, to: Target, name: &str) -> Result<Converted> {
+    let t = transcript::read(text, opts).map_err(|e| {
+        let first = &e.findings[0];
+        anyhow::anyhow!("{first}")
+    })?;
+    convert::convert(&t, to, name)
+}
+
+/// Refuses to replace an output unless told to, and makes its directory.
+fn prepare(args: &ConvertArgs, out: &Path) -> Result<()> {
+    if out.exists() && !args.force_overwrite {
+        bail!("{} exists (--force-overwrite replaces it)", out.display());
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// What converting a dataset's rows gathers: conversations, what did not carry over, and the
+/// rows that failed (in row order once sorted).
+#[derive(Default)]
+struct RowsDone {
+    conversations: usize,
+    dropped: BTreeMap<String, usize>,
+    failed: Vec<(usize, String)>,
+}
+
+/// Converts a Parquet dataset row by row into `NAME.FORMAT.parquet` (see the module doc).
+fn convert_dataset(
+    args: &ConvertArgs,
+    input: &Input,
+    file: std::fs::File,
+    opts: &ReadOptions,
+    root: Option<&Path>,
+) -> Result<Done> {
+    let path = input.display();
+    let dataset = Dataset::open(file, args.input.column.as_deref())?;
+    let dest = destination(args, input, root, "parquet")?;
+    let gathered = Mutex::new(RowsDone::default());
+    let stem = match input {
+        Input::File(path) => path.file_stem().unwrap_or_default().to_string_lossy(),
+        Input::Stdin | Input::Remote(_) => "stdin".into(),
+    };
+    let each = |row: Row| {
+        let name = dataset::row_path(&stem, row.index);
+        let converted = convert_text(row.text.to_string(), opts, args.to, &name)
+            .and_then(|c| Ok((one_line(&c.text)?, c)));
+        let mut done = gathered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match converted {
+            Ok((text, c)) => {
+                done.conversations += c.conversations;
+                for (field, n) in c.dropped {
+                    *done.dropped.entry(field).or_insert(0) += n;
+                }
+                Some(text)
+            }
+            Err(e) => {
+                done.failed.push((row.index, format!("{e:#}")));
+                None
+            }
+        }
+    };
+    match &dest {
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout());
+            dataset.convert(&mut out, each)?;
+            out.flush()?;
+        }
+        Some(out) => {
+            prepare(args, out)?;
+            let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+            let tmp = crate::tempfiles::create_in(dir.unwrap_or(Path::new(".")))?;
+            let mut writer = std::io::BufWriter::new(tmp.as_file());
+            dataset
+                .convert(&mut writer, each)
+                .and_then(|_| Ok(writer.flush()?))
+                .with_context(|| format!("writing {}", out.display()))?;
+            drop(writer);
+            tmp.persist(out)?;
+        }
+    }
+    let mut done = gathered
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.failed.sort();
+    let note = Converted {
+        text: String::new(),
+        conversations: done.conversations,
+        lines: false,
+        dropped: done.dropped,
+    }
+    .note();
+    Ok(Done {
+        conversations: done.conversations,
+        note,
+        written: dest.map_or_else(|| "-".to_string(), |d| d.display().to_string()),
+        failed_rows: done
+            .failed
+            .into_iter()
+            .map(|(row, why)| format!("{}: {why}", dataset::row_path(&path, row)))
+            .collect(),
+    })
+}
+
+/// A converted conversation's text on one line, as a dataset cell holds JSON.
+fn one_line(text: &str) -> Result<String> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    Ok(value.to_string())
 }
 
 /// Where an input's conversion goes: `-o` (`None` for stdout), under `--out-dir`, or beside
-/// it as `NAME.FORMAT.json` (`.jsonl` for several conversations).
+/// it as `NAME.FORMAT.EXT` (`json`, `jsonl` for several conversations, `parquet` for a
+/// dataset).
 fn destination(
     args: &ConvertArgs,
     input: &Input,
     root: Option<&Path>,
-    lines: bool,
+    ext: &str,
 ) -> Result<Option<PathBuf>> {
     if let Some(out) = &args.output {
         return Ok((out.as_os_str() != "-").then(|| out.clone()));
@@ -123,7 +265,6 @@ fn destination(
     let Input::File(path) = input else {
         bail!("standard input and objects are converted to -o only");
     };
-    let ext = if lines { "jsonl" } else { "json" };
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let name = format!("{stem}.{}.{ext}", args.to.name());
     Ok(Some(match &args.out_dir {

@@ -6,7 +6,8 @@
 use super::Row;
 use super::batch::{self, Column, Written, hash_texts};
 use anyhow::{Context, Result};
-use arrow_array::RecordBatch;
+use arrow_array::{RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, FieldRef, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
@@ -15,6 +16,7 @@ use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 use std::fs::File;
 use std::io::Write;
+use std::sync::Arc;
 
 /// The schema key where Arrow keeps its own schema; the writer writes it anew.
 const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
@@ -158,6 +160,44 @@ impl Dataset {
             rows: first as u64,
             values_hash: crate::archive::hash_of(hasher.digest128()),
         })
+    }
+
+    /// Writes the dataset to `out` with its conversation column replaced by a column of JSON
+    /// text holding what `each` makes of each row's conversation (`ctxc convert`): the target
+    /// format's structure is not the input column's Arrow type, so it goes in as text. A null
+    /// row, and a row `each` gives nothing for, is null; every other column, the metadata, the
+    /// row order, the row-group sizes and the codecs are the input's. Returns the rows read.
+    pub fn convert<W: Write + Send>(
+        &self,
+        out: W,
+        each: impl Fn(Row) -> Option<String> + Sync,
+    ) -> Result<u64> {
+        let index = self.column.index();
+        let input = self.meta.schema();
+        let mut fields: Vec<FieldRef> = input.fields().iter().cloned().collect();
+        fields[index] = Arc::new(Field::new(fields[index].name(), DataType::Utf8, true));
+        let schema = Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()));
+        let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(self.properties()))
+            .context("starting the Parquet output")?;
+        let mut first = 0;
+        for group in 0..self.groups() {
+            let batch = self.read_group(group)?;
+            let texts = self.column.texts(batch.column(index))?;
+            let mut converted: Vec<Option<String>> = vec![None; batch.num_rows()];
+            for (i, text) in batch::run(&texts, first, &each) {
+                converted[i] = text;
+            }
+            drop(texts);
+            let rows = batch.num_rows();
+            let (_, mut columns, _) = batch.into_parts();
+            columns[index] = Arc::new(StringArray::from(converted));
+            let batch = RecordBatch::try_new(schema.clone(), columns)?;
+            writer.write(&batch).context("writing a row group")?;
+            writer.flush().context("writing a row group")?;
+            first += rows;
+        }
+        writer.close().context("writing the Parquet footer")?;
+        Ok(first as u64)
     }
 
     fn groups(&self) -> usize {

@@ -71,6 +71,8 @@ formats! {
     ShareGpt = "sharegpt" => sharegpt::ShareGpt,
     /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).
     OpenHands = "openhands" => openhands::OpenHands,
+    /// OpenHands V1 software-agent-sdk events (`kind`-tagged, as a list or one per line).
+    OpenHandsSdk = "openhands-sdk" => openhands_sdk::OpenHandsSdk,
     /// ATIF trajectories (Harbor's Agent Trajectory Interchange Format).
     Atif = "atif" => atif::Atif,
     /// Anthropic Messages API (`system`, `tools`, `messages` with content blocks).

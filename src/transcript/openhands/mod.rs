@@ -51,7 +51,7 @@
 //! of serialized events (a message action paired with a `null` observation): the events are
 //! read in order as above, and an edited history is written as pairs again (see [`pairs`]).
 //!
-//! Not read: the V1 software-agent-sdk conversation logs.
+//! The V1 software-agent-sdk's `kind`-tagged events are another format: see `openhands_sdk`.
 
 use super::common::{element_indent, value_error};
 use super::{
