@@ -12,6 +12,7 @@
 //! message or written into a summary, a summary's folded artifact index read as the paths it
 //! folds.
 
+pub mod judge;
 mod probes;
 
 pub use probes::derive;
