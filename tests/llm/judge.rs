@@ -32,16 +32,26 @@ fn agent_run() -> String {
     serde_json::to_string_pretty(&messages).unwrap()
 }
 
-/// The system and user messages of a Chat Completions request.
+/// The system and user messages of a Chat Completions or a Messages request.
 fn messages(request: &Recorded) -> (String, String) {
     let body = request.json();
-    let text = |i: usize| {
-        body["messages"][i]["content"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
-    (text(0), text(1))
+    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+    match body.get("system") {
+        Some(system) => (text(system), text(&body["messages"][0]["content"])),
+        None => (
+            text(&body["messages"][0]["content"]),
+            text(&body["messages"][1]["content"]),
+        ),
+    }
+}
+
+/// `lines` as a reply in the shape of the request's API.
+fn in_shape(request: &Recorded, lines: &[String]) -> Reply {
+    if request.path.ends_with("/messages") {
+        Reply::anthropic(&lines.join("\n"))
+    } else {
+        Reply::openai(&lines.join("\n"))
+    }
 }
 
 fn is_judging(request: &Recorded) -> bool {
@@ -64,7 +74,7 @@ fn answer(request: &Recorded) -> Reply {
         .enumerate()
         .map(|(n, _)| format!("{}. {from} answer", n + 1))
         .collect();
-    Reply::openai(&lines.join("\n"))
+    in_shape(request, &lines)
 }
 
 /// Scores every answer: 5s for answers from the original, 2s for the others.
@@ -79,10 +89,14 @@ fn score(request: &Recorded) -> Reply {
             format!("{}: {s} {s} {s} {s} {s} {s}", n + 1)
         })
         .collect();
-    Reply::openai(&lines.join("\n"))
+    in_shape(request, &lines)
 }
 
 fn eval(server: &Server, dir: &Path, extra: &[&str]) -> std::process::Output {
+    eval_with(server, dir, "openai", extra)
+}
+
+fn eval_with(server: &Server, dir: &Path, provider: &str, extra: &[&str]) -> std::process::Output {
     let input = dir.join("run.json");
     if !input.exists() {
         std::fs::write(&input, agent_run()).unwrap();
@@ -101,7 +115,7 @@ fn eval(server: &Server, dir: &Path, extra: &[&str]) -> std::process::Output {
             "--target-ratio",
             "0.25",
         ])
-        .args(["--judge", "openai", "--judge-model", "tiny"])
+        .args(["--judge", provider, "--judge-model", "tiny"])
         .args(["--judge-base-url", &server.base_url(), "--json"])
         .args(extra)
         .output()
@@ -258,4 +272,28 @@ fn a_reply_without_scores_is_a_reported_skip_not_a_score() {
     assert_eq!(report["judge"]["calls"], 6);
     // The probes are still checked.
     assert!(report["runs"][0]["probes"]["artifact"][1].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_anthropic_judge_speaks_messages_and_books_its_usage() {
+    let server = Server::start(|_, r| if is_judging(r) { score(r) } else { answer(r) });
+    let dir = tempfile::tempdir().unwrap();
+    let out = eval_with(&server, dir.path(), "anthropic", &["--no-judge-cache"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = server.take();
+    assert_eq!(requests.len(), 4);
+    for r in &requests {
+        assert_eq!(r.path, "/v1/messages");
+        assert_eq!(r.header("x-api-key"), Some(KEY));
+        assert!(r.header("anthropic-version").is_some());
+        assert_eq!(r.json()["model"], "tiny");
+    }
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["judge"]["provider"], "anthropic");
+    assert_eq!(report["judge"]["promptTokens"], 4 * 200);
+    assert_eq!(report["judge"]["completionTokens"], 4 * 40);
+    assert!(report["judge"].get("cache").is_none());
+    let scores = &report["runs"][0]["judge"];
+    assert_eq!(scores["original"]["continuity"], 60);
+    assert_eq!(scores["compacted"]["continuity"], 24);
 }
