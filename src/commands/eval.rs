@@ -2,13 +2,15 @@
 //! Every input is compacted in memory (nothing is written) with each strategy and ratio, as
 //! `ctxc compact --force --strategy S --target-ratio R` would; the probes derived from the
 //! original ([`crate::eval`]) are checked against what the model is sent after the output
-//! loads, and the facts `retention` counts are reported beside them. With `--judge`, a model
+//! loads, and the facts `retention` counts are reported beside them. A Parquet dataset is
+//! evaluated row by row, each row's conversation as a file of its own. With `--judge`, a model
 //! answers a sample of the probes from each compacted context and from the original, and
 //! scores the answers ([`crate::eval::judge`]).
 
 use crate::ExitStatus;
 use crate::cli::{EvalArgs, JudgeArgs};
 use crate::config::TokenSettings;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::eval::judge::{Assessment, Cache, Dimension, Judge, JudgeSettings, Scores, Spent};
 use crate::eval::{self, Category, Probe, Tallies};
@@ -189,10 +191,11 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         .collect();
     let limit = args.input.limit.max_input_bytes;
     // Per input, one result per run.
+    let column = args.input.column.as_deref();
     let mut evaluated: Vec<Vec<FileEval>> = inputs
         .par_iter()
-        .map(|input| {
-            let results = evaluate_input(input, limit, &read, &settings, judge.as_ref());
+        .flat_map_iter(|input| {
+            let results = evaluate_input(input, limit, column, &read, &settings, judge.as_ref());
             progress.advance();
             results
         })
@@ -206,7 +209,8 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         };
         evaluated.push(vec![failed; runs.len()]);
     }
-    evaluated.sort_by(|a, b| a[0].path.cmp(&b[0].path));
+    // In path order, a dataset's rows in row order.
+    evaluated.sort_by(|a, b| dataset::report_order(&a[0].path, &b[0].path));
     let failed: Vec<String> = evaluated
         .iter()
         .filter_map(|results| error_message(&results[0]))
@@ -379,22 +383,56 @@ struct Asked {
     judged: Option<(Vec<Probe>, Assessment)>,
 }
 
-/// Reads one input, derives its probes, and evaluates every run on it.
+/// Reads one input and evaluates every run on it: one result per run, or for a Parquet
+/// dataset one per run for each row (its conversation), as `stats` and `compact` take them.
 fn evaluate_input(
     input: &Input,
     limit: u64,
+    column: Option<&str>,
+    read: &ReadOptions,
+    settings: &[Settings],
+    judge: Option<&Judge>,
+) -> Vec<Vec<FileEval>> {
+    let path = input.display();
+    let text = match dataset::sniff(input, limit) {
+        Ok(Sniffed::Parquet(file)) => {
+            let rows = dataset::Dataset::open(file, column).and_then(|d| {
+                d.read(|row| {
+                    let path = dataset::row_path(&path, row.index);
+                    evaluate_text(path, Ok(row.text.into()), read, settings, judge)
+                })
+            });
+            return rows.unwrap_or_else(|e| {
+                vec![vec![failed(&path, 0, format!("{e:#}")); settings.len()]]
+            });
+        }
+        Ok(Sniffed::Other(Some(bytes))) => discover::utf8(bytes),
+        Ok(Sniffed::Other(None)) => discover::load(input, limit),
+        Err(e) => Err(e),
+    };
+    vec![evaluate_text(path, text, read, settings, judge)]
+}
+
+/// A result that says why the input could not be evaluated (`line` 0: no line).
+fn failed(path: &str, line: usize, message: String) -> FileEval {
+    FileEval {
+        path: path.to_string(),
+        error: Some(message),
+        error_line: (line > 0).then_some(line),
+        ..FileEval::default()
+    }
+}
+
+/// Reads one transcript's text, derives its probes, and evaluates every run on it.
+fn evaluate_text(
+    path: String,
+    text: Result<String, discover::LoadError>,
     read: &ReadOptions,
     settings: &[Settings],
     judge: Option<&Judge>,
 ) -> Vec<FileEval> {
-    let path = input.display();
-    let failed = |line: usize, message: String| FileEval {
-        path: path.clone(),
-        error: Some(message),
-        error_line: (line > 0).then_some(line),
-        ..FileEval::default()
-    };
-    let t = match discover::load(input, limit).map(|text| transcript::read(text, read)) {
+    let failed = |line: usize, message: String| failed(&path, line, message);
+    let t = match text.map(|text| transcript::read(text, read)) {
         Err(e) => return vec![failed(e.line, e.message); settings.len()],
         Ok(Err(e)) => {
             let first = &e.findings[0];
