@@ -658,7 +658,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__eval)
-            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --strategy --target-ratio --summary-max-tokens --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
+            opts="-q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --strategy --target-ratio --summary-max-tokens --judge --judge-model --judge-base-url --judge-probes --judge-timeout --llm-concurrency --judge-cache --no-judge-cache --no-redact --allow-insecure-http --json --yaml --markdown --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -705,6 +705,34 @@ _ctxc() {
                     return 0
                     ;;
                 --summary-max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --judge)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --judge-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --judge-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --judge-probes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --judge-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --judge-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

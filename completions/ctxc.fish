@@ -402,11 +402,22 @@ truncate\t''
 drop-stored\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l target-ratio -d 'Target shares of each conversation\'s context tokens to compare, comma-separated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge -d 'Also have a model answer a sample of probe questions from each compacted context and from the original, and score the answers 0-5 on accuracy, context awareness, artifact trail, completeness, continuity and instruction following: openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY' -r -f -a "openai\t''
+anthropic\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge-model -d 'The model that answers and judges (required with --judge)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge-base-url -d 'The judge API\'s base URL [default: https://api.openai.com/v1, https://api.anthropic.com/v1]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge-probes -d 'Probe questions asked per conversation, taken from the four categories in turn [default: 12]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge-timeout -d 'Seconds a judge request may take, connect and response [default: 120]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l llm-concurrency -d 'Judge requests in flight at once, whatever --jobs is [default: 4]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l judge-cache -d 'Where replies are cached by the digest of their request, so a re-run costs nothing [default: ctxc/judge in the user\'s cache directory, ~/.cache/ctxc/judge on Linux]; delete it to clear the cache' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
 always\t'Always, even into a pipe or file'
 never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l no-cache -d 'Tokenize every text, even text seen before (for measurements)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l no-judge-cache -d 'Neither read nor write the judge cache'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l no-redact -d 'Send transcripts to the judge without redacting secrets (API keys, tokens, passwords) first'
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l allow-insecure-http -d 'Allow plain http:// to a judge host that is not this machine'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l json -d 'Print the report as JSON (camelCase, with schemaVersion)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l yaml -d 'Print the report as YAML'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l markdown -d 'Print the report as a markdown table'

@@ -2,12 +2,17 @@
 //! Every input is compacted in memory (nothing is written) with each strategy and ratio, as
 //! `ctxc compact --force --strategy S --target-ratio R` would; the probes derived from the
 //! original ([`crate::eval`]) are checked against what the model is sent after the output
-//! loads, and the facts `retention` counts are reported beside them.
+//! loads, and the facts `retention` counts are reported beside them. A Parquet dataset is
+//! evaluated row by row, each row's conversation as a file of its own. With `--judge`, a model
+//! answers a sample of the probes from each compacted context and from the original, and
+//! scores the answers ([`crate::eval::judge`]).
 
 use crate::ExitStatus;
-use crate::cli::EvalArgs;
+use crate::cli::{EvalArgs, JudgeArgs};
 use crate::config::TokenSettings;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
+use crate::eval::judge::{Assessment, Cache, Dimension, Judge, JudgeSettings, Scores, Spent};
 use crate::eval::{self, Category, Probe, Tallies};
 use crate::facts::Facts;
 use crate::human::thousands;
@@ -31,8 +36,58 @@ pub struct EvalReport {
     pub schema_version: u32,
     /// How tokens were counted.
     pub tokenizer: TokenSettings,
+    /// The judge, when one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeReport>,
     /// One entry per strategy × target ratio, strategies in the order given, ratios within.
     pub runs: Vec<RunReport>,
+}
+
+/// Who judged, and what it cost.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgeReport {
+    /// openai or anthropic.
+    pub provider: String,
+    /// The model that answered and judged.
+    pub model: String,
+    /// Where the requests went (any password redacted).
+    pub endpoint: String,
+    /// Probe questions asked per conversation, at most.
+    pub probes_per_conversation: usize,
+    /// Where replies are cached, if they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// Requests and tokens spent in this run, and replies read from the cache.
+    #[serde(flatten)]
+    pub spent: Spent,
+}
+
+/// Judge scores of one run: the answers from the compacted context and, on the same
+/// questions, from the original.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Judged {
+    /// Answers given from the compacted context.
+    pub compacted: Scores,
+    /// Answers given from the original.
+    pub original: Scores,
+    /// Answers not scored (a failed request or an unreadable reply).
+    pub skipped: usize,
+}
+
+impl Judged {
+    fn is_empty(&self) -> bool {
+        *self == Judged::default()
+    }
+}
+
+impl std::ops::AddAssign for Judged {
+    fn add_assign(&mut self, other: Judged) {
+        self.compacted += other.compacted;
+        self.original += other.original;
+        self.skipped += other.skipped;
+    }
 }
 
 /// One strategy at one target ratio over every input.
@@ -62,6 +117,9 @@ pub struct Figures {
     pub probes: Tallies,
     /// Facts kept, `[kept, total]` per kind: what `ctxc compact` reports as retention.
     pub retention: Counts,
+    /// Judge scores (sums), with `--judge`.
+    #[serde(skip_serializing_if = "Judged::is_empty")]
+    pub judge: Judged,
 }
 
 impl std::ops::AddAssign for Figures {
@@ -72,6 +130,7 @@ impl std::ops::AddAssign for Figures {
         let mut retention = Retention::from(self.retention);
         retention += other.retention.into();
         self.retention = retention.into();
+        self.judge += other.judge;
     }
 }
 
@@ -92,6 +151,9 @@ pub struct FileEval {
     pub figures: Figures,
     /// The probes that failed, each with the line of the input it comes from.
     pub missing: Vec<Probe>,
+    /// Why the judge scored nothing for a conversation, when it could not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge_errors: Vec<String>,
 }
 
 /// Runs `ctxc eval`.
@@ -111,6 +173,7 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let unopened = errors.iter().filter(|e| e.unopened).count();
     let progress = Progress::new(inputs.len(), quiet);
     let summarizer = Extractive;
+    let judge = judge(&args.judge, inputs.len())?;
     let settings: Vec<Settings> = runs
         .iter()
         .map(|&(name, ratio)| Settings {
@@ -128,10 +191,11 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         .collect();
     let limit = args.input.limit.max_input_bytes;
     // Per input, one result per run.
+    let column = args.input.column.as_deref();
     let mut evaluated: Vec<Vec<FileEval>> = inputs
         .par_iter()
-        .map(|input| {
-            let results = evaluate_input(input, limit, &read, &settings);
+        .flat_map_iter(|input| {
+            let results = evaluate_input(input, limit, column, &read, &settings, judge.as_ref());
             progress.advance();
             results
         })
@@ -145,7 +209,8 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         };
         evaluated.push(vec![failed; runs.len()]);
     }
-    evaluated.sort_by(|a, b| a[0].path.cmp(&b[0].path));
+    // In path order, a dataset's rows in row order.
+    evaluated.sort_by(|a, b| dataset::report_order(&a[0].path, &b[0].path));
     let failed: Vec<String> = evaluated
         .iter()
         .filter_map(|results| error_message(&results[0]))
@@ -153,9 +218,27 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     for message in &failed {
         progress.warn(message);
     }
+    let judge_errors: Vec<String> = evaluated
+        .iter()
+        .flatten()
+        .flat_map(|f| {
+            f.judge_errors
+                .iter()
+                .map(move |e| format!("{}: {e}", f.path))
+        })
+        .collect();
+    for message in &judge_errors {
+        progress.warn(message);
+    }
+    if let Some(error) = judge.as_ref().and_then(|j| j.cache_error()) {
+        progress.warn(&format!(
+            "warning: judge replies not cached (a re-run asks again): {error}"
+        ));
+    }
     let report = EvalReport {
         schema_version: 1,
         tokenizer: tokens,
+        judge: judge.as_ref().map(|j| judge_report(j, &args.judge)),
         runs: runs
             .iter()
             .enumerate()
@@ -184,7 +267,7 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     Ok(if unopened > 0 {
         ExitStatus::Error
-    } else if failed.is_empty() {
+    } else if failed.is_empty() && judge_errors.is_empty() {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
@@ -209,6 +292,80 @@ fn runs(args: &EvalArgs) -> Result<Vec<(StrategyName, f64)>> {
         .collect())
 }
 
+/// The judge `args` ask for, announced on stderr before any request.
+fn judge(args: &JudgeArgs, files: usize) -> Result<Option<Judge>> {
+    use crate::summarizer::llm::{self, LlmSettings, Provider};
+    let Some(provider) = &args.judge else {
+        return Ok(None);
+    };
+    let provider: Provider = provider.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model = args.judge_model.clone().unwrap_or_default();
+    let mut settings = LlmSettings::new(provider, model);
+    settings.base_url = args.judge_base_url.clone();
+    settings.api_key = llm::api_key_from_env(provider);
+    let timeout = args.judge_timeout.unwrap_or(JUDGE_TIMEOUT_SECONDS);
+    if !(timeout.is_finite() && timeout > 0.0) {
+        bail!("--judge-timeout must be more than 0 seconds, got {timeout}");
+    }
+    settings.timeout = std::time::Duration::from_secs_f64(timeout);
+    if let Some(n) = args.llm_concurrency {
+        settings.concurrency = n;
+    }
+    settings.redact = !args.no_redact;
+    settings.allow_insecure_http = args.allow_insecure_http;
+    let cache = if args.no_judge_cache {
+        None
+    } else {
+        Some(match &args.judge_cache {
+            Some(dir) => dir.clone(),
+            None => Cache::default_dir().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no user cache directory for the judge cache: pass --judge-cache DIR or --no-judge-cache"
+                )
+            })?,
+        })
+    };
+    let judge = Judge::new(JudgeSettings {
+        llm: settings,
+        probes: args.judge_probes.unwrap_or(JUDGE_PROBES),
+        cache,
+    })?;
+    if args.no_redact {
+        eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
+    }
+    let files = match files {
+        1 => "1 file".to_string(),
+        n => format!("{} files", thousands(n as u64)),
+    };
+    eprintln!(
+        "ctxc: judge: probe questions with the original and compacted contexts of {files} will be sent to {}",
+        judge.endpoint()
+    );
+    Ok(Some(judge))
+}
+
+/// Seconds a judge request may take by default: answering from a whole original
+/// conversation takes a local model longer than a summary.
+const JUDGE_TIMEOUT_SECONDS: f64 = 120.0;
+/// Probe questions asked per conversation by default: three of each category.
+const JUDGE_PROBES: usize = 12;
+
+/// The report's judge section.
+fn judge_report(judge: &Judge, args: &JudgeArgs) -> JudgeReport {
+    let settings = judge.settings();
+    JudgeReport {
+        provider: settings.provider.to_string(),
+        model: settings.model.clone(),
+        endpoint: judge.endpoint().to_string(),
+        probes_per_conversation: args.judge_probes.unwrap_or(JUDGE_PROBES),
+        cache: (!args.no_judge_cache)
+            .then(|| args.judge_cache.clone().or_else(Cache::default_dir))
+            .flatten()
+            .map(|d| d.display().to_string()),
+        spent: judge.spent(),
+    }
+}
+
 /// `path:line: error` (or `path: error`).
 fn error_message(file: &FileEval) -> Option<String> {
     let error = file.error.as_deref()?;
@@ -218,21 +375,64 @@ fn error_message(file: &FileEval) -> Option<String> {
     })
 }
 
-/// Reads one input, derives its probes, and evaluates every run on it.
+/// What is asked of one conversation: its probes, the facts retention counts, and with a
+/// judge the sample it asks about and how the original answers it.
+struct Asked {
+    probes: Vec<Probe>,
+    facts: Facts,
+    judged: Option<(Vec<Probe>, Assessment)>,
+}
+
+/// Reads one input and evaluates every run on it: one result per run, or for a Parquet
+/// dataset one per run for each row (its conversation), as `stats` and `compact` take them.
 fn evaluate_input(
     input: &Input,
     limit: u64,
+    column: Option<&str>,
     read: &ReadOptions,
     settings: &[Settings],
-) -> Vec<FileEval> {
+    judge: Option<&Judge>,
+) -> Vec<Vec<FileEval>> {
     let path = input.display();
-    let failed = |line: usize, message: String| FileEval {
-        path: path.clone(),
+    let text = match dataset::sniff(input, limit) {
+        Ok(Sniffed::Parquet(file)) => {
+            let rows = dataset::Dataset::open(file, column).and_then(|d| {
+                d.read(|row| {
+                    let path = dataset::row_path(&path, row.index);
+                    evaluate_text(path, Ok(row.text.into()), read, settings, judge)
+                })
+            });
+            return rows.unwrap_or_else(|e| {
+                vec![vec![failed(&path, 0, format!("{e:#}")); settings.len()]]
+            });
+        }
+        Ok(Sniffed::Other(Some(bytes))) => discover::utf8(bytes),
+        Ok(Sniffed::Other(None)) => discover::load(input, limit),
+        Err(e) => Err(e),
+    };
+    vec![evaluate_text(path, text, read, settings, judge)]
+}
+
+/// A result that says why the input could not be evaluated (`line` 0: no line).
+fn failed(path: &str, line: usize, message: String) -> FileEval {
+    FileEval {
+        path: path.to_string(),
         error: Some(message),
         error_line: (line > 0).then_some(line),
         ..FileEval::default()
-    };
-    let t = match discover::load(input, limit).map(|text| transcript::read(text, read)) {
+    }
+}
+
+/// Reads one transcript's text, derives its probes, and evaluates every run on it.
+fn evaluate_text(
+    path: String,
+    text: Result<String, discover::LoadError>,
+    read: &ReadOptions,
+    settings: &[Settings],
+    judge: Option<&Judge>,
+) -> Vec<FileEval> {
+    let failed = |line: usize, message: String| failed(&path, line, message);
+    let t = match text.map(|text| transcript::read(text, read)) {
         Err(e) => return vec![failed(e.line, e.message); settings.len()],
         Ok(Err(e)) => {
             let first = &e.findings[0];
@@ -240,14 +440,27 @@ fn evaluate_input(
         }
         Ok(Ok(t)) => t,
     };
-    let probes: Vec<(Vec<Probe>, Facts)> = t
+    let asked: Vec<Asked> = t
         .conversations
         .iter()
-        .map(|c| (eval::derive(c), Facts::of(&c.items)))
+        .map(|c| {
+            let probes = eval::derive(c);
+            // The original answers the same questions in every run: asked once.
+            let judged = judge.map(|j| {
+                let sample: Vec<Probe> = j.sample(&probes).into_iter().cloned().collect();
+                let original = j.assess(c, &sample.iter().collect::<Vec<_>>());
+                (sample, original)
+            });
+            Asked {
+                probes,
+                facts: Facts::of(&c.items),
+                judged,
+            }
+        })
         .collect();
     settings
         .iter()
-        .map(|s| evaluate_run(&t, &probes, s).unwrap_or_else(|e| failed(0, format!("{e:#}"))))
+        .map(|s| evaluate_run(&t, &asked, s, judge).unwrap_or_else(|e| failed(0, format!("{e:#}"))))
         .map(|mut f| {
             f.path = path.clone();
             f
@@ -259,8 +472,9 @@ fn evaluate_input(
 /// the output read back.
 fn evaluate_run(
     t: &Transcript,
-    probes: &[(Vec<Probe>, Facts)],
+    asked: &[Asked],
     settings: &Settings,
+    judge: Option<&Judge>,
 ) -> Result<FileEval> {
     let outcome = pipeline::run(t, settings)?;
     let after = transcript::read(outcome.output.into_owned(), &settings.read)
@@ -269,18 +483,43 @@ fn evaluate_run(
         bail!("the output holds another number of conversations");
     }
     let mut file = FileEval::default();
-    for ((conv, result), (probes, facts)) in after
+    let several = asked.len() > 1;
+    for (n, ((conv, result), asked)) in after
         .conversations
         .iter()
         .zip(&outcome.conversations)
-        .zip(probes)
+        .zip(asked)
+        .enumerate()
     {
+        let probes = &asked.probes;
         let passed = eval::check(probes, conv);
+        let mut judged = Judged::default();
+        if let (Some(judge), Some((sample, original))) = (judge, &asked.judged) {
+            let compacted = judge.assess(conv, &sample.iter().collect::<Vec<_>>());
+            judged.compacted = compacted.scores;
+            judged.original = original.scores;
+            judged.skipped = compacted.skipped + original.skipped;
+            let which = if several {
+                format!(" (conversation {})", n + 1)
+            } else {
+                String::new()
+            };
+            for (context, error) in [
+                ("original", &original.error),
+                ("compacted", &compacted.error),
+            ] {
+                if let Some(error) = error {
+                    file.judge_errors
+                        .push(format!("judge, {context}{which}: {error}"));
+                }
+            }
+        }
         file.figures += Figures {
             tokens_before: result.before.tokens,
             tokens_after: result.tokens_after,
             probes: Tallies::of(probes, &passed),
-            retention: retention_of(facts, conv).into(),
+            retention: retention_of(&asked.facts, conv).into(),
+            judge: judged,
         };
         file.missing.extend(
             probes
@@ -329,6 +568,9 @@ fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
             thousands(first.totals.tokens_before as u64)
         ));
     }
+    if let Some(judge) = &report.judge {
+        table.notes.extend(judge_notes(report, judge, format));
+    }
     if format == OutputFormat::Table && !report.runs.is_empty() {
         table.notes.extend(bar_chart(report));
     }
@@ -336,6 +578,54 @@ fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
         table.notes.extend(failing_probes(report));
     }
     table
+}
+
+/// The judge's scores: a table of mean scores per run and dimension, compacted against the
+/// original, and what the judge cost.
+fn judge_notes(report: &EvalReport, judge: &JudgeReport, format: OutputFormat) -> Vec<String> {
+    let mut headers = vec!["strategy".to_string(), "target".to_string()];
+    headers.extend(Dimension::ALL.map(|d| d.name().to_string()));
+    headers.push("skipped".into());
+    let mut scores = Table {
+        numeric: headers.iter().map(|h| h != "strategy").collect(),
+        headers,
+        ..Table::default()
+    };
+    for run in &report.runs {
+        let judged = &run.totals.judge;
+        let mut row = vec![run.strategy.to_string(), format!("{}", run.target_ratio)];
+        row.extend(Dimension::ALL.map(|d| {
+            let mean = |s: &Scores| s.mean(d).map_or("–".into(), |m| format!("{m:.2}"));
+            format!("{} / {}", mean(&judged.compacted), mean(&judged.original))
+        }));
+        row.push(thousands(judged.skipped as u64));
+        scores.rows.push(row);
+    }
+    let spent = &judge.spent;
+    let mut notes = vec![
+        String::new(),
+        format!(
+            "Judge {} ({}): mean scores 0-5 of the answers from the compacted context / from the original, at most {} questions per conversation:",
+            judge.model, judge.provider, judge.probes_per_conversation
+        ),
+    ];
+    if format == OutputFormat::Markdown {
+        notes.push(String::new());
+    }
+    let rendered = report::render(format, &(), &scores).unwrap_or_default();
+    notes.extend(rendered.lines().map(str::to_string));
+    notes.push(format!(
+        "Judge cost: {} request(s), {} prompt and {} completion tokens; {} reply(ies) from the cache{}.",
+        thousands(spent.cost.calls as u64),
+        thousands(spent.cost.prompt_tokens),
+        thousands(spent.cost.completion_tokens),
+        thousands(spent.cached_replies as u64),
+        judge
+            .cache
+            .as_deref()
+            .map_or(String::new(), |dir| format!(" ({dir})"))
+    ));
+    notes
 }
 
 /// `kept/total` as a percentage with one decimal, `–` when there was nothing to keep.

@@ -12,6 +12,7 @@
 //! message or written into a summary, a summary's folded artifact index read as the paths it
 //! folds.
 
+pub mod judge;
 mod probes;
 
 pub use probes::derive;
@@ -140,8 +141,28 @@ impl Probe {
     }
 }
 
-/// Which of `probes` are answered by what the model is sent of `after`, in order.
+/// Which of `probes` are answered by what the model is sent of `after`, in order. A file
+/// probe needs its path findable and, when a call acted on the file, that last action: shown by
+/// a kept call or by a summary's artifact index (a file kept but how it was last touched lost
+/// is not an answer).
 pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
+    let mut found = check_text(probes, after);
+    let items: Vec<&crate::transcript::Item> =
+        after.items.iter().filter(|i| i.in_context).collect();
+    let actions = probes::last_actions(&items);
+    for (probe, found) in probes.iter().zip(&mut found) {
+        if *found && probe.subject == Subject::File && ACTED.contains(&probe.action.unwrap_or("")) {
+            *found = actions.get(&probe.answer).map(|e| e.verb()) == probe.action;
+        }
+    }
+    found
+}
+
+/// The actions a file probe must find beside its path; a file only named has none to find.
+const ACTED: [&str; 4] = ["created", "modified", "deleted", "read"];
+
+/// Which of `probes` have their answer findable in the text the model is sent of `after`.
+fn check_text(probes: &[Probe], after: &Conversation) -> Vec<bool> {
     let text = findable_text(after);
     let flat = collapse_whitespace(&text);
     let mut found = vec![false; probes.len()];

@@ -9,6 +9,7 @@ use crate::facts::{
     CallArgs, Effect, Facts, REQUEST_KEY_CHARS, clip, collapse_whitespace, command_key,
     has_tool_parts, request_key, request_text, text_action, tool_calls,
 };
+use crate::summarizer::artifacts::indexed_actions;
 use crate::transcript::{Conversation, Item, Kind, PartKind};
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
@@ -25,22 +26,37 @@ pub fn derive(conv: &Conversation) -> Vec<Probe> {
     probes
 }
 
-/// One probe per file path (those `retention` counts), with the last action a call took on it.
-fn artifacts(items: &[&Item], facts: &Facts, lines: &[usize]) -> Vec<Probe> {
+/// The last action on each file that `items` show: taken by a call, or listed in a summary's
+/// artifact index (which stands for the calls it replaced).
+pub(super) fn last_actions(items: &[&Item]) -> HashMap<String, Effect> {
     let mut last: HashMap<String, Effect> = HashMap::new();
+    let mut note = |path: String, effect: Effect| {
+        // A read after an edit does not undo it: the file's last change is its state.
+        let keep = last
+            .get(&path)
+            .is_some_and(|e| e.changes() && !effect.changes());
+        if !keep {
+            last.insert(path, effect);
+        }
+    };
     for item in items {
+        for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
+            for (path, effect) in indexed_actions(&part.text) {
+                note(path, effect);
+            }
+        }
         for call in calls_of(item) {
             for (path, effect) in file_actions(&call) {
-                // A read after an edit does not undo it: the file's last change is its state.
-                let keep = last
-                    .get(&path)
-                    .is_some_and(|e| e.changes() && !effect.changes());
-                if !keep {
-                    last.insert(path, effect);
-                }
+                note(path, effect);
             }
         }
     }
+    last
+}
+
+/// One probe per file path (those `retention` counts), with the last action a call took on it.
+fn artifacts(items: &[&Item], facts: &Facts, lines: &[usize]) -> Vec<Probe> {
+    let last = last_actions(items);
     facts
         .paths
         .iter()

@@ -99,19 +99,65 @@ fn a_probe_passes_only_while_its_answer_is_findable() {
         .filter(|(_, ok)| !**ok)
         .map(|(p, _)| p.answer.as_str())
         .collect();
+    // The prose names the edited file, but no call or index says how it was last touched.
     assert_eq!(
         missing,
         [
+            "/repo/http.py",
             "E   AssertionError: 413 != 200",
             "1 failed",
             "I'll use a length check instead of a regex."
         ]
     );
     let tallies = Tallies::of(&probes, &passed);
-    assert_eq!(tallies.artifact, [2, 2]);
+    assert_eq!(tallies.artifact, [1, 2]);
     assert_eq!(tallies.recall, [4, 6]);
     assert_eq!(tallies.continuation, [3, 3]);
     assert_eq!(tallies.decision, [0, 1]);
+}
+
+#[test]
+fn a_file_probe_needs_the_last_action_from_a_kept_call_or_an_index() {
+    let probes = derive(&conversation(RUN));
+    let file = |index: &str| {
+        let compacted = conversation(&format!(
+            r#"[
+{{"role":"user","content":"Fix `parse_header` so requests over 8192 bytes are refused"}},
+{{"role":"user","content":"[ctxc summary] Files touched, by last action:\n{index}"}},
+{{"role":"user","content":"Now add a changelog entry"}}
+]"#
+        ));
+        let passed = check(&probes, &compacted);
+        probes
+            .iter()
+            .zip(passed)
+            .find(|(p, _)| p.answer == "/repo/http.py")
+            .map(|(_, ok)| ok)
+            .unwrap()
+    };
+    assert!(file("- modified: /repo/{http.py, other.py}"));
+    assert!(!file("- read: /repo/http.py"), "the edit was lost");
+    assert!(!file("- created: /repo/http.py"));
+    // Only a read kept, the edit after it dropped: the file's state is lost.
+    let read_only = conversation(
+        r#"[
+{"role":"user","content":"Fix `parse_header` so requests over 8192 bytes are refused"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"v","type":"function","function":{"name":"str_replace_editor","arguments":"{\"command\":\"view\",\"path\":\"/repo/http.py\"}"}}]},
+{"role":"tool","tool_call_id":"v","content":"def parse_header(): ..."}
+]"#,
+    );
+    let passed = check(&probes, &read_only);
+    let http = probes
+        .iter()
+        .position(|p| p.answer == "/repo/http.py")
+        .unwrap();
+    assert!(!passed[http]);
+    // A file only named needs only its path.
+    let named = probes
+        .iter()
+        .position(|p| p.answer == "tests/test_http.py")
+        .unwrap();
+    assert_eq!(probes[named].action, Some("named"));
 }
 
 #[test]

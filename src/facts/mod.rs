@@ -712,10 +712,12 @@ pub fn result_errors(item: &Item, calls: &[&CallArgs]) -> Vec<String> {
     let output = clean::clean(&output);
     // Streamed, never collected: a list of every line costs 16 bytes a line, more than a
     // large output of short lines itself, and set the peak memory of a compaction.
+    // ctxc's own markers (`[ctxc: 8 of 22 lines cut ...; 2 error lines kept]`) say what an
+    // earlier step did, not what failed.
     let mut lines = output
         .lines()
         .map(str::trim)
-        .filter(|l| l.len() >= 4)
+        .filter(|l| l.len() >= 4 && !l.starts_with(crate::transcript::EDIT_MARKER))
         .peekable();
     let exit = lines
         .peek()

@@ -268,3 +268,45 @@ fn a_bad_input_is_named_with_its_line_and_the_others_are_evaluated() {
         stderr_of(&bad_ratio)
     );
 }
+
+#[test]
+fn a_parquet_dataset_is_evaluated_row_by_row() {
+    use parquet::basic::Compression;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    crate::parquet::write_dataset(
+        &input,
+        &crate::parquet::tau_bench_rows(3),
+        2,
+        Compression::UNCOMPRESSED,
+    );
+    let report = eval_json(dir.path(), &["runs.parquet", "--target-ratio", "0.5"]);
+    let run = &report["runs"][0];
+    let files = run["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            "runs.parquet#row=0",
+            "runs.parquet#row=1",
+            "runs.parquet#row=2"
+        ]
+    );
+    // Each row measured as `stats` measures it, compacted, and its probes checked.
+    let stats = ctxc()
+        .current_dir(dir.path())
+        .args(["stats", "--json", "runs.parquet"])
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_str(&stdout_of(&stats)).unwrap();
+    for (file, measured) in files.iter().zip(stats["files"].as_array().unwrap()) {
+        assert!(file["error"].is_null(), "{file}");
+        assert_eq!(file["tokensBefore"], measured["contextTokens"], "{file}");
+        assert!(file["tokensAfter"].as_u64() < file["tokensBefore"].as_u64());
+        assert!(pair(&file["probes"]["continuation"])[1] > 0, "{file}");
+    }
+    let sum: u64 = files.iter().map(|f| pair(&f["probes"]["recall"])[1]).sum();
+    assert_eq!(pair(&run["probes"]["recall"])[1], sum);
+    // Nothing written beside the dataset.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -6,6 +6,7 @@
 mod cli;
 mod concurrency;
 mod failures;
+mod judge;
 mod safety;
 mod server;
 mod shape;

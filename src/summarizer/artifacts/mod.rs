@@ -16,7 +16,7 @@ mod fold;
 use crate::facts::Effect;
 use crate::tokens::TokenCounter;
 use fold::{Command, fold_commands, fold_paths, unfold_commands, unfold_paths};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The index's title for files; [`unfold`] looks for it.
 pub const FILES_TITLE: &str = "Files touched, by last action:";
@@ -26,6 +26,9 @@ pub const COMMANDS_TITLE: &str =
 
 /// How the index line naming the shared root starts: `$ROOT = /home/me/project`.
 pub const ROOT_PREFIX: &str = "$ROOT = ";
+
+/// Entries past the first that does not fit tried in the room it left.
+const FILL_TRIES: usize = 16;
 
 /// Actions in the order they are written (changes first: what the agent did matters most).
 const ACTIONS: [Effect; 5] = [
@@ -156,20 +159,18 @@ impl ArtifactIndex {
             }
         }
         ranked.sort_by_key(|&(again, last, _, _)| std::cmp::Reverse((again, last)));
-        // The most entries that fit, by bisection: the text grows with the entries kept.
-        let text_of = |k: usize| {
-            let kept: std::collections::HashSet<(bool, usize)> = ranked[..k]
-                .iter()
-                .map(|&(_, _, i, list)| (list, i))
-                .collect();
+        let keys: Vec<(bool, usize)> = ranked.iter().map(|&(_, _, i, list)| (list, i)).collect();
+        let text_of = |kept: &[(bool, usize)]| {
+            let kept: HashSet<(bool, usize)> = kept.iter().copied().collect();
             let files_out = self.files.len() - kept.iter().filter(|(l, _)| *l).count();
             let commands_out = self.commands.len() - kept.iter().filter(|(l, _)| !*l).count();
             self.render_kept(&|key| kept.contains(&key), files_out, commands_out)
         };
+        // The most entries that fit, by bisection: the text grows with the entries kept.
         let (mut low, mut high) = (0, ranked.len());
         while low < high {
             let mid = (low + high).div_ceil(2);
-            if counter.count(&text_of(mid)) <= budget {
+            if counter.count(&text_of(&keys[..mid])) <= budget {
                 low = mid;
             } else {
                 high = mid - 1;
@@ -178,7 +179,16 @@ impl ArtifactIndex {
         if low == 0 {
             return String::new();
         }
-        text_of(low)
+        // What the next entry left over may still hold a shorter one further down (a file
+        // where a long command did not fit).
+        let mut kept = keys[..low].to_vec();
+        for &key in keys[low..].iter().take(FILL_TRIES) {
+            kept.push(key);
+            if counter.count(&text_of(&kept)) > budget {
+                kept.pop();
+            }
+        }
+        text_of(&kept)
     }
 
     /// The index with the entries `kept` says (`(is_file, index)`), and a line for those
@@ -277,6 +287,28 @@ pub fn unfold(text: &str) -> Vec<String> {
     unfolded
 }
 
+/// Every file the artifact indexes in `text` list, with the last action they give it, in the
+/// order written: what a model reading the summary knows was done to each file.
+pub fn indexed_actions(text: &str) -> Vec<(String, Effect)> {
+    if !text.contains(FILES_TITLE) {
+        return Vec::new();
+    }
+    let text = expand_roots(text);
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices(FILES_TITLE) {
+        let lines = text[at + FILES_TITLE.len()..].lines().skip(1);
+        for line in lines.map_while(|l| l.strip_prefix("- ")) {
+            let Some((verb, list)) = line.split_once(": ") else {
+                continue;
+            };
+            if let Some(effect) = ACTIONS.into_iter().find(|e| e.verb() == verb) {
+                found.extend(unfold_paths(list).into_iter().map(|p| (p, effect)));
+            }
+        }
+    }
+    found
+}
+
 /// `text` with the shared root of every artifact index written out (`$ROOT/src/a.rs` read as
 /// `/home/me/project/src/a.rs`) and the root lines left out.
 pub fn expand_roots(text: &str) -> std::borrow::Cow<'_, str> {
@@ -343,6 +375,26 @@ mod tests {
                 "git status"
             ]
         );
+    }
+
+    #[test]
+    fn indexed_files_are_read_back_with_their_last_action() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let text = index().render(1000, &counter);
+        let found: Vec<(String, &str)> = indexed_actions(&format!("intro\n{text}"))
+            .into_iter()
+            .map(|(p, e)| (p, e.verb()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("src/a.rs".to_string(), "modified"),
+                ("src/b.rs".to_string(), "modified"),
+                ("/repo/tests/x_test.py".to_string(), "created"),
+                ("README.md".to_string(), "read"),
+            ]
+        );
+        assert!(indexed_actions("no index here").is_empty());
     }
 
     #[test]
