@@ -13,6 +13,7 @@ use crate::json::lenient::strict;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// A record that repeats an earlier one.
@@ -154,38 +155,19 @@ struct Stamp<'a> {
 /// [`replays`], so the result is the same. `None` (every record a candidate) when some
 /// record cannot be scanned (a member repeated, a value serde_json refuses).
 fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>> {
-    // Per record: its uuid and its stamp, each `None` when it has none.
-    let mut keys: Vec<(Option<String>, Option<u128>)> = Vec::with_capacity(conv.items.len());
+    let mut keys: Vec<Option<Stamped>> = Vec::with_capacity(conv.items.len());
     for item in &conv.items {
-        let raw = &source[item.span.clone()];
-        if !raw.trim_start().starts_with('{') {
-            // Not an object: `claude_code_key` has no key for it either.
-            keys.push((None, None));
-            continue;
-        }
-        let stamp: Stamp = serde_json::from_str(raw).ok()?;
-        let value = |raw: Option<&RawValue>| match raw {
-            Some(raw) => strict(raw.get()).map(Some),
-            None => Some(None),
+        // Read with the record when it was read in one scan ([`Item::chain`]).
+        let read = item.chain.as_ref().and_then(|c| c.replay.clone());
+        let key = match read {
+            Some(key) => key,
+            None => scan(&source[item.span.clone()])?,
         };
-        let (kind, timestamp, uuid) = (
-            value(stamp.kind)?,
-            value(stamp.timestamp)?,
-            value(stamp.uuid)?,
-        );
-        let kind_name = kind.as_ref().and_then(Value::as_str).unwrap_or("");
-        let stamped = timestamp.is_some() || kind_name == "file-history-snapshot";
-        let repeatable = CLAUDE_CODE_REPEATABLE.contains(&kind_name) || !stamped;
-        let content = (!repeatable).then(|| {
-            let [kind, timestamp] = [kind, timestamp].map(|v| v.map(|v| v.to_string()));
-            xxhash_rust::xxh3::xxh3_128(format!("{kind:?} {timestamp:?}").as_bytes())
-        });
-        let uuid = uuid.and_then(|u| u.as_str().map(String::from));
-        keys.push((uuid, content));
+        keys.push(key);
     }
     let mut uuids: HashMap<&str, usize> = HashMap::new();
     let mut stamps: HashMap<u128, usize> = HashMap::new();
-    for (uuid, content) in &keys {
+    for Stamped { uuid, content } in keys.iter().flatten() {
         if let Some(uuid) = uuid {
             *uuids.entry(uuid).or_default() += 1;
         }
@@ -193,10 +175,72 @@ fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>
             *stamps.entry(*content).or_default() += 1;
         }
     }
-    let shared = |(uuid, content): &(Option<String>, Option<u128>)| {
-        uuid.as_deref().is_some_and(|u| uuids[u] > 1) || content.is_some_and(|c| stamps[&c] > 1)
+    let shared = |key: &Option<Stamped>| {
+        key.as_ref().is_some_and(|Stamped { uuid, content }| {
+            uuid.as_deref().is_some_and(|u| uuids[u] > 1) || content.is_some_and(|c| stamps[&c] > 1)
+        })
     };
     Some(keys.iter().map(shared).collect())
+}
+
+/// A Claude Code record's uuid and stamp (a hash of its type and timestamp, for a record whose
+/// content must not repeat), each `None` when it has none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Stamped {
+    uuid: Option<String>,
+    content: Option<u128>,
+}
+
+/// What [`scan`] makes of a record that is an object: `None` when a value is one serde_json
+/// refuses.
+pub(crate) fn stamped(
+    kind: Option<&RawValue>,
+    timestamp: Option<&RawValue>,
+    uuid: Option<&RawValue>,
+) -> Option<Stamped> {
+    let (kind, timestamp, uuid) = (canonical(kind)?, canonical(timestamp)?, canonical(uuid)?);
+    let kind_name = string_of(&kind).unwrap_or("");
+    let stamped = timestamp.is_some() || kind_name == "file-history-snapshot";
+    let repeatable = CLAUDE_CODE_REPEATABLE.contains(&kind_name) || !stamped;
+    let content = (!repeatable).then(|| {
+        let [kind, timestamp] = [&kind, &timestamp].map(|v| v.as_ref().map(|(text, _)| text));
+        xxhash_rust::xxh3::xxh3_128(format!("{kind:?} {timestamp:?}").as_bytes())
+    });
+    let uuid = string_of(&uuid).map(String::from);
+    Some(Stamped { uuid, content })
+}
+
+/// A member's value as serde_json writes it, and its text when it is a string: `Some(None)`
+/// when absent, `None` when serde_json refuses it.
+type Canonical<'a> = Option<(Cow<'a, str>, Option<Cow<'a, str>>)>;
+
+fn string_of<'a>(value: &'a Canonical) -> Option<&'a str> {
+    value.as_ref().and_then(|(_, s)| s.as_deref())
+}
+
+fn canonical(raw: Option<&RawValue>) -> Option<Canonical<'_>> {
+    let Some(raw) = raw else {
+        return Some(None);
+    };
+    let text = raw.get();
+    // A string without escapes is written back as it is: no decoding needed (most are).
+    if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
+        let inner = Cow::Borrowed(&text[1..text.len() - 1]);
+        return Some(Some((Cow::Borrowed(text), Some(inner))));
+    }
+    let value = strict(text)?;
+    let string = value.as_str().map(|s| Cow::Owned(s.to_owned()));
+    Some(Some((Cow::Owned(value.to_string()), string)))
+}
+
+/// A record's key for [`claude_code_candidates`]: `Some(None)` when it is not an object (it
+/// has no [`Key`] either), `None` when it cannot be scanned.
+fn scan(raw: &str) -> Option<Option<Stamped>> {
+    if !raw.trim_start().starts_with('{') {
+        return Some(None);
+    }
+    let stamp: Stamp = serde_json::from_str(raw).ok()?;
+    stamped(stamp.kind, stamp.timestamp, stamp.uuid).map(Some)
 }
 
 fn codex_key(raw: &str) -> Option<Key> {
@@ -236,6 +280,12 @@ mod tests {
         let source = SESSION.join("\n") + "\n";
         let t = read(source, &ReadOptions::default()).unwrap();
         let conv = &t.conversations[0];
+        // Each record's key, read with it in one scan, is what a scan of its own finds.
+        for item in &conv.items {
+            let read = item.chain.as_ref().and_then(|c| c.replay.clone());
+            let own = scan(&t.source[item.span.clone()]).expect("scans");
+            assert!(read.is_none_or(|read| read == own), "{item:?}");
+        }
         let candidates = claude_code_candidates(&t.source, conv).expect("every record scans");
         assert!(candidates.contains(&false), "{candidates:?}");
         let found = replays(t.format, &t.source, conv);

@@ -213,6 +213,8 @@ struct RawMembers<'a> {
     #[serde(borrow, default, deserialize_with = "crate::json::present")]
     tool_use_result: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     uuid: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "crate::json::present")]
     parent_uuid: Option<&'a RawValue>,
@@ -264,8 +266,15 @@ impl Members {
                 parent_uuid,
                 logical_parent_uuid,
                 leaf_uuid,
+                replay: None,
             },
             _ => Chain::default(),
+        };
+        // What `check` needs to find replays, from the same scan.
+        let replay = crate::transcript::replay::stamped(m.kind, m.timestamp, m.uuid);
+        let chain = Chain {
+            replay: replay.map(Some),
+            ..chain
         };
         Some(Members {
             value: Value::Object(value),

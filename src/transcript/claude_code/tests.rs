@@ -518,7 +518,11 @@ fn a_record_read_in_one_scan_reads_as_decoded_whole() {
             is_compact_boundary(&whole.value),
             "{text}"
         );
-        assert_eq!(format!("{:?}", read.chain), format!("{:?}", whole.chain));
+        let links = Chain {
+            replay: None,
+            ..read.chain.clone()
+        };
+        assert_eq!(format!("{links:?}"), format!("{:?}", whole.chain));
         assert_eq!(read.stored_only_bytes, whole.stored_only_bytes, "{text}");
     }
     // The array, the repeated type and the lone surrogate in a message give way.
