@@ -24,10 +24,12 @@
 
 pub mod actions;
 pub mod clean;
+pub mod pattern;
 pub mod prose;
 
 use crate::transcript::{Item, Kind, PartKind, trailing_action};
 use aho_corasick::AhoCorasick;
+use pattern::Pattern;
 use regex::Regex;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -498,10 +500,8 @@ pub fn clip(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
 }
 
-static PATH_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    // A run of path characters holding a slash; checked further below.
-    Regex::new(r"(?:~/|\.\.?/|/)?[\w\-.@+]+(?:/[\w\-.@+]+)*/?").unwrap()
-});
+/// A run of path characters holding a slash; checked further below.
+static PATH_TOKEN: Pattern = Pattern::new(r"(?:~/|\.\.?/|/)?[\w\-.@+]+(?:/[\w\-.@+]+)*/?");
 
 static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{1,8}$").unwrap());
 
@@ -509,27 +509,30 @@ static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{
 /// or ending in a file extension. URLs, dates, fractions, devices and interpreters are not
 /// paths ([`is_file_path`]).
 pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
-    PATH_TOKEN.find_iter(text).filter_map(move |m| {
-        let before = text[..m.start()].chars().next_back();
-        let after = &text[m.end()..];
-        let glued = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, ':' | '/' | '.'));
-        if !m.as_str().contains('/') || after.starts_with("://") || glued {
-            return None;
-        }
-        let path = m.as_str().trim_end_matches(['.', ',']);
-        let rooted = path.starts_with('/')
-            || path.starts_with("./")
-            || path.starts_with("../")
-            || path.starts_with("~/");
-        let has_letters = path.chars().any(|c| c.is_ascii_alphabetic());
-        let parts = path.split('/').filter(|p| !p.is_empty()).count();
-        let looks_like_file = EXTENSION.is_match(path) && !path.starts_with("//");
-        ((rooted && parts >= 2 || looks_like_file)
-            && has_letters
-            && path.len() <= 200
-            && is_file_path(path))
-        .then(|| path.to_string())
-    })
+    PATH_TOKEN
+        .for_text(text)
+        .find_iter(text)
+        .filter_map(move |m| {
+            let before = text[..m.start()].chars().next_back();
+            let after = &text[m.end()..];
+            let glued = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, ':' | '/' | '.'));
+            if !m.as_str().contains('/') || after.starts_with("://") || glued {
+                return None;
+            }
+            let path = m.as_str().trim_end_matches(['.', ',']);
+            let rooted = path.starts_with('/')
+                || path.starts_with("./")
+                || path.starts_with("../")
+                || path.starts_with("~/");
+            let has_letters = path.chars().any(|c| c.is_ascii_alphabetic());
+            let parts = path.split('/').filter(|p| !p.is_empty()).count();
+            let looks_like_file = EXTENSION.is_match(path) && !path.starts_with("//");
+            ((rooted && parts >= 2 || looks_like_file)
+                && has_letters
+                && path.len() <= 200
+                && is_file_path(path))
+            .then(|| path.to_string())
+        })
 }
 
 /// Directories whose entries are devices, kernel views or installed programs — never a file
@@ -648,22 +651,19 @@ pub fn error_lines(text: &str, flagged: bool) -> Vec<String> {
         .collect()
 }
 
-static ERROR_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"^(?:E\s+)?(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)$", // Python, JS, Java
-        r"|(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): ",
-        r"|^Traceback \(most recent call last\)",
-        r"|^(?:[\w./-]+:\d+(?::\d+)?:? )?(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:", // error[E0425]:, f.c:1:2: error:
-        r"|^\*\* \(\w[\w.]*\)", // Elixir: ** (CompileError)
-        r"|\berror TS\d+:",
-        r"|panicked at",
-        r"|^npm ERR!",
-        r"|^(?:FAILED|FAIL:?|ERROR)\b",
-        r"|: (?:No such file or directory|Permission denied|command not found)",
-        r"|\b[1-9]\d* (?:failures?|failed|errors?)\b",
-    ))
-    .unwrap()
-});
+static ERROR_SHAPE: Pattern = Pattern::new(concat!(
+    r"^(?:E\s+)?(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)$", // Python, JS, Java
+    r"|(?:^|[\s(])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): ",
+    r"|^Traceback \(most recent call last\)",
+    r"|^(?:[\w./-]+:\d+(?::\d+)?:? )?(?:error|ERROR|Error|fatal|FATAL)(?:\[\w+\])?:", // error[E0425]:, f.c:1:2: error:
+    r"|^\*\* \(\w[\w.]*\)", // Elixir: ** (CompileError)
+    r"|\berror TS\d+:",
+    r"|panicked at",
+    r"|^npm ERR!",
+    r"|^(?:FAILED|FAIL:?|ERROR)\b",
+    r"|: (?:No such file or directory|Permission denied|command not found)",
+    r"|\b[1-9]\d* (?:failures?|failed|errors?)\b",
+));
 
 static EXIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     // Claude Code ("Exit code 1"), Codex ("Exit code: 1", "Process exited with code 1").
@@ -700,7 +700,7 @@ static SHAPE_FINDER: LazyLock<AhoCorasick> =
 /// Whether a line of command output has the shape of an error message (not merely the word).
 pub fn is_error_shaped(line: &str) -> bool {
     let line = line.trim();
-    SHAPE_FINDER.is_match(line) && ERROR_SHAPE.is_match(line)
+    SHAPE_FINDER.is_match(line) && ERROR_SHAPE.for_text(line).is_match(line)
 }
 
 /// The error lines of a tool result, given the calls it answers: error-shaped lines of a

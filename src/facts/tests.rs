@@ -183,13 +183,25 @@ fn every_error_shaped_line_holds_a_shape_needle() {
         }
     }
     let mut shaped = 0;
+    let mut ascii = 0;
     for line in &lines {
-        if ERROR_SHAPE.is_match(line.trim()) {
+        // The ASCII build finds what the Unicode one finds on ASCII text.
+        if line.is_ascii() {
+            ascii += 1;
+            let line = line.trim();
+            let unicode = ERROR_SHAPE.unicode().is_match(line);
+            assert_eq!(ERROR_SHAPE.ascii().is_match(line), unicode, "{line:?}");
+            let spans = |r: &Regex| r.find_iter(line).map(|m| m.range()).collect::<Vec<_>>();
+            let paths = spans(PATH_TOKEN.unicode());
+            assert_eq!(spans(PATH_TOKEN.ascii()), paths, "{line:?}");
+        }
+        if ERROR_SHAPE.unicode().is_match(line.trim()) {
             shaped += 1;
             assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
         }
     }
     assert!(shaped >= 15, "{shaped} error-shaped lines");
+    assert!(ascii > 10_000, "{ascii} ASCII lines");
 }
 
 #[test]

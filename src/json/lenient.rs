@@ -34,10 +34,8 @@ const LARGE_NESTING: usize = 8;
 /// Parses `text` into a `Value`, mending what serde_json refuses (see the module doc). Errors
 /// are serde_json's own for text that is not JSON at all.
 pub fn value(text: &str) -> serde_json::Result<Value> {
-    if text.len() >= LARGE {
-        if let Some(value) = super::parse_raw(text).ok().and_then(|raw| large(raw, 0)) {
-            return Ok(value);
-        }
+    if let Some(value) = large_value(text) {
+        return Ok(value);
     }
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
@@ -46,6 +44,19 @@ pub fn value(text: &str) -> serde_json::Result<Value> {
             serde_json::from_str(&mended).map_err(|_| e)
         }
     }
+}
+
+/// `text` read as serde_json reads it, or `None` where [`value`] would have to mend it.
+pub fn strict(text: &str) -> Option<Value> {
+    large_value(text).or_else(|| serde_json::from_str(text).ok())
+}
+
+/// A text of [`LARGE`] bytes or more read container by container, when nothing needs mending.
+fn large_value(text: &str) -> Option<Value> {
+    if text.len() < LARGE {
+        return None;
+    }
+    super::parse_raw(text).ok().and_then(|raw| large(raw, 0))
 }
 
 /// A large value, `depth` containers down, read as serde_json would read it; `None` when some

@@ -44,6 +44,13 @@ pub fn object_members(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
     de.deserialize_map(OrderedMembers).ok()
 }
 
+/// For `#[serde(default, deserialize_with = "json::present")]` on an `Option<&RawValue>`
+/// field of a struct that picks a few members out of an object in one scan: a member that is
+/// there, whatever its value, is `Some` (a plain `Option` reads `null` as absent).
+pub fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as serde::Deserialize>::deserialize(d).map(Some)
+}
+
 /// The raw value of member `key` of an object.
 pub fn member<'a>(raw: &'a RawValue, key: &str) -> Option<&'a RawValue> {
     object_members(raw)?

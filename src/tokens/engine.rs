@@ -99,7 +99,7 @@ fn chunk_end(text: &str, max: usize) -> usize {
 mod bpe {
     use super::*;
     use crate::tokens::table::{Scratch, Splitter, Table};
-    use regex_automata::meta::Cache;
+    use regex_automata::hybrid::dfa::Cache;
     use std::cell::RefCell;
 
     // The pre-tokenizers of bpe-openai 0.3.2 (src/lib.rs), tiktoken's patterns with the

@@ -14,6 +14,10 @@ pub struct Chain {
     pub(super) parent_uuid: Option<String>,
     pub(super) logical_parent_uuid: Option<String>,
     pub(super) leaf_uuid: Option<String>,
+    /// The record's uuid and stamp for finding replays, when it was read in one scan
+    /// (`transcript::replay`).
+    #[serde(skip)]
+    pub(crate) replay: Option<Option<crate::transcript::replay::Stamped>>,
 }
 
 impl Chain {

@@ -65,11 +65,17 @@ impl Adapter for ClaudeCode {
         let (records, _) = records(doc);
         let mut ours = 0;
         let mut foreign = 0;
-        for record in &records {
+        for (at, record) in records.iter().enumerate() {
             match classify(record.raw) {
                 Some(true) => ours += 1,
                 Some(false) => foreign += 1,
                 None => {}
+            }
+            // Decided once the records left cannot turn the majority (classifying reads each
+            // record whole: the second half of a session need not be read for this).
+            let left = records.len() - at - 1;
+            if ours > foreign + left || ours + left <= foreign {
+                break;
             }
         }
         // A majority rather than all: sessions gain record types over time, and old synthetic

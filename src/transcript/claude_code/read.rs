@@ -121,10 +121,16 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
     let mut items = Vec::with_capacity(records.len());
     let mut boundary = None;
     let mut model = None;
+    let mut chains = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let value: Value = crate::json::lenient::value(record.raw.get())
-            .map_err(|e| value_error(line, record.span.start, &e))?;
+        let read = match Members::read(record.raw) {
+            Some(members) => members,
+            None => Members::decoded(record.raw)
+                .map_err(|e| value_error(line, record.span.start, &e))?,
+        };
+        let value = read.value;
+        chains.push(read.chain);
         let is_boundary = is_compact_boundary(&value);
         if is_boundary {
             boundary = Some(i);
@@ -139,7 +145,7 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         }
         item.anchor = is_boundary;
         item.boundary = is_boundary;
-        item.stored_only_bytes = member(record.raw, "toolUseResult").map_or(0, |v| v.get().len());
+        item.stored_only_bytes = read.stored_only_bytes;
         item.disposable = value
             .get("type")
             .and_then(Value::as_str)
@@ -153,7 +159,6 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
             .for_each(|item| item.in_context = false);
     }
     merge_usage(&mut items);
-    let chains: Vec<Chain> = records.iter().map(|r| Chain::of(r.raw.get())).collect();
     // Resuming walks up from the newest record and stops at the boundary, so the chain above
     // it is never read again; records outside the chain (titles, queue operations) stay.
     let above = boundary.unwrap_or(0);
@@ -174,6 +179,118 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.chain = Some(Box::new(chain));
     }
     Ok((items, model))
+}
+
+/// What reading a record needs of it: the members [`read_items`] looks at as a `Value`, its
+/// links and the size of its stored-only `toolUseResult` copy.
+pub(super) struct Members {
+    pub(super) value: Value,
+    pub(super) chain: Chain,
+    pub(super) stored_only_bytes: usize,
+}
+
+/// The members of a record that reading it looks at, as raw text: one scan of the record
+/// skips everything else (progress payloads, `toolUseResult` copies, snapshots) without
+/// decoding it, where a whole `Value` of every record cost most of reading a session.
+/// Absent members are `None`; present ones, `null` included, are `Some`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawMembers<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "crate::json::present")]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    subtype: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    is_meta: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    is_compact_summary: Option<&'a RawValue>,
+    #[serde(rename = "ctxcSummary", borrow, default, deserialize_with = "crate::json::present")]
+    ctxc_flag: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    queue_transcript_only: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    logical_parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "crate::json::present")]
+    leaf_uuid: Option<&'a RawValue>,
+}
+
+use crate::json::lenient::strict;
+
+impl Members {
+    /// One scan of an object record; `None` when the scan cannot stand in for a whole decode
+    /// (not an object, a member repeated, a value serde_json refuses), which
+    /// [`Members::decoded`] then does: the two give the same result on every record.
+    pub(super) fn read(raw: &RawValue) -> Option<Members> {
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        let m: RawMembers = serde_json::from_str(raw.get()).ok()?;
+        let kind = match m.kind {
+            Some(kind) => Some(strict(kind.get())?),
+            None => None,
+        };
+        // Only user and assistant records are read for their message.
+        let speaks = matches!(kind.as_ref().and_then(Value::as_str), Some("user" | "assistant"));
+        let mut value = serde_json::Map::new();
+        let members = [
+            ("type", m.kind),
+            ("subtype", m.subtype),
+            ("message", m.message.filter(|_| speaks)),
+            ("isMeta", m.is_meta),
+            ("isCompactSummary", m.is_compact_summary),
+            (CTXC_FLAG, m.ctxc_flag),
+            ("queueTranscriptOnly", m.queue_transcript_only),
+            ("parentUuid", m.parent_uuid),
+        ];
+        for (key, raw) in members {
+            if let Some(raw) = raw {
+                value.insert(key.to_owned(), strict(raw.get())?);
+            }
+        }
+        // As `Chain::of` reads it: a link that is not a string or null leaves the record none.
+        let links = [m.uuid, m.parent_uuid, m.logical_parent_uuid, m.leaf_uuid]
+            .map(|link| link.map_or(Ok(None), |l| serde_json::from_str::<Option<String>>(l.get())));
+        let chain = match links {
+            [Ok(uuid), Ok(parent_uuid), Ok(logical_parent_uuid), Ok(leaf_uuid)] => Chain {
+                uuid,
+                parent_uuid,
+                logical_parent_uuid,
+                leaf_uuid,
+                replay: None,
+            },
+            _ => Chain::default(),
+        };
+        // What `check` needs to find replays, from the same scan.
+        let replay = crate::transcript::replay::stamped(m.kind, m.timestamp, m.uuid);
+        let chain = Chain {
+            replay: replay.map(Some),
+            ..chain
+        };
+        Some(Members {
+            value: Value::Object(value),
+            chain,
+            stored_only_bytes: m.tool_use_result.map_or(0, |v| v.get().len()),
+        })
+    }
+
+    /// The whole record decoded (mending what serde_json refuses), its links read on their own.
+    pub(super) fn decoded(raw: &RawValue) -> serde_json::Result<Members> {
+        Ok(Members {
+            value: crate::json::lenient::value(raw.get())?,
+            chain: Chain::of(raw.get()),
+            stored_only_bytes: member(raw, "toolUseResult").map_or(0, |v| v.get().len()),
+        })
+    }
 }
 
 /// Where the model's context restarts: a `compact_boundary` record, or a runtime compact

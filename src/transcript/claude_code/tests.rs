@@ -476,3 +476,55 @@ fn detection_leaves_other_formats_alone() {
         assert!(ClaudeCode.detect(&Doc::parse(&src).unwrap()));
     }
 }
+
+/// Records whose one-scan read must agree with decoding them whole, or give way to it:
+/// links null, absent, not strings and repeated; a lone surrogate; a boundary; an array.
+const ODD_RECORDS: [&str; 10] = [
+    r#"{"type":"user","uuid":"a","parentUuid":null,"isMeta":true,"message":{"role":"user","content":"hi"},"toolUseResult":{"stdout":"x"}}"#,
+    r#"{"type":"assistant","uuid":"b","parentUuid":"a","message":{"id":"m","model":"claude-x","role":"assistant","content":[{"type":"text","text":"ok"}]}}"#,
+    r#"{"type":"system","subtype":"compact_boundary","uuid":"c","parentUuid":null,"logicalParentUuid":"b"}"#,
+    r#"{"type":"user","isCompactSummary":true,"parentUuid":null,"uuid":"d","message":{"role":"user","content":"sum"}}"#,
+    r#"{"type":"progress","uuid":"e","parentUuid":"d","data":{"message":{"content":"\ud800 lone"}}}"#,
+    r#"{"type":"user","uuid":"f","parentUuid":"e","message":{"role":"user","content":"bad \ud800"}}"#,
+    r#"{"type":"user","type":"assistant","uuid":"g","message":{"role":"user","content":"twice"}}"#,
+    r#"{"type":"user","uuid":7,"parentUuid":"f","message":{"role":"user","content":"n"},"toolUseResult":null}"#,
+    r#"{"type":"summary","leafUuid":"g","summary":"t","queueTranscriptOnly":false}"#,
+    r#"["type","user"]"#,
+];
+
+#[test]
+fn a_record_read_in_one_scan_reads_as_decoded_whole() {
+    let mut scanned = 0;
+    for text in ODD_RECORDS {
+        let raw: &RawValue = serde_json::from_str(text).unwrap();
+        let whole = Members::decoded(raw).unwrap();
+        let Some(read) = Members::read(raw) else {
+            continue;
+        };
+        scanned += 1;
+        let Value::Object(members) = &read.value else {
+            panic!("{text}: not an object");
+        };
+        for (key, value) in members {
+            assert_eq!(whole.value.get(key), Some(value), "{text}: {key}");
+        }
+        let mut a = Item::new(0..0, 1, Role::None, Kind::NonContext);
+        let mut b = a.clone();
+        parse_record(&read.value, &mut a);
+        parse_record(&whole.value, &mut b);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{text}");
+        assert_eq!(
+            is_compact_boundary(&read.value),
+            is_compact_boundary(&whole.value),
+            "{text}"
+        );
+        let links = Chain {
+            replay: None,
+            ..read.chain.clone()
+        };
+        assert_eq!(format!("{links:?}"), format!("{:?}", whole.chain));
+        assert_eq!(read.stored_only_bytes, whole.stored_only_bytes, "{text}");
+    }
+    // The array, the repeated type and the lone surrogate in a message give way.
+    assert_eq!(scanned, 7);
+}
