@@ -9,13 +9,13 @@
 //! defaults: no settings file and no `CTXC_*` variable is read.
 
 use crate::commands::compact_report::{FileReport, Status};
-use crate::config::{CompactConfig, Layer};
+use crate::config::{CompactConfig, Layer, TokenSettings};
 use crate::count::count_transcript;
 use crate::dataset::{self, Column, Written};
 use crate::pipeline::{self, OnFindings, Outcome, PlanFailure, Plans, Settings};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
-use crate::tokens::TokenCounter;
+use crate::tokens::{Encoding, TokenCounter};
 use crate::transcript::{self, Finding, Format, ReadOptions, Transcript};
 use arrow_array::builder::{
     Float64Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
@@ -23,7 +23,8 @@ use arrow_array::builder::{
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Why a transcript failed: the step (`parse`, `check`, `compact`; `settings` for settings
@@ -192,7 +193,7 @@ fn with_settings<T>(
     f: impl FnOnce(&Settings) -> Result<T, Failed>,
 ) -> Result<T, Failed> {
     let config = config(options)?;
-    let counter = config.tokens.counter().map_err(Failed::at("settings", 0))?;
+    let counter = counter(&config.tokens).map_err(Failed::at("settings", 0))?;
     let settings = Settings {
         read: options.read.clone(),
         triggers: config.triggers.clone(),
@@ -207,6 +208,43 @@ fn with_settings<T>(
         counter: &counter,
     };
     f(&settings)
+}
+
+/// Texts a shared counter caches before it is replaced by an empty one, so that a process
+/// that compacts for days holds at most ~40 MB of counts (one entry: a 64-bit hash and a count).
+const SHARED_CACHE_TEXTS: u64 = 1 << 20;
+
+/// The counter a call counts with: for a cached encoding, one per encoding for the process, so
+/// that its content-hash cache carries over from call to call. An agent loop compacts a
+/// history that is mostly the one it compacted last turn, and a batch's rows repeat their
+/// system prompt and tools: each text is tokenized once per process instead of once per call.
+/// Counts stay exact (the cache holds what the tokenizer said).
+///
+/// A forked child (another process id) builds its own: the parent's locks may be held by a
+/// thread the child does not have, so the inherited counter is left alone, never used.
+pub fn counter(tokens: &TokenSettings) -> anyhow::Result<Arc<TokenCounter>> {
+    type Shared = HashMap<Encoding, Arc<TokenCounter>>;
+    static SHARED: Mutex<Option<(u32, Shared)>> = Mutex::new(None);
+    if !tokens.cache {
+        return tokens.counter().map(Arc::new);
+    }
+    let pid = std::process::id();
+    let mut held = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if held.as_ref().is_none_or(|(owner, _)| *owner != pid) {
+        if let Some(inherited) = held.replace((pid, Shared::new())) {
+            std::mem::forget(inherited);
+        }
+    }
+    let counters = &mut held.as_mut().expect("set above").1;
+    let full = |c: &Arc<TokenCounter>| c.cache_stats().misses >= SHARED_CACHE_TEXTS;
+    match counters.get(&tokens.encoding) {
+        Some(counter) if !full(counter) => Ok(counter.clone()),
+        _ => {
+            let counter = Arc::new(tokens.counter()?);
+            counters.insert(tokens.encoding, counter.clone());
+            Ok(counter)
+        }
+    }
 }
 
 /// `text` without its torn last line (see [`transcript::Doc::torn_tail`]), with that line's
@@ -535,6 +573,48 @@ mod tests {
             messages.push(serde_json::json!({"role": "assistant", "content": format!("Done with round {i}: the tests pass and src/file{i}.rs compiles.")}));
         }
         serde_json::Value::Array(messages).to_string()
+    }
+
+    #[test]
+    fn calls_share_one_count_cache_and_a_warm_call_gives_what_the_first_gave() {
+        // cl100k: no other test counts with it, so its cache's misses are this test's.
+        let options = Options {
+            name: "chat.json".into(),
+            settings: serde_json::from_value(
+                serde_json::json!({"target_ratio": 0.5, "encoding": "cl100k_base"}),
+            )
+            .unwrap(),
+            force: true,
+            ..Options::default()
+        };
+        let tokens = config(&options).unwrap().tokens;
+        let shared = counter(&tokens).unwrap();
+        assert!(Arc::ptr_eq(&shared, &counter(&tokens).unwrap()));
+        let text = chat(15);
+        let first = compact_text(text.clone(), &options).unwrap();
+        let counted = shared.cache_stats().misses;
+        let second = compact_text(text, &options).unwrap();
+        assert_eq!(
+            shared.cache_stats().misses,
+            counted,
+            "nothing tokenized twice"
+        );
+        assert!(first.report.context_tokens_after < first.report.context_tokens_before);
+        assert_eq!(second.output, first.output);
+        let public = |r: &FileReport| {
+            let mut v = r.public();
+            v.as_object_mut().unwrap().remove("timeMs");
+            v
+        };
+        assert_eq!(public(&second.report), public(&first.report));
+        // The count a call gives is the tokenizer's, as a counter of its own counts it.
+        let fresh = TokenSettings {
+            cache: false,
+            ..tokens
+        };
+        let own = counter(&fresh).unwrap();
+        assert!(!Arc::ptr_eq(&own, &shared));
+        assert_eq!(own.count(&first.output), shared.count(&first.output));
     }
 
     #[test]

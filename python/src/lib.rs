@@ -176,10 +176,8 @@ fn count_tokens(
         let read = call.read()?;
         let config = CompactConfig::from_layer(call.layer()?, false)
             .map_err(|e| settings_failure(format!("{e:#}")))?;
-        let counter = config
-            .tokens
-            .counter()
-            .map_err(|e| settings_failure(format!("{e:#}")))?;
+        let counter =
+            api::counter(&config.tokens).map_err(|e| settings_failure(format!("{e:#}")))?;
         let pool = pool().map_err(|e| settings_failure(e.to_string()))?;
         py.detach(|| {
             pool.install(|| {
