@@ -537,6 +537,15 @@ pub struct CompactArgs {
     #[arg(long)]
     pub drop_torn_tail: bool,
 
+    /// Repair each input first, as `ctxc repair` does (an unanswered call answered as
+    /// interrupted, a stray result dropped, a broken chain re-linked, replayed history, torn
+    /// and garbage lines left out), then compact the repaired transcript: a file refused for
+    /// what `check` finds is compacted instead. The report names every repair; the archive
+    /// of a repaired file (written for it even without --archive) keeps a repair record and
+    /// a compaction record, so `ctxc restore` gives back the damaged original byte for byte.
+    #[arg(long, conflicts_with = "drop_torn_tail")]
+    pub repair: bool,
+
     /// Ask before writing each file (only at a terminal).
     #[arg(long)]
     pub confirm: bool,

@@ -23,17 +23,17 @@ pub use restore::pieces;
 
 use crate::transcript::{self, Finding, Format, ReadError, ReadOptions, Transcript};
 use lines::{Draft, Edits};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One repair: the input line it concerns, what was wrong, what was done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Repair {
     /// 1-based line of the input (0: the whole file).
     pub line: usize,
     /// The last line, when the repair covers a run of lines (a replayed block).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_line: Option<usize>,
     /// What was wrong.
     pub fault: String,

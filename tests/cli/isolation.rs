@@ -134,6 +134,11 @@ fn a_file_that_is_one_conversation_is_still_refused() {
 /// The failed files of a batch over the whole corpus, with its exit status.
 fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
     let dir = tempfile::tempdir().unwrap();
+    corpus_batch_into(dir.path(), extra)
+}
+
+/// [`corpus_batch`], its outputs under `dir`.
+fn corpus_batch_into(dir: &Path, extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
     let out = ctxc()
         .args([
             "compact",
@@ -144,7 +149,7 @@ fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
             "--json",
             "--out-dir",
         ])
-        .arg(dir.path())
+        .arg(dir)
         .args(extra)
         .arg(shared("corpus"))
         .output()
@@ -163,7 +168,7 @@ fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
 /// DESIGN: a batch over a mixed corpus refuses no file. By default the one Claude Code session
 /// its authors damaged on purpose (claude-code-log's `edge_cases.jsonl`: a dangling
 /// `parentUuid`, repeated uuids, an unanswered call) is refused, as a single session is; with
-/// `--on-findings allow` nothing is.
+/// `--on-findings allow` nothing is; with `--repair` it is repaired, then compacted.
 #[test]
 fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     let (code, failed) = corpus_batch(&[]);
@@ -177,6 +182,29 @@ fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     let (code, failed) = corpus_batch(&["--on-findings", "allow"]);
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(code, Some(0));
+    let dir = tempfile::tempdir().unwrap();
+    let (code, failed) = corpus_batch_into(dir.path(), &["--repair"]);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(code, Some(0));
+    // The damaged session is repaired and compacted, passes `check`, and restores exactly.
+    let output = dir
+        .path()
+        .join("claude-code/claude-code-log/edge_cases.jsonl");
+    let check = ctxc().arg("check").arg(&output).output().unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", stderr_of(&check));
+    let back = dir.path().join("back.jsonl");
+    let restore = ctxc()
+        .arg("restore")
+        .arg(&output)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    let damaged = std::fs::read(shared(
+        "corpus/claude-code/claude-code-log/edge_cases.jsonl",
+    ));
+    assert!(std::fs::read(&back).unwrap() == damaged.unwrap());
 }
 
 /// A Parquet row is one conversation of the dataset: one that fails `check` keeps its value

@@ -309,3 +309,144 @@ fn an_unreadable_input_fails_alone_and_names_itself() {
     assert!(d.join("s.repaired.jsonl").exists());
     assert!(!d.join("bad.repaired.json").exists());
 }
+
+/// The corpus session its authors damaged on purpose: an unanswered call, repeated uuids, a
+/// dangling parent.
+const EDGE_CASES: &str = "corpus/claude-code/claude-code-log/edge_cases.jsonl";
+
+/// `compact --repair` compacts a session `compact` refuses for its findings: every repair is
+/// named by input line, the output passes `check`, `archive show` lists the repair and the
+/// compaction, and `restore` gives back the damaged original byte for byte.
+#[test]
+fn compact_repair_compacts_a_refused_session_and_restores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let damaged = std::fs::read_to_string(shared(EDGE_CASES)).unwrap();
+    write(d, "s.jsonl", &damaged);
+    let compact = ["compact", "s.jsonl", "--force", "--target-ratio", "0.5"];
+    let refused = expect(d, &[&compact[..], &["-o", "plain.jsonl"]].concat(), 1);
+    assert!(
+        stderr_of(&refused).contains("s.jsonl:"),
+        "{}",
+        stderr_of(&refused)
+    );
+    assert!(!d.join("plain.jsonl").exists());
+    let args = [&compact[..], &["--repair", "-o", "c.jsonl", "--json"]].concat();
+    let out = expect(d, &args, 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "compacted", "{file:#}");
+    assert_eq!(file["bytesBefore"], damaged.len(), "{file:#}");
+    let repairs = file["repairs"].as_array().unwrap();
+    let named: Vec<String> = repairs
+        .iter()
+        .map(|r| format!("{}: {}", r["line"], r["fault"].as_str().unwrap()))
+        .collect();
+    for (line, fault) in [
+        (9, "is never answered"),
+        (12, "replays line 11 (same uuid)"),
+        (17, "names no record in this file"),
+    ] {
+        assert!(
+            named
+                .iter()
+                .any(|n| n.starts_with(&format!("{line}: ")) && n.contains(fault)),
+            "{named:?}"
+        );
+    }
+    assert!(file["contextTokensAfter"].as_u64() < file["contextTokensBefore"].as_u64());
+    expect(d, &["check", "c.jsonl"], 0);
+    assert_eq!(std::fs::read_to_string(d.join("s.jsonl")).unwrap(), damaged);
+    // The table names each repair as `ctxc repair` does.
+    let table = expect(d, &[&compact[..], &["--repair", "--dry-run"]].concat(), 0);
+    assert!(
+        stdout_of(&table)
+            .contains("s.jsonl:9: tool call 'tool_edge_002' (MultiEdit) is never answered → added"),
+        "{}",
+        stdout_of(&table)
+    );
+    let shown = expect(d, &["archive", "show", "c.ctxc-archive.json"], 0);
+    let shown = stdout_of(&shown);
+    assert!(shown.contains("repair 1 of 2:"), "{shown}");
+    assert!(shown.contains("  line 17: parentUuid"), "{shown}");
+    assert!(shown.contains("compaction 2 of 2:"), "{shown}");
+    expect(d, &["restore", "c.jsonl", "-o", "back.jsonl"], 0);
+    assert!(std::fs::read_to_string(d.join("back.jsonl")).unwrap() == damaged);
+}
+
+/// In place, `compact --repair` keeps every in-place guarantee: the backup holds the damaged
+/// input, a second run finds nothing to repair, and `restore` walks back through every
+/// compaction and repair to the damaged input.
+#[test]
+fn compact_repair_in_place_keeps_a_backup_and_restores() {
+    for kind in [Damage::DeleteToolResult, Damage::CutLastLine] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (damaged, _) = damage(&claude_code_text(), kind);
+        write(d, "s.jsonl", &damaged);
+        expect(d, &["compact", "s.jsonl", "--force", "--in-place"], 1);
+        assert!(std::fs::read_to_string(d.join("s.jsonl")).unwrap() == damaged);
+        let args = [
+            "compact",
+            "s.jsonl",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--repair",
+            "--in-place",
+            "--backup",
+        ];
+        expect(d, &args, 0);
+        assert!(std::fs::read_to_string(d.join("s.jsonl.bak")).unwrap() == damaged);
+        expect(d, &["check", "s.jsonl"], 0);
+        let once = std::fs::read_to_string(d.join("s.jsonl")).unwrap();
+        assert!(once.len() < damaged.len(), "{kind:?}");
+        // Compacted again: nothing left to repair, the archive chains a third record.
+        let again = expect(
+            d,
+            &[
+                "compact",
+                "s.jsonl",
+                "--force",
+                "--repair",
+                "--in-place",
+                "--archive",
+                "--json",
+            ],
+            0,
+        );
+        let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert!(report["files"][0].get("repairs").is_none(), "{kind:?}");
+        std::fs::remove_file(d.join("s.jsonl.bak")).unwrap();
+        expect(
+            d,
+            &["restore", "s.ctxc-archive.json", "-o", "back.jsonl"],
+            0,
+        );
+        assert!(
+            std::fs::read_to_string(d.join("back.jsonl")).unwrap() == damaged,
+            "{kind:?}"
+        );
+    }
+}
+
+/// A session with nothing to repair is compacted by `compact --repair` exactly as without it,
+/// and gets no archive it did not ask for.
+#[test]
+fn compact_repair_leaves_a_clean_session_to_compact_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.jsonl", &claude_code_text());
+    let compact = ["compact", "s.jsonl", "--force", "--target-ratio", "0.5"];
+    expect(d, &[&compact[..], &["-o", "plain.jsonl"]].concat(), 0);
+    let out = expect(
+        d,
+        &[&compact[..], &["--repair", "-o", "r.jsonl", "--json"]].concat(),
+        0,
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["files"][0].get("repairs").is_none());
+    let plain = std::fs::read(d.join("plain.jsonl")).unwrap();
+    assert!(std::fs::read(d.join("r.jsonl")).unwrap() == plain);
+    assert!(!d.join("r.ctxc-archive.json").exists());
+}
