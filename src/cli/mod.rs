@@ -140,8 +140,10 @@ pub enum Command {
     /// the nearest earlier record on the live path and loops are broken at their latest link;
     /// replayed history (records repeated with their uuids, or their content and timestamp)
     /// is dropped; a torn last line and lines of invalid JSON go to the archive; a session
-    /// above --max-session-bytes loses its stored-only payloads. A session `check` finds clean
-    /// is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
+    /// above --max-session-bytes loses its stored-only payloads. OpenAI chat and Anthropic
+    /// message lists (JSON arrays, JSONL of messages or conversations, tau-bench runs) get the
+    /// same call and result repairs, an unanswered call an answer saying it was interrupted.
+    /// A session `check` finds clean is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
     /// (NAME.ctxc-archive.json) from which `ctxc restore` gives back the damaged original.
     /// Exit status: 0 repaired or clean, 1 a file could not be read or still has faults.
     Repair(Box<RepairArgs>),

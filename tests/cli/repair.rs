@@ -450,3 +450,161 @@ fn compact_repair_leaves_a_clean_session_to_compact_alone() {
     assert!(std::fs::read(d.join("r.jsonl")).unwrap() == plain);
     assert!(!d.join("r.ctxc-archive.json").exists());
 }
+
+/// Real tau-bench runs (OpenAI chat, a JSON array of runs each holding its `traj`), run
+/// `damaged_run` damaged three ways: the answer to one call deleted, another answer
+/// duplicated, and a tool message answering no call added. Returns the runs, as JSON, and the
+/// damaged run's tool call left unanswered.
+fn damaged_tau_bench(damaged_run: usize) -> (Vec<Value>, String) {
+    let text = std::fs::read_to_string(shared("corpus/openai-chat/tau-bench/gpt-4o-airline.json"))
+        .unwrap();
+    let mut runs: Vec<Value> = serde_json::from_str(&text).unwrap();
+    runs.truncate(6);
+    let traj = runs[damaged_run]["traj"].as_array_mut().unwrap();
+    let tools: Vec<usize> = (0..traj.len())
+        .filter(|&i| traj[i]["role"] == "tool")
+        .collect();
+    assert!(
+        tools.len() >= 2,
+        "run {damaged_run} has too few tool messages"
+    );
+    let lost = traj.remove(tools[0]);
+    let duplicate = traj[tools[1] - 1].clone();
+    traj.insert(tools[1], duplicate);
+    let stray = serde_json::json!({"role": "tool", "tool_call_id": "call_nowhere", "name": "x", "content": "late"});
+    let last_user = (0..traj.len())
+        .rev()
+        .find(|&i| traj[i]["role"] == "user")
+        .unwrap();
+    traj.insert(last_user + 1, stray);
+    (runs, lost["tool_call_id"].as_str().unwrap().to_string())
+}
+
+/// OpenAI chat lists are repaired in their own shape, in a JSON array of runs and in JSONL
+/// of conversations: the unanswered call gets a `tool` message saying it was interrupted, the
+/// second answer and the stray answer are removed, each named by input line; the output passes
+/// `check`, every other conversation keeps its bytes, and `restore` gives back the damaged
+/// input.
+#[test]
+fn openai_lists_are_repaired_in_every_container() {
+    let (runs, lost) = damaged_tau_bench(2);
+    let array = serde_json::to_string_pretty(&runs).unwrap();
+    let jsonl: String = runs
+        .iter()
+        .map(|r| format!("{}\n", serde_json::json!({"messages": r["traj"]})))
+        .collect();
+    for (name, damaged) in [("runs.json", array), ("runs.jsonl", jsonl)] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, name, &damaged);
+        expect(d, &["check", name], 1);
+        let out = expect(d, &["repair", name, "-o", "r.out", "--json"], 0);
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let file = &report["files"][0];
+        assert_eq!(file["status"], "repaired", "{name}: {file:#}");
+        let repairs: Vec<String> = file["repairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} → {}",
+                    r["fault"].as_str().unwrap(),
+                    r["action"].as_str().unwrap()
+                )
+            })
+            .collect();
+        assert_eq!(repairs.len(), 3, "{name}: {repairs:#?}");
+        assert!(
+            repairs[0].contains(&format!("'{lost}'")) && repairs[0].contains("interrupted"),
+            "{repairs:?}"
+        );
+        assert!(
+            repairs
+                .iter()
+                .any(|r| r.contains("already has a result → removed")),
+            "{repairs:?}"
+        );
+        assert!(
+            repairs
+                .iter()
+                .any(|r| r.contains("'call_nowhere' has no earlier tool call → removed")),
+            "{repairs:?}"
+        );
+        for r in file["repairs"].as_array().unwrap() {
+            let line = r["line"].as_u64().unwrap() as usize;
+            let at = damaged.lines().nth(line - 1).unwrap();
+            assert!(
+                at.contains("\"role\"") || at.trim() == "{",
+                "{name}:{line}: {at}"
+            );
+        }
+        expect(d, &["check", "r.out"], 0);
+        let repaired = std::fs::read_to_string(d.join("r.out")).unwrap();
+        let answer: Value = serde_json::from_str::<Value>(&repaired)
+            .map(|v| v[2]["traj"].clone())
+            .unwrap_or_else(|_| {
+                serde_json::from_str::<Value>(repaired.lines().nth(2).unwrap()).unwrap()["messages"]
+                    .clone()
+            });
+        let added = answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["tool_call_id"] == lost.as_str())
+            .expect("the lost call is answered");
+        assert_eq!(added["role"], "tool");
+        assert!(added["content"].as_str().unwrap().contains("interrupted"));
+        // The conversations no repair touched keep their bytes.
+        if name.ends_with(".jsonl") {
+            let (before, after): (Vec<&str>, Vec<&str>) =
+                (damaged.lines().collect(), repaired.lines().collect());
+            assert_eq!(before.len(), after.len());
+            for k in [0, 1, 3, 4, 5] {
+                assert!(before[k] == after[k], "line {}", k + 1);
+            }
+        }
+        expect(d, &["restore", "r.ctxc-archive.json", "-o", "back"], 0);
+        assert!(
+            std::fs::read_to_string(d.join("back")).unwrap() == damaged,
+            "{name}"
+        );
+    }
+}
+
+/// Anthropic Messages lists: an unanswered tool_use gets a tool_result saying it was
+/// interrupted, in the user message right after the call; a tool_result answering no call is
+/// removed; a clean request passes through byte-identical.
+#[test]
+fn anthropic_lists_are_repaired_and_clean_ones_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let damaged = std::fs::read_to_string(fixture("anthropic/orphan-tool-result.json")).unwrap();
+    write(d, "m.json", &damaged);
+    let out = expect(d, &["repair", "m.json", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<u64> = report["files"][0]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [7, 13]);
+    expect(d, &["check", "m.repaired.json"], 0);
+    let repaired: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m.repaired.json")).unwrap()).unwrap();
+    let answer = &repaired["messages"][2];
+    assert_eq!(answer["role"], "user");
+    assert_eq!(answer["content"][0]["type"], "tool_result");
+    assert_eq!(answer["content"][0]["tool_use_id"], "toolu_01");
+    assert_eq!(answer["content"][0]["is_error"], true);
+    assert_eq!(answer["content"][1]["text"], "Never mind. What time is it?");
+    expect(d, &["restore", "m.repaired.json", "-o", "back.json"], 0);
+    assert!(std::fs::read_to_string(d.join("back.json")).unwrap() == damaged);
+    let clean = std::fs::read_to_string(fixture("anthropic/request.json")).unwrap();
+    write(d, "clean.json", &clean);
+    let out = expect(d, &["repair", "clean.json", "-o", "c.json", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "clean");
+    assert!(std::fs::read_to_string(d.join("c.json")).unwrap() == clean);
+}
