@@ -545,6 +545,7 @@ pub struct CompactArgs {
     /// what `check` finds is compacted instead. The report names every repair; the archive
     /// of a repaired file (written for it even without --archive) keeps a repair record and
     /// a compaction record, so `ctxc restore` gives back the damaged original byte for byte.
+    /// A Parquet dataset's rows are repaired one by one, and the dataset is archived.
     #[arg(long, conflicts_with = "drop_torn_tail")]
     pub repair: bool,
 

@@ -240,3 +240,54 @@ fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
     assert_eq!(before.slice(2, 1).as_ref(), after.slice(2, 1).as_ref());
     assert_ne!(before.slice(0, 1).as_ref(), after.slice(0, 1).as_ref());
 }
+
+/// With `--repair` the same row is repaired (its stray tool message removed, named in its
+/// report) and compacted like the others; `restore` gives back every row's value as it was.
+#[test]
+fn compact_repair_repairs_a_parquet_row_and_restores_it() {
+    use crate::parquet::{assert_same_but, assert_same_rows, tau_bench_rows, write_dataset};
+    use parquet::basic::Compression;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    let mut rows = tau_bench_rows(4);
+    let orphan = serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "name": "x", "content": "late"});
+    rows[2]["messages"].as_array_mut().unwrap().push(orphan);
+    write_dataset(&input, &rows, 3, Compression::UNCOMPRESSED);
+    let out = ctxc()
+        .args([
+            "compact",
+            "--json",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--repair",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    for file in files {
+        assert_eq!(file["status"], "compacted", "{file}");
+    }
+    let repairs = files[2]["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1, "{repairs:?}");
+    assert!(repairs[0]["fault"].as_str().unwrap().contains("'nowhere'"));
+    assert!(files[1].get("repairs").is_none());
+    let output = dir.path().join("runs.compact.parquet");
+    let (before, after) = assert_same_but(&input, &output, "messages");
+    use arrow_array::Array;
+    assert!(format!("{:?}", before.slice(2, 1)).contains("nowhere"));
+    assert!(!format!("{:?}", after.slice(2, 1)).contains("nowhere"));
+    let back = dir.path().join("back.parquet");
+    let restore = ctxc()
+        .arg("restore")
+        .arg(&output)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    assert_same_rows(&input, &back);
+}
