@@ -189,6 +189,12 @@ fn every_damage_of_a_codex_rollout_is_repaired() {
         if kind == Damage::DeleteToolResult {
             assert!(repaired.contains(r#""output":"aborted""#), "{repaired}");
         }
+        if kind == Damage::DuplicateBlock {
+            // The event_msg copies replayed with the history go with it.
+            let events = |text: &str| text.matches(r#""type":"event_msg""#).count();
+            assert!(events(&damaged) > events(&original));
+            assert_eq!(events(&repaired), events(&original));
+        }
     }
 }
 
