@@ -318,7 +318,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__compact)
-            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --on-findings --allow-findings --drop-torn-tail --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --color --help --version"
+            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --model --context-window --encoding --no-cache --trigger-ratio --trigger-remaining --turn-threshold --max-events --no-marker --raw-tokens --force --strategy --target-tokens --target-ratio --summary-max-tokens --keep-payloads --drop-stored --summarizer --summary-model --base-url --summary-timeout --llm-concurrency --on-summary-failure --no-redact --allow-insecure-http --output --out-dir --in-place --backup --force-overwrite --dry-run --on-findings --allow-findings --drop-torn-tail --repair --confirm --fail-fast --shard --resume-from --archive --archive-dir --config --no-config --json --yaml --markdown --report --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

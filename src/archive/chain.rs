@@ -22,22 +22,25 @@ use super::model::{Piece, Record, hash};
 use super::paths;
 use std::path::Path;
 
-/// Settles a pending last record against the file its output names (looked up from the
-/// archive at `archive_path`): kept, as committed, when that file holds the output or starts
-/// with it; dropped otherwise. Returns whether a record was dropped.
+/// Settles pending last records (one run's: a compaction, or a repair and its compaction)
+/// against the file the last one's output names (looked up from the archive at
+/// `archive_path`): kept, as committed, when that file holds the output or starts with it;
+/// dropped otherwise. Returns whether records were dropped.
 pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
-    let Some(last) = records.last_mut().filter(|r| r.pending) else {
+    let Some(last) = records.last().filter(|r| r.pending) else {
         return false;
     };
     // Read in pieces: a dataset may be larger than memory.
     let reached = paths::candidates(archive_path, &last.output)
         .iter()
         .any(|(p, _)| super::file_holds_output(p, last));
+    let pending = records.iter().rev().take_while(|r| r.pending).count();
+    let first = records.len() - pending;
     if reached {
-        last.pending = false;
+        records[first..].iter_mut().for_each(|r| r.pending = false);
         false
     } else {
-        records.pop();
+        records.truncate(first);
         true
     }
 }

@@ -74,10 +74,25 @@ pub struct ArchiveJob<'a> {
     /// The input's torn last line, left out of the transcript read (`--drop-torn-tail`): the
     /// input is `original`'s source and then this.
     pub torn: Option<&'a str>,
+    /// The repair made before the compaction (`compact --repair`): the input is its
+    /// `original`, and `original`'s source is the repaired text.
+    pub repair: Option<&'a RepairStep>,
     /// What the pipeline did.
     pub outcome: &'a Outcome<'a>,
     /// The effective settings, as shown by `ctxc config show --json`.
     pub settings: serde_json::Value,
+}
+
+/// A repair made in the same run as the compaction that follows it (`compact --repair`): it
+/// is archived as a record of its own before the compaction's, so `restore` walks back
+/// through both to the damaged input.
+pub struct RepairStep {
+    /// The input as it was, damaged.
+    pub original: String,
+    /// The repairs made, kept as the record's settings (`{"command": …, "repairs": …}`).
+    pub repairs: serde_json::Value,
+    /// Pieces that rebuild `original` from the repaired text.
+    pub restore: Vec<Piece>,
 }
 
 /// One compacted Parquet dataset to archive: where its files are, and its record (built by
@@ -144,7 +159,19 @@ pub fn begin(job: &ArchiveJob) -> Result<Pending> {
         archive_dir: job.archive_dir,
         input_root: job.input_root,
     };
-    start(new, places, Some(&source))
+    let Some(step) = job.repair else {
+        return start(vec![new], places, Some(&source));
+    };
+    // The repaired text lived only in memory: no file holds it, and no copy is needed.
+    let mut repaired = repair_record(
+        &step.original,
+        &job.original.source,
+        &new.format,
+        step.repairs.clone(),
+        step.restore.clone(),
+    );
+    repaired.output_copy = None;
+    start(vec![repaired, new], places, Some(&step.original))
 }
 
 /// One repaired file to archive (`ctxc repair`): what `restore` needs to give back the
@@ -173,36 +200,53 @@ pub struct RepairJob<'a> {
 /// Writes the archive of a repair, its new record pending; it joins an earlier archive as
 /// [`begin`] says.
 pub fn begin_repair(job: RepairJob) -> Result<Pending> {
-    let mut restore = job.restore;
-    let rebuilt = delta::apply(&restore, job.repaired.as_bytes(), false);
-    if rebuilt.as_deref().ok() != Some(job.original.as_bytes()) {
-        debug_assert!(false, "repair restore pieces do not rebuild the input");
-        restore = vec![Piece::Text(job.original.to_string())];
-    }
-    let new = Record {
-        ctxc_version: env!("CARGO_PKG_VERSION").into(),
-        time: crate::time::now(),
-        format: job.format.into(),
-        input: record::file_ref(job.original.as_bytes()),
-        output: record::file_ref(job.repaired.as_bytes()),
-        changed: job.original != job.repaired,
-        triggers: vec!["repair".into()],
-        settings: job.repairs,
-        conversations: Vec::new(),
-        restore,
-        generation: 1,
-        previous_output: None,
-        output_copy: Some(job.repaired.to_string()),
-        pending: false,
-        dataset: None,
-    };
+    let new = repair_record(
+        job.original,
+        job.repaired,
+        job.format,
+        job.repairs,
+        job.restore,
+    );
     let places = Places {
         input: job.input,
         output: job.output,
         archive_dir: job.archive_dir,
         input_root: job.input_root,
     };
-    start(new, places, Some(job.original))
+    start(vec![new], places, Some(job.original))
+}
+
+/// The record of a repair of `original` into `repaired`; `restore` is checked to rebuild the
+/// original (else the whole original is kept, so the archive is still exact).
+fn repair_record(
+    original: &str,
+    repaired: &str,
+    format: &str,
+    repairs: serde_json::Value,
+    mut restore: Vec<Piece>,
+) -> Record {
+    let rebuilt = delta::apply(&restore, repaired.as_bytes(), false);
+    if rebuilt.as_deref().ok() != Some(original.as_bytes()) {
+        debug_assert!(false, "repair restore pieces do not rebuild the input");
+        restore = vec![Piece::Text(original.to_string())];
+    }
+    Record {
+        ctxc_version: env!("CARGO_PKG_VERSION").into(),
+        time: crate::time::now(),
+        format: format.into(),
+        input: record::file_ref(original.as_bytes()),
+        output: record::file_ref(repaired.as_bytes()),
+        changed: original != repaired,
+        triggers: vec!["repair".into()],
+        settings: repairs,
+        conversations: Vec::new(),
+        restore,
+        generation: 1,
+        previous_output: None,
+        output_copy: Some(repaired.to_string()),
+        pending: false,
+        dataset: None,
+    }
 }
 
 /// Writes the archive of a dataset's compaction, its new record pending. It joins an earlier
@@ -215,24 +259,31 @@ pub fn begin_dataset(job: DatasetJob) -> Result<Pending> {
         archive_dir: job.archive_dir,
         input_root: job.input_root,
     };
-    start(job.record, places, None)
+    start(vec![job.record], places, None)
 }
 
-/// Writes the archive with `new` pending, after the records it joins. `source`: the input's
+/// Writes the archive with the `new` records (one run's: a compaction, or a repair and the
+/// compaction of its result) pending, after the records it joins. The first new record's
+/// input is the run's input, the last one's output the run's output. `source`: the input's
 /// text, to link a new generation back to the last one.
-fn start(mut new: Record, places: Places, source: Option<&str>) -> Result<Pending> {
+fn start(mut new: Vec<Record>, places: Places, source: Option<&str>) -> Result<Pending> {
     let path = archive_path(
         places.output,
         places.archive_dir,
         places.input,
         places.input_root,
     );
-    new.input.path = places.input.map(absolute_string);
-    new.output.path = Some(absolute_string(places.output));
-    new.pending = true;
-    let mut records = earlier_records(places, source, &path, &mut new)?;
-    check_target(&path, &new.output)?;
-    records.push(new);
+    let last = new.len() - 1;
+    new[0].input.path = places.input.map(absolute_string);
+    new[last].output.path = Some(absolute_string(places.output));
+    let mut records = earlier_records(places, source, &path, &mut new[0])?;
+    check_target(&path, &new[last].output)?;
+    let generation = new[0].generation;
+    for r in &mut new {
+        r.generation = generation;
+        r.pending = true;
+    }
+    records.extend(new);
     for r in &mut records {
         paths::set_relative(&mut r.input, &path);
         paths::set_relative(&mut r.output, &path);
@@ -298,7 +349,10 @@ impl Pending {
         for r in &mut self.archive.records[..n - 1] {
             r.output_copy = None;
         }
-        self.archive.records[n - 1].pending = false;
+        // A repair and its compaction, written in one run, are pending together.
+        for r in &mut self.archive.records {
+            r.pending = false;
+        }
         self.write()?;
         crate::failpoint::hit("archive-committed");
         Ok(self.path)

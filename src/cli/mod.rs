@@ -144,8 +144,10 @@ pub enum Command {
     /// the nearest earlier record on the live path and loops are broken at their latest link;
     /// replayed history (records repeated with their uuids, or their content and timestamp)
     /// is dropped; a torn last line and lines of invalid JSON go to the archive; a session
-    /// above --max-session-bytes loses its stored-only payloads. A session `check` finds clean
-    /// is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
+    /// above --max-session-bytes loses its stored-only payloads. OpenAI chat and Anthropic
+    /// message lists (JSON arrays, JSONL of messages or conversations, tau-bench runs) get the
+    /// same call and result repairs, an unanswered call an answer saying it was interrupted.
+    /// A session `check` finds clean is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
     /// (NAME.ctxc-archive.json) from which `ctxc restore` gives back the damaged original.
     /// Exit status: 0 repaired or clean, 1 a file could not be read or still has faults.
     Repair(Box<RepairArgs>),
@@ -606,6 +608,16 @@ pub struct CompactArgs {
     /// line is kept in the archive, so `ctxc restore` gives the file back as it was.
     #[arg(long)]
     pub drop_torn_tail: bool,
+
+    /// Repair each input first, as `ctxc repair` does (an unanswered call answered as
+    /// interrupted, a stray result dropped, a broken chain re-linked, replayed history, torn
+    /// and garbage lines left out), then compact the repaired transcript: a file refused for
+    /// what `check` finds is compacted instead. The report names every repair; the archive
+    /// of a repaired file (written for it even without --archive) keeps a repair record and
+    /// a compaction record, so `ctxc restore` gives back the damaged original byte for byte.
+    /// A Parquet dataset's rows are repaired one by one, and the dataset is archived.
+    #[arg(long, conflicts_with = "drop_torn_tail")]
+    pub repair: bool,
 
     /// Ask before writing each file (only at a terminal).
     #[arg(long)]

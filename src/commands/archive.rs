@@ -10,6 +10,7 @@ use crate::ExitStatus;
 use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Piece, Record, StepRecord};
 use crate::cli::ArchiveCommand;
 use crate::human::thousands;
+use crate::repair::Repair;
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -74,7 +75,18 @@ struct RecordView<'a> {
     /// A Parquet dataset's compaction: its conversation column and rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     dataset: Option<DatasetView<'a>>,
+    /// A repair's record (`ctxc repair`, `compact --repair`): every repair made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repairs: Option<Vec<Repair>>,
     conversations: &'a [ConversationRecord],
+}
+
+/// The repairs a repair's record keeps in its settings; `None` for a compaction's.
+fn repairs_of(r: &Record) -> Option<Vec<Repair>> {
+    if r.triggers != ["repair"] {
+        return None;
+    }
+    serde_json::from_value(r.settings.get("repairs")?.clone()).ok()
 }
 
 #[derive(Serialize)]
@@ -118,6 +130,7 @@ impl<'a> View<'a> {
                     triggers: &r.triggers,
                     archived_bytes: r.archived_bytes(),
                     dataset: DatasetView::of(r),
+                    repairs: repairs_of(r),
                     conversations: &r.conversations,
                 })
                 .collect(),
@@ -145,7 +158,17 @@ fn render(path: &Path, archive: &Archive) -> String {
                 how_it_began(record, &archive.records[k - 1])
             );
         }
-        render_record(&mut out, k + 1, n, record);
+        let names = [
+            match k > 0 && repaired_in_memory(&archive.records, k - 1) {
+                true => IN_MEMORY,
+                false => name(&record.input),
+            },
+            match repaired_in_memory(&archive.records, k) {
+                true => IN_MEMORY,
+                false => name(&record.output),
+            },
+        ];
+        render_record(&mut out, (k + 1, n), names, record);
     }
     out
 }
@@ -178,10 +201,17 @@ fn how_it_began(record: &Record, before: &Record) -> String {
     }
 }
 
-fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
+/// Record `k` of `n` (from 1), its input and output named `names`.
+fn render_record(out: &mut String, (k, n): (usize, usize), names: [&str; 2], r: &Record) {
+    let repairs = repairs_of(r);
     let _ = writeln!(
         out,
-        "compaction {k} of {n}: {}, ctxc {}, {}{}",
+        "{} {k} of {n}: {}, ctxc {}, {}{}",
+        if repairs.is_some() {
+            "repair"
+        } else {
+            "compaction"
+        },
         r.time,
         r.ctxc_version,
         r.format,
@@ -194,9 +224,9 @@ fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
     let _ = writeln!(
         out,
         "  {} ({} bytes) → {} ({} bytes){}",
-        name(&r.input),
+        names[0],
         thousands(r.input.bytes),
-        name(&r.output),
+        names[1],
         thousands(r.output.bytes),
         if r.changed { "" } else { ", unchanged" }
     );
@@ -210,6 +240,9 @@ fn render_record(out: &mut String, k: usize, n: usize, r: &Record) {
         "  triggers: {triggers}; original bytes kept: {}",
         thousands(r.archived_bytes() as u64)
     );
+    for repair in repairs.iter().flatten() {
+        let _ = writeln!(out, "  line {repair}");
+    }
     if let Some(d) = DatasetView::of(r) {
         let _ = writeln!(
             out,
@@ -305,6 +338,19 @@ fn name(f: &FileRef) -> &str {
         .as_deref()
         .or(f.path.as_deref())
         .unwrap_or("<stdin>")
+}
+
+/// What `compact --repair` compacted: the repaired text, never written, so no path names it.
+const IN_MEMORY: &str = "the repaired text (in memory)";
+
+/// Whether record `k` (0-based) is a repair whose output only the next record read.
+fn repaired_in_memory(records: &[Record], k: usize) -> bool {
+    let r = &records[k];
+    k + 1 < records.len()
+        && repairs_of(r).is_some()
+        && r.output.path.is_none()
+        && records[k + 1].input.path.is_none()
+        && records[k + 1].input.hash == r.output.hash
 }
 
 fn lines([first, last]: [usize; 2]) -> String {

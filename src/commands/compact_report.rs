@@ -194,6 +194,9 @@ pub struct FileReport {
     /// were because they fail `check`); in `notes` too.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// Repairs made before the compaction (`--repair`), in input line order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<crate::repair::Repair>,
     /// Strategies tried, with tokens before and after each.
     pub steps: Vec<StepReport>,
     /// Summaries asked of the summarizer.
@@ -749,6 +752,10 @@ pub fn table(report: &CompactReport) -> Table {
     // A failure is printed once, on stderr (`compact::run`), not again under the table.
     let mut notes = vec![String::new()];
     for f in &report.files {
+        // As `ctxc repair` names them: `path:line: what was wrong → what was done`.
+        for repair in &f.repairs {
+            notes.push(format!("{}:{repair}", f.path));
+        }
         for note in &f.notes {
             notes.push(format!("{}: {note}", f.path));
         }

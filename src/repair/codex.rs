@@ -1,7 +1,8 @@
 //! Codex rollout repairs, each written as Codex itself would have written the record: replayed
-//! history dropped, an unanswered call given the `aborted` output Codex records for a call cut
-//! off by an interrupted turn, and outputs that answer no open call dropped. A rollout has no
-//! chain, so a record is dropped or added without touching any other.
+//! history dropped (with the `event_msg` copies re-appended beside it), an unanswered call
+//! given the `aborted` output Codex records for a call cut off by an interrupted turn, and
+//! outputs that answer no open call dropped. A rollout has no chain, so a record is dropped or
+//! added without touching any other.
 
 use super::lines::{Draft, Edits};
 use super::{Repair, Replayed, pairing, replay_repairs};
@@ -11,22 +12,62 @@ use serde_json::{Map, Value, json};
 /// The output Codex records for a call whose turn was aborted.
 pub const ABORTED: &str = "aborted";
 
-/// Drops `response_item` and `compacted` records that repeat earlier ones byte for byte.
+/// Drops `response_item` and `compacted` records that repeat earlier ones byte for byte, and
+/// the `event_msg` copies replayed with them.
 pub fn replays(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
     let conv = &t.conversations[0];
     let mut edits = Edits::default();
     let mut replayed = Vec::new();
-    for r in replay::replays(t.format, &t.source, conv) {
-        let line = conv.items[r.item].line;
+    let found = replay::replays(t.format, &t.source, conv);
+    let mut pairs: Vec<(usize, usize)> = found.iter().map(|r| (r.item, r.first)).collect();
+    pairs.extend(event_copies(t, &found));
+    pairs.sort_unstable();
+    for (item, first) in pairs {
+        let line = conv.items[item].line;
         edits.drop.insert(line);
         replayed.push(Replayed {
             line: draft.origin_of(line),
-            first: draft.origin_of(conv.items[r.first].line),
+            first: draft.origin_of(conv.items[first].line),
             same_uuid: false,
         });
     }
     let repairs = replay_repairs(&replayed);
     (edits, repairs)
+}
+
+/// The `event_msg` records re-appended with replayed history, each with the earlier record it
+/// copies. Events may legitimately repeat (a token count reported twice in one millisecond),
+/// so only an exact copy after everything replayed, standing as far from its original as the
+/// replayed records stand from theirs (a block copied whole), counts.
+fn event_copies(t: &Transcript, found: &[replay::Replay]) -> Vec<(usize, usize)> {
+    let conv = &t.conversations[0];
+    let raw = |i: usize| &t.source[conv.items[i].span.clone()];
+    let shifts: std::collections::BTreeSet<usize> =
+        found.iter().map(|r| r.item - r.first).collect();
+    // Copies come after every record the replay repeats (a block may open with events).
+    let Some(start) = found.iter().map(|r| r.first + 1).max() else {
+        return Vec::new();
+    };
+    let mut copies = Vec::new();
+    for at in start..conv.items.len() {
+        if !is_event(raw(at)) {
+            continue;
+        }
+        let original = shifts
+            .iter()
+            .filter_map(|d| at.checked_sub(*d))
+            .find(|&first| raw(first) == raw(at));
+        if let Some(first) = original {
+            copies.push((at, first));
+        }
+    }
+    copies
+}
+
+/// Whether a rollout record is an `event_msg`.
+fn is_event(raw: &str) -> bool {
+    serde_json::from_str::<Map<String, Value>>(raw)
+        .is_ok_and(|r| r.get("type").and_then(Value::as_str) == Some("event_msg"))
 }
 
 /// Answers unanswered calls with Codex's `aborted` output; drops outputs that answer no open
@@ -85,4 +126,33 @@ fn aborted_output(caller: &str, id: &str) -> String {
         json!({"type": output_type, "call_id": id, "output": ABORTED}),
     );
     Value::Object(out).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::repair::{Options, oversize::Fit, repair};
+
+    #[test]
+    fn event_copies_go_with_their_replayed_history_and_other_repeats_stay() {
+        let meta =
+            r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"s","instructions":""}}"#;
+        let user = r#"{"timestamp":"t1","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#;
+        let said = r#"{"timestamp":"t1","type":"event_msg","payload":{"type":"user_message","message":"hi"}}"#;
+        let tokens =
+            r#"{"timestamp":"t2","type":"event_msg","payload":{"type":"token_count","info":null}}"#;
+        let reply = r#"{"timestamp":"t3","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}}"#;
+        // A token count reported twice (kept), then the user turn replayed with its event.
+        let lines = [meta, user, said, tokens, tokens, reply, user, said];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let opts = Options {
+            read: Default::default(),
+            max_session_bytes: u64::MAX,
+            fit: Fit::default(),
+        };
+        let r = repair(&text, &opts).unwrap();
+        let kept: String = lines[..6].iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(r.output, kept, "{:?}", r.repairs);
+        assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
+        assert_eq!(r.repairs[0].lines(), "7-8");
+    }
 }

@@ -4,10 +4,12 @@
 //! wrote, so every step sees a consistent session: lines that are not JSON (a torn last line,
 //! garbage in the middle) are left out first; then, per format, replayed history is dropped,
 //! broken chains are re-linked (Claude Code), and unanswered calls get the result the client
-//! writes for an interrupted call while results that answer nothing are dropped. A session
+//! writes for an interrupted call while results that answer nothing are dropped. OpenAI and
+//! Anthropic message lists, in any container, get the same pairing repairs ([`lists`]). A session
 //! still above the size its client loads then loses its stored-only payloads
-//! ([`oversize`]). Steps work on whole lines ([`lines`]): a record no step touches is written
-//! back byte-for-byte, and a session with nothing to repair comes back byte-identical.
+//! ([`oversize`]). Steps work on whole lines ([`lines`]), list repairs on whole messages: a
+//! record no step touches is written back byte-for-byte, and a session with nothing to repair
+//! comes back byte-identical.
 //!
 //! What the pure steps cannot fix stays in [`Repaired::remaining`]: the output is checked
 //! again, as `ctxc check` would, before anything is written.
@@ -15,6 +17,7 @@
 mod claude_code;
 mod codex;
 pub mod lines;
+mod lists;
 pub mod oversize;
 mod pairing;
 mod restore;
@@ -23,17 +26,17 @@ pub use restore::pieces;
 
 use crate::transcript::{self, Finding, Format, ReadError, ReadOptions, Transcript};
 use lines::{Draft, Edits};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One repair: the input line it concerns, what was wrong, what was done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Repair {
     /// 1-based line of the input (0: the whole file).
     pub line: usize,
     /// The last line, when the repair covers a run of lines (a replayed block).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_line: Option<usize>,
     /// What was wrong.
     pub fault: String,
@@ -173,6 +176,14 @@ pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
         repairs.extend(found);
         if !edits.is_empty() {
             draft = draft.apply(&edits);
+            t = read(&draft, &opts.read)?;
+        }
+    }
+    if lists::repairs(t.format) {
+        if let Some((text, found)) = lists::pairing(&t, &draft) {
+            repairs.extend(found);
+            // Lines of the output from here on: a list's elements do not map to lines.
+            draft = Draft::of(&text);
             t = read(&draft, &opts.read)?;
         }
     }

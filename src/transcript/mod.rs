@@ -665,6 +665,10 @@ fn line_end<'a>(
     }
 }
 
+/// A list element written as it is (by [`Transcript::write_elements`]), with the original item
+/// whose place it takes.
+pub type Element<'a> = (usize, Cow<'a, str>);
+
 /// Reads `source` as a transcript: detects (or takes) its format and builds the model.
 pub fn read(source: String, opts: &ReadOptions) -> Result<Transcript, ReadError> {
     read_with(source, opts, &mut |_, _, conv, done| done.push(conv))
@@ -765,6 +769,26 @@ impl Transcript {
         out.push_str(&self.source[at..]);
         out.shrink_to_fit();
         (out, spans)
+    }
+
+    /// Writes the transcript with some conversations' lists given as raw elements, each
+    /// with the original item whose place (and JSONL line ending) it takes: a repair adds and
+    /// changes messages no [`OutItem`] describes. Untouched bytes are copied from the source.
+    pub fn write_elements(&self, edits: &[Option<Vec<Element>>]) -> String {
+        let mut out = String::with_capacity(self.source.len());
+        let mut at = 0;
+        for (conv, edit) in self.conversations.iter().zip(edits) {
+            let Some(elements) = edit else {
+                continue;
+            };
+            out.push_str(&self.source[at..conv.span.start]);
+            let places: Vec<OutItem> = elements.iter().map(|(i, _)| OutItem::Keep(*i)).collect();
+            let texts = elements.iter().map(|(_, text)| text);
+            render_layout(self, conv, &places, texts, &mut out);
+            at = conv.span.end;
+        }
+        out.push_str(&self.source[at..]);
+        out
     }
 
     /// The raw text of item `i` of conversation `c`.

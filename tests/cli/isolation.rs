@@ -134,6 +134,11 @@ fn a_file_that_is_one_conversation_is_still_refused() {
 /// The failed files of a batch over the whole corpus, with its exit status.
 fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
     let dir = tempfile::tempdir().unwrap();
+    corpus_batch_into(dir.path(), extra)
+}
+
+/// [`corpus_batch`], its outputs under `dir`.
+fn corpus_batch_into(dir: &Path, extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
     let out = ctxc()
         .args([
             "compact",
@@ -144,7 +149,7 @@ fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
             "--json",
             "--out-dir",
         ])
-        .arg(dir.path())
+        .arg(dir)
         .args(extra)
         .arg(shared("corpus"))
         .output()
@@ -163,7 +168,7 @@ fn corpus_batch(extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
 /// DESIGN: a batch over a mixed corpus refuses no file. By default the one Claude Code session
 /// its authors damaged on purpose (claude-code-log's `edge_cases.jsonl`: a dangling
 /// `parentUuid`, repeated uuids, an unanswered call) is refused, as a single session is; with
-/// `--on-findings allow` nothing is.
+/// `--on-findings allow` nothing is; with `--repair` it is repaired, then compacted.
 #[test]
 fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     let (code, failed) = corpus_batch(&[]);
@@ -177,6 +182,29 @@ fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     let (code, failed) = corpus_batch(&["--on-findings", "allow"]);
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(code, Some(0));
+    let dir = tempfile::tempdir().unwrap();
+    let (code, failed) = corpus_batch_into(dir.path(), &["--repair"]);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(code, Some(0));
+    // The damaged session is repaired and compacted, passes `check`, and restores exactly.
+    let output = dir
+        .path()
+        .join("claude-code/claude-code-log/edge_cases.jsonl");
+    let check = ctxc().arg("check").arg(&output).output().unwrap();
+    assert_eq!(check.status.code(), Some(0), "{}", stderr_of(&check));
+    let back = dir.path().join("back.jsonl");
+    let restore = ctxc()
+        .arg("restore")
+        .arg(&output)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    let damaged = std::fs::read(shared(
+        "corpus/claude-code/claude-code-log/edge_cases.jsonl",
+    ));
+    assert!(std::fs::read(&back).unwrap() == damaged.unwrap());
 }
 
 /// A Parquet row is one conversation of the dataset: one that fails `check` keeps its value
@@ -211,4 +239,55 @@ fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
     let (before, after) = assert_same_but(&input, &output, "messages");
     assert_eq!(before.slice(2, 1).as_ref(), after.slice(2, 1).as_ref());
     assert_ne!(before.slice(0, 1).as_ref(), after.slice(0, 1).as_ref());
+}
+
+/// With `--repair` the same row is repaired (its stray tool message removed, named in its
+/// report) and compacted like the others; `restore` gives back every row's value as it was.
+#[test]
+fn compact_repair_repairs_a_parquet_row_and_restores_it() {
+    use crate::parquet::{assert_same_but, assert_same_rows, tau_bench_rows, write_dataset};
+    use parquet::basic::Compression;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("runs.parquet");
+    let mut rows = tau_bench_rows(4);
+    let orphan = serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "name": "x", "content": "late"});
+    rows[2]["messages"].as_array_mut().unwrap().push(orphan);
+    write_dataset(&input, &rows, 3, Compression::UNCOMPRESSED);
+    let out = ctxc()
+        .args([
+            "compact",
+            "--json",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--repair",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    for file in files {
+        assert_eq!(file["status"], "compacted", "{file}");
+    }
+    let repairs = files[2]["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1, "{repairs:?}");
+    assert!(repairs[0]["fault"].as_str().unwrap().contains("'nowhere'"));
+    assert!(files[1].get("repairs").is_none());
+    let output = dir.path().join("runs.compact.parquet");
+    let (before, after) = assert_same_but(&input, &output, "messages");
+    use arrow_array::Array;
+    assert!(format!("{:?}", before.slice(2, 1)).contains("nowhere"));
+    assert!(!format!("{:?}", after.slice(2, 1)).contains("nowhere"));
+    let back = dir.path().join("back.parquet");
+    let restore = ctxc()
+        .arg("restore")
+        .arg(&output)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    assert_same_rows(&input, &back);
 }

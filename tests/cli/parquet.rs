@@ -507,7 +507,7 @@ fn merged_reports_keep_rows_in_row_order() {
 
 /// Asserts that two datasets hold equal rows: schema and its metadata, key-value metadata,
 /// row groups, codecs and every column's values (the bytes need not be equal).
-fn assert_same_rows(a: &Path, b: &Path) {
+pub(crate) fn assert_same_rows(a: &Path, b: &Path) {
     let (meta_a, rows_a) = read_dataset(a);
     let (meta_b, rows_b) = read_dataset(b);
     assert_eq!(rows_a.schema(), rows_b.schema());

@@ -189,6 +189,12 @@ fn every_damage_of_a_codex_rollout_is_repaired() {
         if kind == Damage::DeleteToolResult {
             assert!(repaired.contains(r#""output":"aborted""#), "{repaired}");
         }
+        if kind == Damage::DuplicateBlock {
+            // The event_msg copies replayed with the history go with it.
+            let events = |text: &str| text.matches(r#""type":"event_msg""#).count();
+            assert!(events(&damaged) > events(&original));
+            assert_eq!(events(&repaired), events(&original));
+        }
     }
 }
 
@@ -308,4 +314,303 @@ fn an_unreadable_input_fails_alone_and_names_itself() {
     assert!(stderr_of(&out).contains("bad.json"), "{}", stderr_of(&out));
     assert!(d.join("s.repaired.jsonl").exists());
     assert!(!d.join("bad.repaired.json").exists());
+}
+
+/// The corpus session its authors damaged on purpose: an unanswered call, repeated uuids, a
+/// dangling parent.
+const EDGE_CASES: &str = "corpus/claude-code/claude-code-log/edge_cases.jsonl";
+
+/// `compact --repair` compacts a session `compact` refuses for its findings: every repair is
+/// named by input line, the output passes `check`, `archive show` lists the repair and the
+/// compaction, and `restore` gives back the damaged original byte for byte.
+#[test]
+fn compact_repair_compacts_a_refused_session_and_restores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let damaged = std::fs::read_to_string(shared(EDGE_CASES)).unwrap();
+    write(d, "s.jsonl", &damaged);
+    let compact = ["compact", "s.jsonl", "--force", "--target-ratio", "0.5"];
+    let refused = expect(d, &[&compact[..], &["-o", "plain.jsonl"]].concat(), 1);
+    assert!(
+        stderr_of(&refused).contains("s.jsonl:"),
+        "{}",
+        stderr_of(&refused)
+    );
+    assert!(!d.join("plain.jsonl").exists());
+    let args = [&compact[..], &["--repair", "-o", "c.jsonl", "--json"]].concat();
+    let out = expect(d, &args, 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &report["files"][0];
+    assert_eq!(file["status"], "compacted", "{file:#}");
+    assert_eq!(file["bytesBefore"], damaged.len(), "{file:#}");
+    let repairs = file["repairs"].as_array().unwrap();
+    let named: Vec<String> = repairs
+        .iter()
+        .map(|r| format!("{}: {}", r["line"], r["fault"].as_str().unwrap()))
+        .collect();
+    for (line, fault) in [
+        (9, "is never answered"),
+        (12, "replays line 11 (same uuid)"),
+        (17, "names no record in this file"),
+    ] {
+        assert!(
+            named
+                .iter()
+                .any(|n| n.starts_with(&format!("{line}: ")) && n.contains(fault)),
+            "{named:?}"
+        );
+    }
+    assert!(file["contextTokensAfter"].as_u64() < file["contextTokensBefore"].as_u64());
+    expect(d, &["check", "c.jsonl"], 0);
+    assert_eq!(std::fs::read_to_string(d.join("s.jsonl")).unwrap(), damaged);
+    // The table names each repair as `ctxc repair` does.
+    let table = expect(d, &[&compact[..], &["--repair", "--dry-run"]].concat(), 0);
+    assert!(
+        stdout_of(&table)
+            .contains("s.jsonl:9: tool call 'tool_edge_002' (MultiEdit) is never answered → added"),
+        "{}",
+        stdout_of(&table)
+    );
+    let shown = expect(d, &["archive", "show", "c.ctxc-archive.json"], 0);
+    let shown = stdout_of(&shown);
+    assert!(shown.contains("repair 1 of 2:"), "{shown}");
+    assert!(shown.contains("  line 17: parentUuid"), "{shown}");
+    assert!(shown.contains("compaction 2 of 2:"), "{shown}");
+    expect(d, &["restore", "c.jsonl", "-o", "back.jsonl"], 0);
+    assert!(std::fs::read_to_string(d.join("back.jsonl")).unwrap() == damaged);
+}
+
+/// In place, `compact --repair` keeps every in-place guarantee: the backup holds the damaged
+/// input, a second run finds nothing to repair, and `restore` walks back through every
+/// compaction and repair to the damaged input.
+#[test]
+fn compact_repair_in_place_keeps_a_backup_and_restores() {
+    for kind in [Damage::DeleteToolResult, Damage::CutLastLine] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (damaged, _) = damage(&claude_code_text(), kind);
+        write(d, "s.jsonl", &damaged);
+        expect(d, &["compact", "s.jsonl", "--force", "--in-place"], 1);
+        assert!(std::fs::read_to_string(d.join("s.jsonl")).unwrap() == damaged);
+        let args = [
+            "compact",
+            "s.jsonl",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--repair",
+            "--in-place",
+            "--backup",
+        ];
+        expect(d, &args, 0);
+        assert!(std::fs::read_to_string(d.join("s.jsonl.bak")).unwrap() == damaged);
+        expect(d, &["check", "s.jsonl"], 0);
+        let once = std::fs::read_to_string(d.join("s.jsonl")).unwrap();
+        assert!(once.len() < damaged.len(), "{kind:?}");
+        // Compacted again: nothing left to repair, the archive chains a third record.
+        let again = expect(
+            d,
+            &[
+                "compact",
+                "s.jsonl",
+                "--force",
+                "--repair",
+                "--in-place",
+                "--archive",
+                "--json",
+            ],
+            0,
+        );
+        let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert!(report["files"][0].get("repairs").is_none(), "{kind:?}");
+        std::fs::remove_file(d.join("s.jsonl.bak")).unwrap();
+        expect(
+            d,
+            &["restore", "s.ctxc-archive.json", "-o", "back.jsonl"],
+            0,
+        );
+        assert!(
+            std::fs::read_to_string(d.join("back.jsonl")).unwrap() == damaged,
+            "{kind:?}"
+        );
+    }
+}
+
+/// A session with nothing to repair is compacted by `compact --repair` exactly as without it,
+/// and gets no archive it did not ask for.
+#[test]
+fn compact_repair_leaves_a_clean_session_to_compact_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.jsonl", &claude_code_text());
+    let compact = ["compact", "s.jsonl", "--force", "--target-ratio", "0.5"];
+    expect(d, &[&compact[..], &["-o", "plain.jsonl"]].concat(), 0);
+    let out = expect(
+        d,
+        &[&compact[..], &["--repair", "-o", "r.jsonl", "--json"]].concat(),
+        0,
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["files"][0].get("repairs").is_none());
+    let plain = std::fs::read(d.join("plain.jsonl")).unwrap();
+    assert!(std::fs::read(d.join("r.jsonl")).unwrap() == plain);
+    assert!(!d.join("r.ctxc-archive.json").exists());
+}
+
+/// Real tau-bench runs (OpenAI chat, a JSON array of runs each holding its `traj`), run
+/// `damaged_run` damaged three ways: the answer to one call deleted, another answer
+/// duplicated, and a tool message answering no call added. Returns the runs, as JSON, and the
+/// damaged run's tool call left unanswered.
+fn damaged_tau_bench(damaged_run: usize) -> (Vec<Value>, String) {
+    let text = std::fs::read_to_string(shared("corpus/openai-chat/tau-bench/gpt-4o-airline.json"))
+        .unwrap();
+    let mut runs: Vec<Value> = serde_json::from_str(&text).unwrap();
+    runs.truncate(6);
+    let traj = runs[damaged_run]["traj"].as_array_mut().unwrap();
+    let tools: Vec<usize> = (0..traj.len())
+        .filter(|&i| traj[i]["role"] == "tool")
+        .collect();
+    assert!(
+        tools.len() >= 2,
+        "run {damaged_run} has too few tool messages"
+    );
+    let lost = traj.remove(tools[0]);
+    let duplicate = traj[tools[1] - 1].clone();
+    traj.insert(tools[1], duplicate);
+    let stray = serde_json::json!({"role": "tool", "tool_call_id": "call_nowhere", "name": "x", "content": "late"});
+    let last_user = (0..traj.len())
+        .rev()
+        .find(|&i| traj[i]["role"] == "user")
+        .unwrap();
+    traj.insert(last_user + 1, stray);
+    (runs, lost["tool_call_id"].as_str().unwrap().to_string())
+}
+
+/// OpenAI chat lists are repaired in their own shape, in a JSON array of runs and in JSONL
+/// of conversations: the unanswered call gets a `tool` message saying it was interrupted, the
+/// second answer and the stray answer are removed, each named by input line; the output passes
+/// `check`, every other conversation keeps its bytes, and `restore` gives back the damaged
+/// input.
+#[test]
+fn openai_lists_are_repaired_in_every_container() {
+    let (runs, lost) = damaged_tau_bench(2);
+    let array = serde_json::to_string_pretty(&runs).unwrap();
+    let jsonl: String = runs
+        .iter()
+        .map(|r| format!("{}\n", serde_json::json!({"messages": r["traj"]})))
+        .collect();
+    for (name, damaged) in [("runs.json", array), ("runs.jsonl", jsonl)] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, name, &damaged);
+        expect(d, &["check", name], 1);
+        let out = expect(d, &["repair", name, "-o", "r.out", "--json"], 0);
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let file = &report["files"][0];
+        assert_eq!(file["status"], "repaired", "{name}: {file:#}");
+        let repairs: Vec<String> = file["repairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} → {}",
+                    r["fault"].as_str().unwrap(),
+                    r["action"].as_str().unwrap()
+                )
+            })
+            .collect();
+        assert_eq!(repairs.len(), 3, "{name}: {repairs:#?}");
+        assert!(
+            repairs[0].contains(&format!("'{lost}'")) && repairs[0].contains("interrupted"),
+            "{repairs:?}"
+        );
+        assert!(
+            repairs
+                .iter()
+                .any(|r| r.contains("already has a result → removed")),
+            "{repairs:?}"
+        );
+        assert!(
+            repairs
+                .iter()
+                .any(|r| r.contains("'call_nowhere' has no earlier tool call → removed")),
+            "{repairs:?}"
+        );
+        for r in file["repairs"].as_array().unwrap() {
+            let line = r["line"].as_u64().unwrap() as usize;
+            let at = damaged.lines().nth(line - 1).unwrap();
+            assert!(
+                at.contains("\"role\"") || at.trim() == "{",
+                "{name}:{line}: {at}"
+            );
+        }
+        expect(d, &["check", "r.out"], 0);
+        let repaired = std::fs::read_to_string(d.join("r.out")).unwrap();
+        let answer: Value = serde_json::from_str::<Value>(&repaired)
+            .map(|v| v[2]["traj"].clone())
+            .unwrap_or_else(|_| {
+                serde_json::from_str::<Value>(repaired.lines().nth(2).unwrap()).unwrap()["messages"]
+                    .clone()
+            });
+        let added = answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["tool_call_id"] == lost.as_str())
+            .expect("the lost call is answered");
+        assert_eq!(added["role"], "tool");
+        assert!(added["content"].as_str().unwrap().contains("interrupted"));
+        // The conversations no repair touched keep their bytes.
+        if name.ends_with(".jsonl") {
+            let (before, after): (Vec<&str>, Vec<&str>) =
+                (damaged.lines().collect(), repaired.lines().collect());
+            assert_eq!(before.len(), after.len());
+            for k in [0, 1, 3, 4, 5] {
+                assert!(before[k] == after[k], "line {}", k + 1);
+            }
+        }
+        expect(d, &["restore", "r.ctxc-archive.json", "-o", "back"], 0);
+        assert!(
+            std::fs::read_to_string(d.join("back")).unwrap() == damaged,
+            "{name}"
+        );
+    }
+}
+
+/// Anthropic Messages lists: an unanswered tool_use gets a tool_result saying it was
+/// interrupted, in the user message right after the call; a tool_result answering no call is
+/// removed; a clean request passes through byte-identical.
+#[test]
+fn anthropic_lists_are_repaired_and_clean_ones_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let damaged = std::fs::read_to_string(fixture("anthropic/orphan-tool-result.json")).unwrap();
+    write(d, "m.json", &damaged);
+    let out = expect(d, &["repair", "m.json", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<u64> = report["files"][0]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [7, 13]);
+    expect(d, &["check", "m.repaired.json"], 0);
+    let repaired: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m.repaired.json")).unwrap()).unwrap();
+    let answer = &repaired["messages"][2];
+    assert_eq!(answer["role"], "user");
+    assert_eq!(answer["content"][0]["type"], "tool_result");
+    assert_eq!(answer["content"][0]["tool_use_id"], "toolu_01");
+    assert_eq!(answer["content"][0]["is_error"], true);
+    assert_eq!(answer["content"][1]["text"], "Never mind. What time is it?");
+    expect(d, &["restore", "m.repaired.json", "-o", "back.json"], 0);
+    assert!(std::fs::read_to_string(d.join("back.json")).unwrap() == damaged);
+    let clean = std::fs::read_to_string(fixture("anthropic/request.json")).unwrap();
+    write(d, "clean.json", &clean);
+    let out = expect(d, &["repair", "clean.json", "-o", "c.json", "--json"], 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "clean");
+    assert!(std::fs::read_to_string(d.join("c.json")).unwrap() == clean);
 }

@@ -86,3 +86,76 @@ fn every_damage_of_every_corpus_session_is_repaired() {
     assert!(repaired >= 20, "only {repaired} damaged copies");
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// In `value`, the first list of messages holding an OpenAI `tool` message that something
+/// follows: that message removed (its call then goes unanswered) and a second copy of the
+/// next `tool` message added; `false` when there is none.
+fn damage_openai_list(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    let is_answer = |m: &Value| m.get("role") == Some(&Value::from("tool"));
+    match value {
+        Value::Array(items) => {
+            let answers: Vec<usize> = (0..items.len().saturating_sub(1))
+                .filter(|&i| is_answer(&items[i]))
+                .collect();
+            if answers.len() >= 2 {
+                let again = items[answers[1]].clone();
+                items.insert(answers[1] + 1, again);
+                items.remove(answers[0]);
+                return true;
+            }
+            items.iter_mut().any(damage_openai_list)
+        }
+        Value::Object(members) => {
+            // The lists conversations are read from first (SWE-agent's `trajectory`, before
+            // its `history`, holds queries too).
+            for key in ["history", "messages", "traj"] {
+                if members.get_mut(key).is_some_and(damage_openai_list) {
+                    return true;
+                }
+            }
+            members.values_mut().any(damage_openai_list)
+        }
+        _ => false,
+    }
+}
+
+/// Every corpus OpenAI chat file with tool messages (tau-bench runs, SWE-agent trajectories,
+/// whatever the corpus holds), damaged in its first list that has them: an answer lost and
+/// another answered twice. The repair leaves no fault and its restore pieces give back the
+/// damaged text. Files the tests in tests/cli never name.
+#[test]
+fn damaged_openai_lists_of_the_corpus_are_repaired() {
+    let mut failures = Vec::new();
+    let mut repaired = 0;
+    for rel in corpus_files() {
+        let Ok(t) = load(&rel) else { continue };
+        if t.format != transcript::Format::OpenAi || !transcript::check(&t).is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(corpus_dir().join(&rel)).unwrap();
+        let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        if !damage_openai_list(&mut value) {
+            continue;
+        }
+        let damaged = serde_json::to_string_pretty(&value).unwrap();
+        let read = transcript::read(damaged.clone(), &ReadOptions::default()).unwrap();
+        if transcript::check(&read).is_empty() {
+            // The list damaged is not one the conversation is read from (SWE-agent's
+            // `trajectory` holds the queries too).
+            continue;
+        }
+        let r = repair::repair(&damaged, &options()).unwrap();
+        let pieces = repair::pieces(&damaged, &r.output);
+        let back = ctxc::archive::apply(&pieces, r.output.as_bytes(), false).unwrap();
+        let named = r.repairs.iter().filter(|r| r.line > 0).count();
+        if !r.remaining.is_empty() || named != 2 || back != damaged.as_bytes() {
+            failures.push(format!("{rel}: {:?} {:?}", r.repairs, r.remaining));
+        }
+        repaired += 1;
+    }
+    assert!(repaired >= 3, "only {repaired} damaged copies");
+    assert!(failures.is_empty(), "{failures:#?}");
+}

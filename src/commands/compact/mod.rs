@@ -31,6 +31,7 @@ use std::time::Instant;
 mod jobs;
 mod parquet;
 mod printing;
+mod repairing;
 mod spool;
 
 use jobs::*;
@@ -85,6 +86,16 @@ struct Landing {
     upload: store::Upload,
     /// The archive's record, pending until the output is in place.
     pending: Option<archive::Pending>,
+}
+
+/// What the run did to an input before the pipeline read it: the input is the transcript
+/// read and then `torn`, or `repaired`'s original.
+#[derive(Clone, Copy)]
+struct Before<'a> {
+    /// The torn last line left out (`--drop-torn-tail`).
+    torn: Option<&'a str>,
+    /// The repair made (`--repair`).
+    repaired: Option<&'a repairing::Repaired>,
 }
 
 /// What [`Conduct::write`] did with an output.
@@ -273,6 +284,11 @@ fn open_manifest(
     };
     let flags = if args.drop_torn_tail {
         format!("{flags} --drop-torn-tail")
+    } else {
+        flags
+    };
+    let flags = if args.repair {
+        format!("{flags} --repair")
     } else {
         flags
     };
@@ -553,11 +569,19 @@ impl Conduct<'_> {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
             .bytes(done + text.len() as u64, self.bytes_total);
+        // A repair leaves a torn last line out itself (to the archive).
+        let (text, repaired) = match self.args.repair {
+            true => repairing::repair(text, &self.config.read),
+            false => (text, None),
+        };
         let (text, torn) = api::torn_tail(text, self.args.drop_torn_tail)?;
         // The same steps, and failures, as a library call's (`crate::api::compact_text`).
         let (t, plans) = api::plan(text, settings, self.args.on_findings())?;
         let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
+        if let Some(repaired) = &repaired {
+            repairing::report(&mut report, repaired);
+        }
         for warning in &report.warnings {
             self.progress.warn(&format!("{path}:{warning}"));
         }
@@ -604,7 +628,11 @@ impl Conduct<'_> {
                 })
                 .map(Wrote::Done)
         } else {
-            self.write(job, &t, torn_fragment, &outcome, claim.as_ref())
+            let before = Before {
+                torn: torn_fragment,
+                repaired: repaired.as_ref(),
+            };
+            self.write(job, &t, before, &outcome, claim.as_ref())
         };
         report.notes.extend(claim.iter().flat_map(Claim::notes));
         match written {
@@ -703,14 +731,16 @@ impl Conduct<'_> {
         &self,
         job: &Job,
         t: &Transcript,
-        torn: Option<&str>,
+        before: Before,
         outcome: &Outcome,
         claim: Option<&Claim>,
     ) -> Result<Wrote> {
-        // The input as it was: the transcript read, and the torn line left out of it.
-        let original = match torn {
-            Some(fragment) => std::borrow::Cow::Owned(format!("{}{fragment}", t.source)),
-            None => std::borrow::Cow::Borrowed(t.source.as_str()),
+        // The input as it was: the transcript read, and the torn line left out of it, or
+        // what the repair changed.
+        let original = match (before.torn, before.repaired) {
+            (_, Some(repaired)) => std::borrow::Cow::Borrowed(repaired.step.original.as_str()),
+            (Some(fragment), None) => std::borrow::Cow::Owned(format!("{}{fragment}", t.source)),
+            (None, None) => std::borrow::Cow::Borrowed(t.source.as_str()),
         };
         if self.args.dry_run {
             self.preview(job, &original, outcome, claim)?;
@@ -727,7 +757,7 @@ impl Conduct<'_> {
         // the output; it is committed once the output is in place, and put back when the
         // output could not be.
         let begin_archive = |output: &Path| -> Result<Option<archive::Pending>> {
-            if !self.args.archive {
+            if !repairing::archives(self.args.archive, before.repaired) {
                 return Ok(None);
             }
             archive::begin(&ArchiveJob {
@@ -736,7 +766,8 @@ impl Conduct<'_> {
                 archive_dir: self.args.archive_dir.as_deref(),
                 input_root: job.root.as_deref(),
                 original: t,
-                torn,
+                torn: before.torn,
+                repair: before.repaired.map(|r| &r.step),
                 outcome,
                 settings: super::config::effective_json(self.config),
             })

@@ -143,7 +143,9 @@ impl Conduct<'_> {
             Some(claim) => claim.file().map_err(&read)?,
             None => file,
         };
-        let archiving = self.args.archive
+        // A repaired row is archived as any compacted one is: `restore` gives its damaged value
+        // back. Which rows need repair is known only once they are read.
+        let archiving = (self.args.archive || self.args.repair)
             && matches!(
                 self.dest(job),
                 Destination::File(_) | Destination::Remote(_)
@@ -410,12 +412,25 @@ impl Conduct<'_> {
             }
             conversations
         };
-        let ((mut report, conversations), text) =
-            crate::api::compact_row_with(path, row.text, settings, self.args.on_findings(), also);
+        let (text, repaired) = match self.args.repair {
+            true => {
+                let (text, repaired) =
+                    super::repairing::repair(row.text.to_string(), &self.config.read);
+                (std::borrow::Cow::Owned(text), repaired)
+            }
+            false => (std::borrow::Cow::Borrowed(row.text), None),
+        };
+        let ((mut report, conversations), mut compacted) =
+            crate::api::compact_row_with(path, &text, settings, self.args.on_findings(), also);
+        if let Some(repaired) = repaired.filter(|_| report.status != Status::Failed) {
+            super::repairing::report(&mut report, &repaired);
+            // Written back repaired, even when the compaction changed nothing more.
+            compacted.get_or_insert(text.into_owned());
+        }
         if report.status != Status::Failed {
             report.output = output.map(str::to_string);
         }
-        ((report, conversations), text)
+        ((report, conversations), compacted)
     }
 }
 
