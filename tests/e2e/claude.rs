@@ -15,11 +15,11 @@ const SESSIONS: [&str; 2] = [
     "claude-code/spotter/short.jsonl",
 ];
 
-/// A session file's records.
+/// A session file's records. A line that is not JSON (a damaged copy's torn or garbage line)
+/// is no record.
 pub fn records(text: &str) -> Vec<Value> {
     text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("session line is JSON"))
+        .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
 }
 

@@ -217,7 +217,7 @@ fn user_texts(body: &Value) -> Vec<String> {
 
 /// The items of a request that come from the session: no developer messages, tool lists,
 /// injected context blocks or the prompt.
-fn conversation(body: &Value) -> Vec<&Value> {
+pub fn conversation(body: &Value) -> Vec<&Value> {
     input(body)
         .iter()
         .filter(|i| {

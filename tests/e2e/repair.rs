@@ -1,9 +1,12 @@
 //! `ctxc repair` verified in the real Claude Code and Codex CLI. A corpus session damaged the
-//! ways crashes damage it (see `tests/common/damage.rs`): with a tool result lost, the clients
-//! resume it wrongly (Claude Code drops the history above the gap, task included; Codex makes up
-//! an output), and its `ctxc repair` output resumes with the task, the last user request and
-//! every call answered from the file. Claude Code recovers a dangling or looping `parentUuid`
-//! itself; the repaired copy must send the same history it recovers.
+//! ways crashes damage it (see `tests/common/damage.rs`), every kind for each client: the
+//! damaged copy fails `ctxc check`, and its `ctxc repair` output passes it and resumes with the
+//! task, the last user request and every call answered from the file. Where the client resumes
+//! the damaged copy wrongly (a lost tool result: Claude Code drops the history above the gap,
+//! task included, Codex makes up an output; a replayed block: Codex sends it twice), the test
+//! asserts that it does. Where the client handles the damage itself (Claude Code: a dangling or
+//! looping `parentUuid`, a replayed block, a torn or garbage line; Codex: a torn or garbage
+//! line), the repaired copy must send the same history the client recovers.
 
 use crate::claude::{blocks, check, dialogue, records, resume, texts};
 use crate::damage::{Damage, damage};
@@ -62,12 +65,9 @@ fn claude_code_resumes_a_repaired_session_and_not_the_damaged_one() {
     let original = std::fs::read_to_string(corpus("claude-code/spotter/tool_heavy.jsonl")).unwrap();
     let baseline = resume(&original, &standin);
     let ask = last_request(&original);
-    for kind in [
-        Damage::DeleteToolResult,
-        Damage::DanglingParent,
-        Damage::Cycle,
-    ] {
-        let (damaged, _) = damage(&original, kind);
+    for kind in Damage::ALL {
+        let (damaged, said) = damage(&original, kind);
+        assert_check_names(&damaged, kind, said);
         let damaged_request = resume(&damaged, &standin);
         let (wrong, _) = check(&damaged_request, &baseline, &original, &damaged, 1.0);
         eprintln!("claude, damaged ({kind:?}): {}", or_ok(&wrong.0));
@@ -105,9 +105,11 @@ fn claude_code_resumes_a_repaired_session_and_not_the_damaged_one() {
                 "the interrupted-call result is not in the request"
             );
         } else {
-            // Claude Code 2.1.330 recovers a dangling or looping parent itself; the repair
-            // re-links the chain the way the client reads it: all but the new prompt (whose
-            // reminders name each resume's own sandbox) is the same.
+            // Claude Code 2.1.330 handles the other kinds itself: it re-links a dangling or
+            // looping parent, keeps one record per uuid of a replayed block and skips a line
+            // that is not JSON (torn or garbage). The repair must send what the client
+            // recovers: all but the new prompt (whose reminders name each resume's own
+            // sandbox) is the same.
             let n = sent.len() - 1;
             assert!(
                 sent.len() == before.len() && sent[..n] == before[..n],
@@ -115,6 +117,23 @@ fn claude_code_resumes_a_repaired_session_and_not_the_damaged_one() {
             );
         }
     }
+}
+
+/// `ctxc check` fails on the damaged copy and names its fault.
+fn assert_check_names(damaged: &str, kind: Damage, said: &str) {
+    let work = Sandbox::new();
+    let input = work.path("in").join("damaged.jsonl");
+    std::fs::write(&input, damaged).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .arg("check")
+        .arg(&input)
+        .output()
+        .expect("run ctxc");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && report.contains(said),
+        "{kind:?}: ctxc check does not fail with {said:?}: {report}"
+    );
 }
 
 fn or_ok(problems: &[String]) -> String {
@@ -125,9 +144,12 @@ fn or_ok(problems: &[String]) -> String {
     }
 }
 
-/// Codex CLI: a rollout with one call output deleted resumes with an output Codex made up
-/// ("aborted", not in the session); its `ctxc repair` output holds that answer itself and
-/// resumes with the task, the last user request and every call answered from the session.
+/// Codex CLI 0.169.0, per damage kind of a rollout: with one call output deleted it resumes
+/// with an output it made up ("aborted", not in the session); with a block of history
+/// re-appended it sends that history twice, calls included; a torn last line or a garbage line
+/// it skips itself. The `ctxc repair` output resumes with the task, the last user request and
+/// every call answered from the session, sends the original's history where Codex replays a
+/// block, and the same history Codex recovers where it skips a bad line.
 #[test]
 fn codex_resumes_a_repaired_rollout_and_not_the_damaged_one() {
     if clients().is_none() {
@@ -136,17 +158,6 @@ fn codex_resumes_a_repaired_rollout_and_not_the_damaged_one() {
     let standin = StandIn::start();
     let original = crate::codex::rollout();
     let baseline = crate::codex::resume(&original, &standin);
-    let (damaged, _) = damage(&original, Damage::DeleteToolResult);
-    let request = crate::codex::resume(&damaged, &standin);
-    let (wrong, _) = crate::codex::check(&request, &baseline, &original, &damaged, 1.0);
-    eprintln!("codex, damaged (DeleteToolResult): {}", or_ok(&wrong.0));
-    assert!(!wrong.0.is_empty(), "the damaged rollout resumed cleanly");
-
-    let fixed = repaired(&damaged);
-    let request = crate::codex::resume(&fixed, &standin);
-    let (problems, ratio) = crate::codex::check(&request, &baseline, &original, &fixed, 1.0);
-    crate::log_run("codex, repaired (DeleteToolResult)", 1.0, ratio, &problems);
-    assert!(problems.0.is_empty(), "{problems:?}");
     let ask = original
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -154,10 +165,65 @@ fn codex_resumes_a_repaired_rollout_and_not_the_damaged_one() {
         .filter_map(|r| r["payload"]["message"].as_str().map(str::to_string))
         .next_back()
         .expect("the rollout has a user_message");
-    assert!(
-        carries(&request, &ask),
-        "the last user request {ask:.60}… is not in the request"
-    );
+    for kind in Damage::CODEX {
+        let (damaged, said) = damage(&original, kind);
+        assert_check_names(&damaged, kind, said);
+        let damaged_request = crate::codex::resume(&damaged, &standin);
+        let (wrong, _) = crate::codex::check(&damaged_request, &baseline, &original, &damaged, 1.0);
+        eprintln!("codex, damaged ({kind:?}): {}", or_ok(&wrong.0));
+
+        let fixed = repaired(&damaged);
+        let request = crate::codex::resume(&fixed, &standin);
+        let (problems, ratio) = crate::codex::check(&request, &baseline, &original, &fixed, 1.0);
+        crate::log_run(
+            &format!("codex, repaired ({kind:?})"),
+            1.0,
+            ratio,
+            &problems,
+        );
+        assert!(problems.0.is_empty(), "{kind:?}: {problems:?}");
+        assert!(
+            carries(&request, &ask),
+            "{kind:?}: the last user request {ask:.60}… is not in the request"
+        );
+        let sent = crate::codex::conversation(&request);
+        let before = crate::codex::conversation(&damaged_request);
+        match kind {
+            Damage::DeleteToolResult => {
+                assert!(!wrong.0.is_empty(), "the damaged rollout resumed cleanly");
+            }
+            Damage::DuplicateBlock => {
+                // Codex replays the block: its calls go out twice. The repair sends the
+                // original's history.
+                assert!(
+                    calls_sent_twice(&before) > 0,
+                    "codex no longer sends a replayed block twice"
+                );
+                assert!(
+                    sent == crate::codex::conversation(&baseline),
+                    "the repaired rollout sends other history than the original"
+                );
+            }
+            _ => {
+                // Codex skips a line that is not JSON itself; the repair (which archives it)
+                // must send the same history.
+                assert!(
+                    sent == before,
+                    "{kind:?}: the repaired rollout sends other history than codex recovers"
+                );
+            }
+        }
+    }
+}
+
+/// How many function calls a request's conversation sends more than once.
+fn calls_sent_twice(items: &[&Value]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .iter()
+        .filter(|i| i["type"] == "function_call")
+        .filter(|i| !seen.insert(i["call_id"].to_string()))
+        .count()
 }
 
 /// Whether any string in `value` contains `needle`.
