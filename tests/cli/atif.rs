@@ -3,7 +3,7 @@
 //! step, never more tokens, the same bytes twice) that restores exactly; and `ctxc convert`
 //! between OpenAI chat and ATIF, round-tripped on corpus conversations.
 
-use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
+use crate::{STRATEGIES, ctxc, fixture, shared, stderr_of, stdout_of};
 use serde_json::Value;
 use std::path::Path;
 
@@ -81,20 +81,6 @@ fn assert_valid_steps(trajectory: &Value, what: &str) {
 
 #[test]
 fn every_strategy_compacts_to_valid_atif_that_restores() {
-    let strategies = [
-        "adaptive",
-        "strip-payloads",
-        "dedup",
-        "trim-outputs",
-        "sliding-window",
-        "importance",
-        "key-events",
-        "incremental",
-        "selective",
-        "observation-masking",
-        "full-summary",
-        "truncate",
-    ];
     for rel in [
         "atif/terminal-agent.json",
         "atif/terminus-unnamed-results.json",
@@ -105,7 +91,7 @@ fn every_strategy_compacts_to_valid_atif_that_restores() {
         let input = fixture(rel);
         let original = std::fs::read(&input).unwrap();
         let before = stats(&input)["files"][0]["contextTokens"].as_u64().unwrap();
-        for strategy in strategies {
+        for strategy in STRATEGIES {
             for ratio in ["0.5", "0.25"] {
                 let what = format!("{rel} {strategy} {ratio}");
                 let output = dir.path().join(format!("out-{strategy}-{ratio}.json"));

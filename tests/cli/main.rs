@@ -72,6 +72,49 @@ pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Every compaction strategy, by its CLI name.
+pub const STRATEGIES: [&str; 12] = [
+    "adaptive",
+    "strip-payloads",
+    "dedup",
+    "trim-outputs",
+    "sliding-window",
+    "importance",
+    "key-events",
+    "incremental",
+    "selective",
+    "observation-masking",
+    "full-summary",
+    "truncate",
+];
+
+/// `input` is read as `format`, passes `check`, and compacts (nothing being due) to its own
+/// bytes; the output goes under `scratch`.
+pub fn assert_read_as_clean_and_passed_through(input: &Path, format: &str, scratch: &Path) {
+    let what = input.display();
+    let out = ctxc()
+        .args(["stats", "--json"])
+        .arg(input)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"][0]["format"], format, "{what}");
+    let out = ctxc().arg("check").arg(input).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{what}: {}", stdout_of(&out));
+    let output = scratch.join(input.file_name().unwrap());
+    let out = ctxc()
+        .args(["compact", "-q", "-o"])
+        .arg(&output)
+        .arg(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{what}");
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(input).unwrap()
+    );
+}
+
 /// Whether `path` exists (for readable asserts).
 pub fn exists(path: &Path) -> bool {
     path.exists()

@@ -4,7 +4,7 @@
 //! it forgets, with the summary and its place in the view), with ids unique and increasing,
 //! and restores exactly.
 
-use crate::{ctxc, fixture, shared, stdout_of};
+use crate::{assert_read_as_clean_and_passed_through, ctxc, fixture, shared, stdout_of};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -18,29 +18,7 @@ const CORPUS: [&str; 3] = [
 fn corpus_files_are_openhands_check_clean_and_pass_through() {
     let dir = tempfile::tempdir().unwrap();
     for rel in CORPUS {
-        let input = shared(rel);
-        let out = ctxc()
-            .arg("stats")
-            .arg("--json")
-            .arg(&input)
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(report["files"][0]["format"], "openhands", "{rel}");
-        let out = ctxc().arg("check").arg(&input).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stdout_of(&out));
-        let output = dir.path().join(input.file_name().unwrap());
-        let out = ctxc()
-            .args(["compact", "-q", "-o"])
-            .arg(&output)
-            .arg(&input)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{rel}");
-        assert_eq!(
-            std::fs::read(&output).unwrap(),
-            std::fs::read(&input).unwrap()
-        );
+        assert_read_as_clean_and_passed_through(&shared(rel), "openhands", dir.path());
     }
 }
 

@@ -5,7 +5,7 @@
 //! applies where the forgotten events were; a log whose observation answers no stored action
 //! is named by `check`.
 
-use crate::{ctxc, fixture, stdout_of};
+use crate::{STRATEGIES, assert_read_as_clean_and_passed_through, ctxc, fixture, stdout_of};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
@@ -14,21 +14,6 @@ const FIXTURES: [&str; 3] = [
     "openhands_sdk/conversation.json",
     "openhands_sdk/conversation.jsonl",
     "openhands_sdk/linked.json",
-];
-
-const STRATEGIES: [&str; 12] = [
-    "adaptive",
-    "strip-payloads",
-    "dedup",
-    "trim-outputs",
-    "sliding-window",
-    "importance",
-    "key-events",
-    "incremental",
-    "selective",
-    "observation-masking",
-    "full-summary",
-    "truncate",
 ];
 
 /// The events of a JSON array or a JSONL file of events.
@@ -65,28 +50,7 @@ fn compact(input: &Path, output: &Path, strategy: &str, ratio: &str) -> Value {
 fn sdk_logs_read_check_clean_and_pass_through() {
     let dir = tempfile::tempdir().unwrap();
     for rel in FIXTURES {
-        let input = fixture(rel);
-        let out = ctxc()
-            .args(["stats", "--json"])
-            .arg(&input)
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(report["files"][0]["format"], "openhands-sdk", "{rel}");
-        let out = ctxc().arg("check").arg(&input).output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stdout_of(&out));
-        let output = dir.path().join(input.file_name().unwrap());
-        let out = ctxc()
-            .args(["compact", "-q", "-o"])
-            .arg(&output)
-            .arg(&input)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{rel}");
-        assert_eq!(
-            std::fs::read(&output).unwrap(),
-            std::fs::read(&input).unwrap()
-        );
+        assert_read_as_clean_and_passed_through(&fixture(rel), "openhands-sdk", dir.path());
     }
 }
 
