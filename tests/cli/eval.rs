@@ -2,27 +2,18 @@
 //! fact a strategy removes is reported missing with its line, the numbers add up, and a bad
 //! input is reported without stopping the others. Nothing is written beside the inputs.
 
+use crate::agent_run::agent_run_messages;
 use crate::{ctxc, stderr_of, stdout_of};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::Path;
 
 /// An OpenAI agent run, one message per line (message `i` on line `i + 2`): the task, an
 /// early failing test (line 4), a decision (line 5), then 20 rounds of large reads, and a
 /// last request.
 fn agent_run() -> String {
-    let mut messages = vec![
-        json!({"role": "user", "content": "Fix `parse_header` in /repo/http.py so headers over 8192 bytes are refused"}),
-        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "t0", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"pytest tests/test_http.py\"}"}}]}),
-        json!({"role": "tool", "tool_call_id": "t0", "content": "E   AssertionError: 413 != 200\n1 failed"}),
-        json!({"role": "assistant", "content": "I'll use a length check instead of a regex."}),
-    ];
-    for k in 0..20 {
-        let id = format!("r{k}");
-        messages.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "read_file", "arguments": json!({"path": format!("/repo/lib/part_{k:02}.py")}).to_string()}}]}));
-        messages.push(json!({"role": "tool", "tool_call_id": id, "content": format!("def part_{k}():\n{}", "    return 1\n".repeat(120))}));
-    }
-    messages.push(json!({"role": "user", "content": "Now add a changelog entry"}));
-    messages.push(json!({"role": "assistant", "content": "Adding it to CHANGELOG.md next."}));
+    let messages = agent_run_messages(
+        "Fix `parse_header` in /repo/http.py so headers over 8192 bytes are refused",
+    );
     let lines: Vec<String> = messages.iter().map(Value::to_string).collect();
     format!("[\n{}\n]\n", lines.join(",\n"))
 }

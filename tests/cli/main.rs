@@ -27,6 +27,8 @@ mod sessions;
 mod stats;
 mod torn;
 
+#[path = "../common/agent_run.rs"]
+mod agent_run;
 #[path = "../common/damage.rs"]
 mod damage;
 

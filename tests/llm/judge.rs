@@ -6,9 +6,10 @@
 //! that holds no score is a reported skip, never a score.
 
 use crate::PLANTED_OPENAI;
+use crate::agent_run::agent_run_messages;
 use crate::server::{Recorded, Reply, Server};
 use assert_cmd::Command;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::Path;
 
 const KEY: &str = "sk-test-SENTINEL-KEY-0123456789abcdef";
@@ -16,20 +17,10 @@ const KEY: &str = "sk-test-SENTINEL-KEY-0123456789abcdef";
 /// An OpenAI agent run: the task (with a secret in it), an early failing test, a decision,
 /// 20 rounds of large reads, a last request. Truncation at 0.25 loses the early error.
 fn agent_run() -> String {
-    let mut messages = vec![
-        json!({"role": "user", "content": format!("Fix `parse_header` in /repo/http.py so headers over 8192 bytes are refused. Key: {PLANTED_OPENAI}")}),
-        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "t0", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"pytest tests/test_http.py\"}"}}]}),
-        json!({"role": "tool", "tool_call_id": "t0", "content": "E   AssertionError: 413 != 200\n1 failed"}),
-        json!({"role": "assistant", "content": "I'll use a length check instead of a regex."}),
-    ];
-    for k in 0..20 {
-        let id = format!("r{k}");
-        messages.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "read_file", "arguments": json!({"path": format!("/repo/lib/part_{k:02}.py")}).to_string()}}]}));
-        messages.push(json!({"role": "tool", "tool_call_id": id, "content": format!("def part_{k}():\n{}", "    return 1\n".repeat(120))}));
-    }
-    messages.push(json!({"role": "user", "content": "Now add a changelog entry"}));
-    messages.push(json!({"role": "assistant", "content": "Adding it to CHANGELOG.md next."}));
-    serde_json::to_string_pretty(&messages).unwrap()
+    let task = format!(
+        "Fix `parse_header` in /repo/http.py so headers over 8192 bytes are refused. Key: {PLANTED_OPENAI}"
+    );
+    serde_json::to_string_pretty(&agent_run_messages(&task)).unwrap()
 }
 
 /// The system and user messages of a Chat Completions or a Messages request.

@@ -3,6 +3,8 @@
 //! neither a planted secret nor the API key ever leaves in a request body or an error. No test
 //! reaches beyond 127.0.0.1.
 
+#[path = "../common/agent_run.rs"]
+mod agent_run;
 mod cli;
 mod concurrency;
 mod failures;
