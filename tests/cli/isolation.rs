@@ -207,19 +207,27 @@ fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     assert!(std::fs::read(&back).unwrap() == damaged.unwrap());
 }
 
-/// A Parquet row is one conversation of the dataset: one that fails `check` keeps its value
-/// and is reported, and the run succeeds.
-#[test]
-fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
-    use crate::parquet::{assert_same_but, tau_bench_rows, write_dataset};
-    use arrow_array::Array;
+/// `runs.parquet` in `dir`: four tau-bench runs, the third ending in a tool message that
+/// answers no call.
+fn dataset_with_a_stray_tool_message_in_row_2(dir: &std::path::Path) -> std::path::PathBuf {
+    use crate::parquet::{tau_bench_rows, write_dataset};
     use parquet::basic::Compression;
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("runs.parquet");
+    let input = dir.join("runs.parquet");
     let mut rows = tau_bench_rows(4);
     let orphan = serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "name": "x", "content": "late"});
     rows[2]["messages"].as_array_mut().unwrap().push(orphan);
     write_dataset(&input, &rows, 3, Compression::UNCOMPRESSED);
+    input
+}
+
+/// A Parquet row is one conversation of the dataset: one that fails `check` keeps its value
+/// and is reported, and the run succeeds.
+#[test]
+fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
+    use crate::parquet::assert_same_but;
+    use arrow_array::Array;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dataset_with_a_stray_tool_message_in_row_2(dir.path());
     let out = ctxc()
         .args(["compact", "--json", "--force", "--target-ratio", "0.5"])
         .arg(&input)
@@ -245,14 +253,9 @@ fn a_parquet_row_that_fails_check_keeps_its_value_and_the_run_succeeds() {
 /// report) and compacted like the others; `restore` gives back every row's value as it was.
 #[test]
 fn compact_repair_repairs_a_parquet_row_and_restores_it() {
-    use crate::parquet::{assert_same_but, assert_same_rows, tau_bench_rows, write_dataset};
-    use parquet::basic::Compression;
+    use crate::parquet::{assert_same_but, assert_same_rows};
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("runs.parquet");
-    let mut rows = tau_bench_rows(4);
-    let orphan = serde_json::json!({"role": "tool", "tool_call_id": "nowhere", "name": "x", "content": "late"});
-    rows[2]["messages"].as_array_mut().unwrap().push(orphan);
-    write_dataset(&input, &rows, 3, Compression::UNCOMPRESSED);
+    let input = dataset_with_a_stray_tool_message_in_row_2(dir.path());
     let out = ctxc()
         .args([
             "compact",
