@@ -190,8 +190,10 @@ fn objects_of(source: &str) -> Result<Vec<(crate::json::Span, Map<String, Value>
     use crate::transcript::Doc;
     let doc = Doc::parse(source).map_err(|_| anyhow::anyhow!("the input does not parse"))?;
     let raws = match &doc {
-        Doc::Json { root, .. } => crate::json::array_elements(root).unwrap_or_else(|| vec![*root]),
-        Doc::Lines { lines, .. } => lines.iter().map(|l| l.raw).collect(),
+        Doc::Json { root, .. } => {
+            crate::json::array_elements(root.raw()).unwrap_or_else(|| vec![root.raw()])
+        }
+        Doc::Lines { lines, .. } => lines.iter().map(|l| l.raw()).collect(),
     };
     raws.into_iter()
         .map(|raw| {

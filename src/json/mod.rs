@@ -6,6 +6,9 @@
 //! span. Only the values an adapter needs to understand are parsed into `serde_json::Value`.
 
 pub mod lenient;
+mod tree;
+
+pub use tree::Node;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;

@@ -19,7 +19,7 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
-use crate::json::{
+use crate::json::{Node, 
     Span, array_elements, member, parse_raw, quote, replace_member, span_of, splice,
     to_string_styled,
 };
@@ -39,16 +39,12 @@ impl Adapter for Anthropic {
         };
         lists.iter().any(|list| match list {
             ListRef::Array { list, owner, .. } => {
-                is_anthropic(&array_elements(list).unwrap_or_default(), *owner)
+                let messages: Vec<&Node> = list.elements().unwrap_or_default().iter().collect();
+                is_anthropic(&messages, *owner)
             }
             ListRef::AllLines => {
-                let lines: Vec<&RawValue> = doc
-                    .lines()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|l| l.raw)
-                    .collect();
-                is_anthropic(&lines, None)
+                let lines = doc.lines().unwrap_or_default();
+                is_anthropic(&lines.iter().map(|l| &l.node).collect::<Vec<_>>(), None)
             }
         })
     }
@@ -95,28 +91,29 @@ impl Adapter for Anthropic {
     }
 }
 
-fn is_anthropic(messages: &[&RawValue], owner: Option<&RawValue>) -> bool {
-    let system_outside = owner.is_some_and(|o| member(o, "system").is_some())
+fn is_anthropic(messages: &[&Node], owner: Option<&Node>) -> bool {
+    let system_outside = owner.is_some_and(|o| o.member("system").is_some())
         && !messages
             .iter()
             .any(|m| role_of(m).as_deref() == Some("system"));
     system_outside || messages.iter().any(|m| has_anthropic_block(m))
 }
 
-fn role_of(message: &RawValue) -> Option<String> {
-    serde_json::from_str(member(message, "role")?.get()).ok()
+fn role_of(message: &Node) -> Option<String> {
+    serde_json::from_str(message.member("role")?.get()).ok()
 }
 
-fn has_anthropic_block(message: &RawValue) -> bool {
-    let Some(blocks) = member(message, "content").and_then(array_elements) else {
+fn has_anthropic_block(message: &Node) -> bool {
+    let Some(blocks) = message.member("content").and_then(Node::elements) else {
         return false;
     };
     blocks.iter().any(|b| {
-        let ty: String = member(b, "type")
+        let ty: String = b
+            .member("type")
             .and_then(|t| serde_json::from_str(t.get()).ok())
             .unwrap_or_default();
         ANTHROPIC_BLOCKS.contains(&ty.as_str())
-            || (matches!(ty.as_str(), "image" | "document") && member(b, "source").is_some())
+            || (matches!(ty.as_str(), "image" | "document") && b.member("source").is_some())
     })
 }
 
@@ -282,7 +279,7 @@ fn check_messages(source: &str, conv: &Conversation) -> Vec<Finding> {
     let items = &conv.items;
     for (i, item) in items.iter().enumerate() {
         let raw = parse_raw(&source[item.span.clone()]).ok();
-        let role = raw.and_then(role_of).unwrap_or_default();
+        let role = raw.and_then(|r| role_of(&Node::new(r))).unwrap_or_default();
         if !matches!(role.as_str(), "user" | "assistant") {
             findings.push(Finding::new(
                 item.line,

@@ -28,8 +28,8 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
 };
-use crate::json::{
-    ArrayLayout, Span, array_elements, member, object_members, quote, replace_member,
+use crate::json::{Node, 
+    ArrayLayout, Span, array_elements, member, quote, replace_member,
     to_string_styled,
 };
 use serde_json::Value;
@@ -142,26 +142,25 @@ impl Adapter for Atif {
 }
 
 /// A trajectory's steps, where it is, and the trajectory object.
-struct Found<'a> {
+struct Found<'d, 'a> {
     location: String,
-    steps: &'a RawValue,
-    owner: &'a RawValue,
+    steps: &'d Node<'a>,
+    owner: &'d Node<'a>,
 }
 
-fn find_trajectories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
+fn find_trajectories<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Found<'d, 'a>> {
     super::containers::each_record(doc, trajectory)
 }
 
 /// The steps of an ATIF trajectory object: one whose `schema_version` names ATIF and whose
 /// `steps` is an array.
-fn trajectory(owner: &RawValue, location: String) -> Option<Found<'_>> {
-    let members = object_members(owner)?;
-    let version = members.iter().find(|(k, _)| k == "schema_version")?.1;
+fn trajectory<'d, 'a>(owner: &'d Node<'a>, location: String) -> Option<Found<'d, 'a>> {
+    let version = owner.member("schema_version")?;
     if !version.get().starts_with("\"ATIF-") {
         return None;
     }
-    let steps = members.iter().find(|(k, _)| k == "steps")?.1;
-    array_elements(steps)?;
+    let steps = owner.member("steps")?;
+    steps.elements()?;
     Some(Found {
         location: format!("{location}/steps"),
         steps,
@@ -170,14 +169,14 @@ fn trajectory(owner: &RawValue, location: String) -> Option<Found<'_>> {
 }
 
 fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
-    let steps = array_elements(found.steps).unwrap_or_default();
-    let base = doc.span(found.steps).start;
+    let steps = found.steps.elements().unwrap_or_default();
+    let base = doc.span(found.steps.raw()).start;
     let owner: Value = crate::json::lenient::value(found.owner.get()).unwrap_or(Value::Null);
     let mut items = Vec::with_capacity(steps.len() * 2);
     let mut relative = Vec::with_capacity(steps.len());
     let mut model = owner["agent"]["model_name"].as_str().map(str::to_string);
-    for (n, step) in steps.into_iter().enumerate() {
-        let span = doc.span(step);
+    for (n, step) in steps.iter().enumerate() {
+        let span = doc.span(step.raw());
         relative.push(span.start - base..span.end - base);
         let line = doc.line_of(span.start);
         let value: Value = crate::json::lenient::value(step.get())
@@ -187,10 +186,11 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
         }
         let message_id = format!("atif-step-{n}");
         let mut item = step_item(&value, span, line);
-        let mut observation = member(step, "observation")
+        let mut observation = step
+            .member("observation")
             .filter(|o| o.get() != "null")
             .map(|o| {
-                let span = doc.span(o);
+                let span = doc.span(o.raw());
                 observation_item(&value["observation"], span.clone(), doc.line_of(span.start))
             });
         if let Some(observation) = &mut observation {
@@ -205,7 +205,7 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
         }
     }
     Ok(Conversation {
-        span: doc.span(found.steps),
+        span: doc.span(found.steps.raw()),
         location: found.location,
         items,
         preamble: preamble_of(&owner),

@@ -17,11 +17,10 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
 };
-use crate::json::{
-    ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
+use crate::json::{Node, 
+    ArrayLayout, Span, member, parse_raw, quote, replace_member,
     to_string_styled,
 };
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
@@ -175,27 +174,28 @@ fn pair_user_events(items: &mut [Item], events: &[usize]) {
 
 /// The records of a rollout with their spans: the lines, the array's elements, or the lone
 /// object.
-fn records<'a>(doc: &Doc<'a>) -> Vec<(&'a RawValue, Span)> {
+fn records<'d, 'a>(doc: &'d Doc<'a>) -> Vec<(&'d Node<'a>, Span)> {
     match doc {
-        Doc::Lines { lines, .. } => lines.iter().map(|l| (l.raw, l.range())).collect(),
-        Doc::Json { root, .. } => array_elements(root)
-            .unwrap_or_else(|| vec![*root])
+        Doc::Lines { lines, .. } => lines.iter().map(|l| (&l.node, l.range())).collect(),
+        Doc::Json { root, .. } => root
+            .elements()
+            .map_or_else(|| vec![root], |elements| elements.iter().collect())
             .into_iter()
-            .map(|r| (r, doc.span(r)))
+            .map(|r| (r, doc.span(r.raw())))
             .collect(),
     }
 }
 
 /// The string `type` of an object and whether it has a `payload`; `None` for anything else.
-fn shape(raw: &RawValue) -> Option<(String, bool)> {
-    let members = object_members(raw)?;
+fn shape(node: &Node) -> Option<(String, bool)> {
+    let members = node.members()?;
     let (_, ty) = members.iter().find(|(k, _)| k == "type")?;
     let payload = members.iter().any(|(k, _)| k == "payload");
     Some((serde_json::from_str(ty.get()).ok()?, payload))
 }
 
 /// The conversation's span, layout and a container description for each kind of document.
-fn list_shape(doc: &Doc, records: &[(&RawValue, Span)]) -> (Span, ListLayout, &'static str) {
+fn list_shape(doc: &Doc, records: &[(&Node, Span)]) -> (Span, ListLayout, &'static str) {
     match doc {
         Doc::Lines {
             newline,
@@ -210,15 +210,15 @@ fn list_shape(doc: &Doc, records: &[(&RawValue, Span)]) -> (Span, ListLayout, &'
             "jsonl",
         ),
         Doc::Json { root, .. } if root.get().starts_with('[') => {
-            let base = doc.span(root).start;
+            let base = doc.span(root.raw()).start;
             let relative: Vec<Span> = records
                 .iter()
                 .map(|(_, s)| s.start - base..s.end - base)
                 .collect();
             let layout = ListLayout::Array(ArrayLayout::of(root.get(), &relative));
-            (doc.span(root), layout, "json array of rollout records")
+            (doc.span(root.raw()), layout, "json array of rollout records")
         }
-        Doc::Json { root, .. } => (doc.span(root), ListLayout::Single, "json rollout record"),
+        Doc::Json { root, .. } => (doc.span(root.raw()), ListLayout::Single, "json rollout record"),
     }
 }
 
@@ -468,7 +468,7 @@ fn replace_in_payload(record: &str, key: &str, new_value: &str) -> Option<String
 fn replace_text(record: &str, text: &str) -> Option<String> {
     let raw = parse_raw(record).ok()?;
     let payload = member(raw, "payload")?;
-    if shape(raw).is_some_and(|(ty, _)| ty == "compacted") {
+    if shape(&Node::new(raw)).is_some_and(|(ty, _)| ty == "compacted") {
         return replace_in_payload(record, "message", &quote(text));
     }
     let content = member(payload, "content")?;
@@ -494,7 +494,7 @@ fn check_records(source: &str, conv: &Conversation) -> Vec<Finding> {
         let Ok(raw) = parse_raw(&source[item.span.clone()]) else {
             continue;
         };
-        if !shape(raw).is_some_and(|(_, payload)| payload) {
+        if !shape(&Node::new(raw)).is_some_and(|(_, payload)| payload) {
             findings.push(Finding::new(
                 item.line,
                 "not a rollout record: expected an object with \"type\" and \"payload\"",

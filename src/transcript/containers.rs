@@ -9,9 +9,8 @@ use super::common::{lines_span, value_error};
 use super::{
     Conversation, Doc, Item, Kind, ListLayout, Part, PartKind, ReadError, ReadOptions, Role,
 };
-use crate::json::{ArrayLayout, array_elements, member, object_members};
+use crate::json::{ArrayLayout, Node};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// Keys under which containers keep their message list, most common first.
 const LIST_KEYS: [&str; 8] = [
@@ -25,13 +24,13 @@ const LIST_KEYS: [&str; 8] = [
     "dialogue",
 ];
 
-/// Where a message list lives.
-pub(super) enum ListRef<'a> {
+/// Where a message list lives: nodes of a [`Doc`] borrowed for `'d`.
+pub(super) enum ListRef<'d, 'a> {
     /// A JSON array at `location`; `owner` is the object holding it (for `tools`, `system`).
     Array {
         location: String,
-        list: &'a RawValue,
-        owner: Option<&'a RawValue>,
+        list: &'d Node<'a>,
+        owner: Option<&'d Node<'a>>,
     },
     /// Every line of a JSONL file is one message.
     AllLines,
@@ -94,23 +93,23 @@ fn describe_container(doc: &Doc, lists: &[ListRef]) -> String {
 }
 
 /// The message lists of `doc`: those `path` names, or the ones detection finds.
-pub(super) fn find_lists<'a>(
-    doc: &Doc<'a>,
+pub(super) fn find_lists<'d, 'a>(
+    doc: &'d Doc<'a>,
     path: Option<&str>,
-) -> Result<Vec<ListRef<'a>>, ReadError> {
+) -> Result<Vec<ListRef<'d, 'a>>, ReadError> {
     if let Some(path) = path {
         return lists_at_path(doc, path);
     }
     match doc {
         Doc::Json { root, .. } => Ok(detect_lists(root, "")),
         Doc::Lines { lines, .. } => {
-            if lines.iter().any(|l| is_message(l.raw)) {
+            if lines.iter().any(|l| is_message(&l.node)) {
                 return Ok(vec![ListRef::AllLines]);
             }
             let mut lists = Vec::new();
             for line in lines {
                 lists.extend(detect_object_list(
-                    line.raw,
+                    &line.node,
                     &format!("line {}", line.number),
                 ));
             }
@@ -119,8 +118,8 @@ pub(super) fn find_lists<'a>(
     }
 }
 
-fn detect_lists<'a>(root: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
-    if let Some(elements) = array_elements(root) {
+fn detect_lists<'d, 'a>(root: &'d Node<'a>, location: &str) -> Vec<ListRef<'d, 'a>> {
+    if let Some(elements) = root.elements() {
         if elements.first().is_some_and(|e| is_message(e)) {
             return vec![ListRef::Array {
                 location: location.to_string(),
@@ -138,17 +137,17 @@ fn detect_lists<'a>(root: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
 }
 
 /// The list of an object holding one under a known key.
-fn detect_object_list<'a>(obj: &'a RawValue, location: &str) -> Vec<ListRef<'a>> {
-    let Some(members) = object_members(obj) else {
+fn detect_object_list<'d, 'a>(obj: &'d Node<'a>, location: &str) -> Vec<ListRef<'d, 'a>> {
+    let Some(members) = obj.members() else {
         return Vec::new();
     };
     let found = LIST_KEYS.iter().find_map(|key| {
         let (_, list) = members.iter().find(|(k, _)| k == key)?;
-        let elements = array_elements(list)?;
+        let elements = list.elements()?;
         elements
             .first()
-            .is_some_and(|e| is_message(e))
-            .then_some((key, *list))
+            .is_some_and(is_message)
+            .then_some((key, list))
     });
     match found {
         Some((key, list)) => vec![ListRef::Array {
@@ -161,17 +160,17 @@ fn detect_object_list<'a>(obj: &'a RawValue, location: &str) -> Vec<ListRef<'a>>
 }
 
 /// An object with a string `role`.
-pub(super) fn is_message(raw: &RawValue) -> bool {
-    member(raw, "role").is_some_and(|r| r.get().starts_with('"'))
+pub(super) fn is_message(node: &Node) -> bool {
+    node.member("role").is_some_and(Node::is_string)
 }
 
 /// Resolves a JSON pointer with `*` ("each element") against the document (each line of JSONL).
-fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, ReadError> {
-    let roots: Vec<(String, &'a RawValue)> = match doc {
-        Doc::Json { root, .. } => vec![(String::new(), *root)],
+fn lists_at_path<'d, 'a>(doc: &'d Doc<'a>, path: &str) -> Result<Vec<ListRef<'d, 'a>>, ReadError> {
+    let roots: Vec<(String, &'d Node<'a>)> = match doc {
+        Doc::Json { root, .. } => vec![(String::new(), root)],
         Doc::Lines { lines, .. } => lines
             .iter()
-            .map(|l| (format!("line {}", l.number), l.raw))
+            .map(|l| (format!("line {}", l.number), &l.node))
             .collect(),
     };
     let tokens: Vec<String> = path
@@ -191,8 +190,7 @@ fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, Read
     // A path that finds arrays but no message in them names the wrong place: reading it as
     // an empty conversation would "succeed" on nothing.
     let messages = found.iter().any(|l| match l {
-        ListRef::Array { list, .. } => serde_json::from_str::<Vec<&RawValue>>(list.get())
-            .is_ok_and(|items| items.iter().any(|m| is_message(m))),
+        ListRef::Array { list, .. } => list.elements().is_some_and(|m| m.iter().any(is_message)),
         ListRef::AllLines => true,
     });
     if !messages {
@@ -204,11 +202,11 @@ fn lists_at_path<'a>(doc: &Doc<'a>, path: &str) -> Result<Vec<ListRef<'a>>, Read
     Ok(found)
 }
 
-fn resolve<'a>(
-    value: &'a RawValue,
+fn resolve<'d, 'a>(
+    value: &'d Node<'a>,
     tokens: &[String],
     location: String,
-    found: &mut Vec<ListRef<'a>>,
+    found: &mut Vec<ListRef<'d, 'a>>,
 ) {
     let Some((token, rest)) = tokens.split_first() else {
         if value.get().starts_with('[') {
@@ -220,17 +218,18 @@ fn resolve<'a>(
         }
         return;
     };
-    let children: Vec<(String, &RawValue)> = if let Some(elements) = array_elements(value) {
+    let children: Vec<(String, &Node)> = if let Some(elements) = value.elements() {
         elements
-            .into_iter()
+            .iter()
             .enumerate()
             .filter(|(i, _)| token == "*" || token.parse() == Ok(*i))
             .map(|(i, e)| (i.to_string(), e))
             .collect()
-    } else if let Some(members) = object_members(value) {
+    } else if let Some(members) = value.members() {
         members
-            .into_iter()
+            .iter()
             .filter(|(k, _)| token == "*" || k == token)
+            .map(|(k, v)| (k.clone(), v))
             .collect()
     } else {
         Vec::new()
@@ -243,21 +242,21 @@ fn resolve<'a>(
 fn array_conversation(
     doc: &Doc,
     location: String,
-    list: &RawValue,
-    owner: Option<&RawValue>,
+    list: &Node,
+    owner: Option<&Node>,
     parse: fn(&mut Value, &mut Item),
 ) -> Result<Conversation, ReadError> {
-    let elements = array_elements(list).unwrap_or_default();
-    let base = doc.span(list).start;
+    let elements = list.elements().unwrap_or_default();
+    let base = doc.span(list.raw()).start;
     let mut items = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
-    for element in &elements {
-        let span = doc.span(element);
+    for element in elements {
+        let span = doc.span(element.raw());
         relative.push(span.start - base..span.end - base);
-        items.push(parse_item(doc, element, span, parse)?);
+        items.push(parse_item(doc, element.get(), span, parse)?);
     }
     Ok(Conversation {
-        span: doc.span(list),
+        span: doc.span(list.raw()),
         location,
         items,
         preamble: owner.map(preamble_of).unwrap_or_default(),
@@ -282,7 +281,7 @@ fn lines_conversation(
     };
     let mut items = Vec::with_capacity(lines.len());
     for line in lines {
-        items.push(parse_item(doc, line.raw, line.range(), parse)?);
+        items.push(parse_item(doc, line.node.get(), line.range(), parse)?);
     }
     Ok(Conversation {
         span: lines_span(doc),
@@ -300,13 +299,13 @@ fn lines_conversation(
 
 fn parse_item(
     doc: &Doc,
-    raw: &RawValue,
+    text: &str,
     span: crate::json::Span,
     parse: fn(&mut Value, &mut Item),
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
     let mut value: Value =
-        crate::json::lenient::value(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
+        crate::json::lenient::value(text).map_err(|e| value_error(line, span.start, &e))?;
     let mut item = Item::new(span, line, Role::None, Kind::NonContext);
     // `parse` may move the message's texts out of the value rather than copy them.
     parse(&mut value, &mut item);
@@ -314,14 +313,14 @@ fn parse_item(
 }
 
 /// Tool definitions and a top-level system prompt kept beside the list.
-fn preamble_of(owner: &RawValue) -> Vec<Part> {
+fn preamble_of(owner: &Node) -> Vec<Part> {
     let mut parts = Vec::new();
     for (key, kind) in [
         ("tools", PartKind::ToolDefinitions),
         ("functions", PartKind::ToolDefinitions),
         ("system", PartKind::Text),
     ] {
-        if let Some(raw) = member(owner, key) {
+        if let Some(raw) = owner.member(key) {
             let Ok(value) = serde_json::from_str::<Value>(raw.get()) else {
                 continue;
             };
@@ -380,14 +379,14 @@ fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
 /// (located at `/I`), else the document's one object (at ``), or each JSONL line (at `line N`).
 /// Shared by the formats whose files hold one conversation per record (ShareGPT, ATIF,
 /// OpenHands runs).
-pub(super) fn each_record<'a, T>(
-    doc: &Doc<'a>,
-    find: impl Fn(&'a RawValue, String) -> Option<T>,
+pub(super) fn each_record<'d, 'a, T>(
+    doc: &'d Doc<'a>,
+    find: impl Fn(&'d Node<'a>, String) -> Option<T>,
 ) -> Vec<T> {
     match doc {
-        Doc::Json { root, .. } => match array_elements(root) {
+        Doc::Json { root, .. } => match root.elements() {
             Some(elements) => elements
-                .into_iter()
+                .iter()
                 .enumerate()
                 .filter_map(|(i, e)| find(e, format!("/{i}")))
                 .collect(),
@@ -395,7 +394,7 @@ pub(super) fn each_record<'a, T>(
         },
         Doc::Lines { lines, .. } => lines
             .iter()
-            .filter_map(|l| find(l.raw, format!("line {}", l.number)))
+            .filter_map(|l| find(&l.node, format!("line {}", l.number)))
             .collect(),
     }
 }

@@ -1,30 +1,36 @@
 //! A transcript file parsed just enough to detect its format: one JSON document, or JSON Lines.
 //!
-//! Values stay borrowed [`RawValue`]s so adapters can keep byte spans. A one-line object is
+//! Values stay borrowed [`RawValue`]s so adapters can keep byte spans, each held in a [`Node`]
+//! that is split into its parts once, whichever detector or reader asks first: detection and
+//! reading share one scan of each container. A one-line object is
 //! treated as a one-line JSONL file: Claude Code and Codex sessions of one record look exactly
 //! like that, and reading a one-line `{"messages": ...}` as "one conversation per line" gives
 //! the same result as reading it as a document.
 
-use crate::json::{LineIndex, Span, member, object_members, parse_raw, span_of};
+use crate::json::{LineIndex, Node, Span, parse_raw, span_of};
 use serde_json::value::RawValue;
 
 const BOM: &str = "\u{feff}";
 
 /// One line of a JSONL file.
-#[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
     /// The line's bytes (without its terminator) in the source.
     pub span: (usize, usize),
     /// 1-based line number.
     pub number: usize,
-    /// The parsed value.
-    pub raw: &'a RawValue,
+    /// The parsed value, split as far as something asked.
+    pub node: Node<'a>,
 }
 
-impl Line<'_> {
+impl<'a> Line<'a> {
     /// The line's span as a range.
     pub fn range(&self) -> Span {
         self.span.0..self.span.1
+    }
+
+    /// The parsed value.
+    pub fn raw(&self) -> &'a RawValue {
+        self.node.raw()
     }
 }
 
@@ -34,8 +40,8 @@ pub enum Doc<'a> {
     Json {
         /// The whole source.
         src: &'a str,
-        /// The root value.
-        root: &'a RawValue,
+        /// The root value, split as far as something asked.
+        root: Node<'a>,
         /// Line numbers of offsets.
         lines: LineIndex<'a>,
     },
@@ -87,7 +93,7 @@ impl<'a> Doc<'a> {
         match parse_raw(body) {
             Ok(root) if !(one_line && root.get().starts_with('{')) => Ok(Doc::Json {
                 src,
-                root,
+                root: Node::new(root),
                 lines: LineIndex::new(src),
             }),
             Ok(_) => Self::parse_lines(src, body),
@@ -121,7 +127,7 @@ impl<'a> Doc<'a> {
                 Ok(raw) => lines.push(Line {
                     span: (start, start + text.len()),
                     number: i + 1,
-                    raw,
+                    node: Node::new(raw),
                 }),
                 // The last line, with no terminator after it (it would have moved `offset`
                 // past the end): a write cut short.
@@ -194,7 +200,7 @@ impl<'a> Doc<'a> {
     }
 
     /// The root value, if this is one JSON document.
-    pub fn root(&self) -> Option<&'a RawValue> {
+    pub fn root(&self) -> Option<&Node<'a>> {
         match self {
             Doc::Json { root, .. } => Some(root),
             Doc::Lines { .. } => None,
@@ -223,13 +229,13 @@ impl<'a> Doc<'a> {
             Doc::Json { root, .. } => format!("the file is {}", shape(root)),
             // A one-line object is read as one JSONL record, but it is one JSON document.
             Doc::Lines { lines, .. } if lines.len() == 1 => {
-                format!("the file is {}", shape(lines[0].raw))
+                format!("the file is {}", shape(&lines[0].node))
             }
             Doc::Lines { lines, .. } => match lines.first() {
                 Some(first) => format!(
                     "JSON Lines with {} records, the first {}",
                     lines.len(),
-                    shape(first.raw)
+                    shape(&first.node)
                 ),
                 None => "JSON Lines with no records".into(),
             },
@@ -238,8 +244,8 @@ impl<'a> Doc<'a> {
 }
 
 /// "an object with keys [a, b]", "an array of 3 values, the first ...", "the scalar 1".
-fn shape(raw: &RawValue) -> String {
-    let text = raw.get().as_bytes();
+fn shape(node: &Node) -> String {
+    let text = node.get().as_bytes();
     let nested = text
         .iter()
         .filter(|b| !b.is_ascii_whitespace())
@@ -249,31 +255,34 @@ fn shape(raw: &RawValue) -> String {
         let kind = if text[0] == b'[' { "array" } else { "object" };
         return format!("an {kind} nested {nested} levels deep");
     }
-    shape_within(raw, SHAPE_DEPTH)
+    shape_within(node, SHAPE_DEPTH)
 }
 
 /// How many levels of first elements a description follows: enough to name a container, and
 /// a bound so that `[[[…]]]` nested 30,000 deep is described, not recursed into.
 const SHAPE_DEPTH: usize = 4;
 
-fn shape_within(raw: &RawValue, depth: usize) -> String {
+fn shape_within(node: &Node, depth: usize) -> String {
     if depth == 0 {
-        let kind = match raw.get().as_bytes().first() {
+        let kind = match node.get().as_bytes().first() {
             Some(b'[') => "an array",
             Some(b'{') => "an object",
             _ => "a value",
         };
         return format!("{kind}, nested deeper");
     }
-    if let Some(members) = object_members(raw) {
+    if let Some(members) = node.members() {
         let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_str()).collect();
         let more = if members.len() > 8 { ", ..." } else { "" };
         let tag = ["type", "action", "from", "role"]
             .iter()
-            .find_map(|k| member(raw, k).map(|v| format!(" ({k} = {})", clip(v.get()))))
+            .find_map(|k| {
+                node.member(k)
+                    .map(|v| format!(" ({k} = {})", clip(v.get())))
+            })
             .unwrap_or_default();
         format!("an object with keys [{}{more}]{tag}", keys.join(", "))
-    } else if let Some(items) = crate::json::array_elements(raw) {
+    } else if let Some(items) = node.elements() {
         match items.first() {
             Some(first) => format!(
                 "an array of {} values, the first {}",
@@ -283,7 +292,7 @@ fn shape_within(raw: &RawValue, depth: usize) -> String {
             None => "an empty array".into(),
         }
     } else {
-        format!("the scalar {}", clip(raw.get()))
+        format!("the scalar {}", clip(node.get()))
     }
 }
 

@@ -29,8 +29,8 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
-use crate::json::{
-    ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
+use crate::json::{Node, 
+    ArrayLayout, Span, member, parse_raw, quote, replace_member,
     to_string_styled,
 };
 use serde_json::Value;
@@ -46,7 +46,7 @@ impl Adapter for ShareGpt {
     fn detect(&self, doc: &Doc) -> bool {
         find_conversations(doc)
             .iter()
-            .any(|f| array_elements(f.list).is_some_and(|turns| !turns.is_empty()))
+            .any(|f| f.list.elements().is_some_and(|turns| !turns.is_empty()))
     }
 
     fn read(
@@ -97,24 +97,24 @@ impl Adapter for ShareGpt {
 }
 
 /// A conversation's turn list, where it is, and the object holding it.
-struct Found<'a> {
+struct Found<'d, 'a> {
     location: String,
-    list: &'a RawValue,
-    owner: &'a RawValue,
+    list: &'d Node<'a>,
+    owner: &'d Node<'a>,
 }
 
-fn find_conversations<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
+fn find_conversations<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Found<'d, 'a>> {
     super::containers::each_record(doc, turn_list)
 }
 
 /// The turn list of a conversation object: an array under a [`TURN_KEYS`] key whose elements
 /// are all `from` turns.
-fn turn_list(owner: &RawValue, location: String) -> Option<Found<'_>> {
-    let members = object_members(owner)?;
+fn turn_list<'d, 'a>(owner: &'d Node<'a>, location: String) -> Option<Found<'d, 'a>> {
+    let members = owner.members()?;
     TURN_KEYS.iter().find_map(|key| {
         let (_, list) = members.iter().find(|(k, _)| k == key)?;
-        let turns = array_elements(list)?;
-        turns.iter().all(|t| is_turn(t)).then(|| Found {
+        let turns = list.elements()?;
+        turns.iter().all(is_turn).then(|| Found {
             location: format!("{location}/{key}"),
             list,
             owner,
@@ -123,8 +123,8 @@ fn turn_list(owner: &RawValue, location: String) -> Option<Found<'_>> {
 }
 
 /// An object with a string `from`.
-fn is_turn(raw: &RawValue) -> bool {
-    member(raw, "from").is_some_and(|f| f.get().starts_with('"'))
+fn is_turn(node: &Node) -> bool {
+    node.member("from").is_some_and(Node::is_string)
 }
 
 fn describe_container(doc: &Doc) -> &'static str {
@@ -136,18 +136,18 @@ fn describe_container(doc: &Doc) -> &'static str {
 }
 
 fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadError> {
-    let turns = array_elements(found.list).unwrap_or_default();
-    let base = doc.span(found.list).start;
+    let turns = found.list.elements().unwrap_or_default();
+    let base = doc.span(found.list.raw()).start;
     let mut items = Vec::with_capacity(turns.len());
     let mut relative = Vec::with_capacity(turns.len());
     for turn in turns {
-        let span = doc.span(turn);
+        let span = doc.span(turn.raw());
         relative.push(span.start - base..span.end - base);
-        items.push(parse_turn(doc, turn, span)?);
+        items.push(parse_turn(doc, turn.raw(), span)?);
     }
     pair_calls(&mut items, c);
     Ok(Conversation {
-        span: doc.span(found.list),
+        span: doc.span(found.list.raw()),
         location: found.location,
         items,
         preamble: preamble_of(found.owner),
@@ -242,14 +242,14 @@ fn pair_calls(items: &mut [Item], c: usize) {
 }
 
 /// The conversation object's `system` prompt and `tools` (a JSON string in LLaMA-Factory data).
-fn preamble_of(owner: &RawValue) -> Vec<Part> {
+fn preamble_of(owner: &Node) -> Vec<Part> {
     let mut parts = Vec::new();
     for (key, kind) in [
         ("tools", PartKind::ToolDefinitions),
         ("system", PartKind::Text),
     ] {
         let Some(value) =
-            member(owner, key).and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+            owner.member(key).and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
         else {
             continue;
         };

@@ -27,7 +27,7 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage, render_layout,
 };
-use crate::json::{
+use crate::json::{Node, 
     ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
     span_of, splice, to_string_styled,
 };
@@ -66,7 +66,7 @@ impl Adapter for ClaudeCode {
         let mut ours = 0;
         let mut foreign = 0;
         for (at, record) in records.iter().enumerate() {
-            match classify(record.raw) {
+            match classify(record.node) {
                 Some(true) => ours += 1,
                 Some(false) => foreign += 1,
                 None => {}
@@ -94,15 +94,17 @@ impl Adapter for ClaudeCode {
         let (span, location, layout, description) = match container {
             Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
             Container::Array { list, location } => {
-                let base = doc.span(list).start;
+                let base = doc.span(list.raw()).start;
                 let relative: Vec<Span> = records
                     .iter()
                     .map(|r| r.span.start - base..r.span.end - base)
                     .collect();
                 let layout = ListLayout::Array(ArrayLayout::of(list.get(), &relative));
-                (doc.span(list), location.to_string(), layout, "json array")
+                (doc.span(list.raw()), location.to_string(), layout, "json array")
             }
-            Container::Single(root) => (doc.span(root), String::new(), ListLayout::Single, "json"),
+            Container::Single(root) => {
+                (doc.span(root.raw()), String::new(), ListLayout::Single, "json")
+            }
         };
         let description = match location.as_str() {
             "" => description.to_string(),

@@ -4,25 +4,25 @@
 use super::*;
 
 /// Where a file keeps its records.
-pub(super) enum Container<'a> {
+pub(super) enum Container<'d, 'a> {
     /// One record per line.
     Lines(ListLayout),
     /// A JSON array of records: an export's `loglines`, or the whole document.
     Array {
-        list: &'a RawValue,
+        list: &'d Node<'a>,
         location: &'static str,
     },
     /// One pretty-printed record.
-    Single(&'a RawValue),
+    Single(&'d Node<'a>),
 }
 
 /// One stored record: its bytes in the source and its value.
-pub(super) struct Record<'a> {
+pub(super) struct Record<'d, 'a> {
     pub(super) span: Span,
-    pub(super) raw: &'a RawValue,
+    pub(super) node: &'d Node<'a>,
 }
 
-pub(super) fn records<'a>(doc: &Doc<'a>) -> (Vec<Record<'a>>, Container<'a>) {
+pub(super) fn records<'d, 'a>(doc: &'d Doc<'a>) -> (Vec<Record<'d, 'a>>, Container<'d, 'a>) {
     let root = match doc {
         Doc::Lines {
             lines,
@@ -34,7 +34,7 @@ pub(super) fn records<'a>(doc: &Doc<'a>) -> (Vec<Record<'a>>, Container<'a>) {
                 .iter()
                 .map(|l| Record {
                     span: l.range(),
-                    raw: l.raw,
+                    node: &l.node,
                 })
                 .collect();
             let layout = ListLayout::Lines {
@@ -43,29 +43,30 @@ pub(super) fn records<'a>(doc: &Doc<'a>) -> (Vec<Record<'a>>, Container<'a>) {
             };
             return (records, Container::Lines(layout));
         }
-        Doc::Json { root, .. } => *root,
+        Doc::Json { root, .. } => root,
     };
-    let list = match member(root, "loglines") {
+    let list = match root.member("loglines") {
         Some(list) if list.get().starts_with('[') => Some((list, "/loglines")),
         _ if root.get().starts_with('[') => Some((root, "")),
         _ => None,
     };
     match list {
         Some((list, location)) => {
-            let records = array_elements(list)
+            let records = list
+                .elements()
                 .unwrap_or_default()
-                .into_iter()
-                .map(|raw| Record {
-                    span: doc.span(raw),
-                    raw,
+                .iter()
+                .map(|node| Record {
+                    span: doc.span(node.raw()),
+                    node,
                 })
                 .collect();
             (records, Container::Array { list, location })
         }
         None => {
             let record = Record {
-                span: doc.span(root),
-                raw: root,
+                span: doc.span(root.raw()),
+                node: root,
             };
             (vec![record], Container::Single(root))
         }
@@ -74,8 +75,8 @@ pub(super) fn records<'a>(doc: &Doc<'a>) -> (Vec<Record<'a>>, Container<'a>) {
 
 /// Whether a record looks like Claude Code's (`Some(true)`), like another format's
 /// (`Some(false)`: a Codex line, an OpenAI message), or says nothing (`None`).
-pub(super) fn classify(raw: &RawValue) -> Option<bool> {
-    let members = object_members(raw)?;
+pub(super) fn classify(node: &Node) -> Option<bool> {
+    let members = node.members()?;
     let has = |key: &str| members.iter().any(|(k, _)| k == key);
     let kind = members
         .iter()
@@ -90,11 +91,11 @@ pub(super) fn classify(raw: &RawValue) -> Option<bool> {
         let message = members
             .iter()
             .find(|(k, _)| k == "message")
-            .map(|(_, v)| *v);
+            .map(|(_, v)| v);
         let usage_only = message.is_some_and(|m| {
-            member(m, "usage").is_some_and(|u| u.get().starts_with('{'))
-                && member(m, "content").is_none()
-                && member(m, "role").is_none()
+            m.member("usage").is_some_and(|u| u.get().starts_with('{'))
+                && m.member("content").is_none()
+                && m.member("role").is_none()
         });
         return (usage_only && has("timestamp")).then_some(true);
     };
@@ -124,9 +125,9 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
     let mut chains = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let read = match Members::read(record.raw) {
+        let read = match Members::read(record.node.raw()) {
             Some(members) => members,
-            None => Members::decoded(record.raw)
+            None => Members::decoded(record.node.raw())
                 .map_err(|e| value_error(line, record.span.start, &e))?,
         };
         let value = read.value;
@@ -169,7 +170,7 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
     // it): anchored, it outlives the history it opens.
     let title = records[..above]
         .iter()
-        .position(|r| crate::sessions::claude_code_prompt(r.raw.get()).is_some());
+        .position(|r| crate::sessions::claude_code_prompt(r.node.get()).is_some());
     if let Some(item) = title.map(|i| &mut items[i]) {
         item.anchor = true;
         item.stale_history = false;

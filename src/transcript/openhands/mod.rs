@@ -58,11 +58,10 @@ use super::{
     Adapter, Conversation, Doc, Item, Kind, ListLayout, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
-use crate::json::{
-    ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
+use crate::json::{Node, 
+    ArrayLayout, Span, member, parse_raw, quote, replace_member,
     span_of, to_string_styled,
 };
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
@@ -146,7 +145,8 @@ impl Adapter for OpenHands {
         out: &mut String,
     ) {
         let texts = render_events(self, t, conv, items);
-        if parse_raw(&t.source[conv.span.clone()]).is_ok_and(pairs::is_pair_list) {
+        let list = parse_raw(&t.source[conv.span.clone()]);
+        if list.is_ok_and(|list| pairs::is_pair_list(&Node::new(list))) {
             return pairs::render(t, conv, items, &texts, out);
         }
         super::render_layout(t, conv, items, texts.iter(), out);
@@ -154,16 +154,16 @@ impl Adapter for OpenHands {
 }
 
 /// An event list and where it is.
-struct Found<'a> {
+struct Found<'d, 'a> {
     location: String,
-    list: &'a RawValue,
+    list: &'d Node<'a>,
 }
 
-fn find_histories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
+fn find_histories<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Found<'d, 'a>> {
     // A bare event stream: the whole document is one history.
     match doc {
         Doc::Json { root, .. }
-            if array_elements(root).is_some_and(|e| e.first().is_some_and(|e| starts_history(e))) =>
+            if root.elements().is_some_and(|e| e.first().is_some_and(starts_history)) =>
         {
             vec![Found {
                 location: String::new(),
@@ -175,12 +175,12 @@ fn find_histories<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
 }
 
 /// The event list of a run record: a non-empty array of events under a [`HISTORY_KEYS`] key.
-fn history_of(owner: &RawValue, location: String) -> Option<Found<'_>> {
-    let members = object_members(owner)?;
+fn history_of<'d, 'a>(owner: &'d Node<'a>, location: String) -> Option<Found<'d, 'a>> {
+    let members = owner.members()?;
     HISTORY_KEYS.iter().find_map(|key| {
         let (_, list) = members.iter().find(|(k, _)| k == key)?;
-        let events = array_elements(list)?;
-        events.first().is_some_and(|e| starts_history(e)).then(|| Found {
+        let events = list.elements()?;
+        events.first().is_some_and(starts_history).then(|| Found {
             location: format!("{location}/{key}"),
             list,
         })
@@ -188,14 +188,14 @@ fn history_of(owner: &RawValue, location: String) -> Option<Found<'_>> {
 }
 
 /// The first element of an event list: an event, or an `[action, observation]` pair.
-fn starts_history(raw: &RawValue) -> bool {
-    is_event(raw) || pairs::is_pair(raw)
+fn starts_history(node: &Node) -> bool {
+    is_event(node) || pairs::is_pair(node)
 }
 
 /// An object with exactly one of a string `action` or `observation`, and no `role` (SWE-agent
 /// trajectory steps hold both, chat messages a role).
-fn is_event(raw: &RawValue) -> bool {
-    let Some(members) = object_members(raw) else {
+fn is_event(node: &Node) -> bool {
+    let Some(members) = node.members() else {
         return false;
     };
     let string = |key: &str| {
@@ -325,11 +325,11 @@ fn replace_path(raw: &str, path: &[&str], new: &str) -> Option<String> {
 
 fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadError> {
     let elements = pairs::events(found.list);
-    let base = doc.span(found.list).start;
+    let base = doc.span(found.list.raw()).start;
     let mut events = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
     for element in elements {
-        let span = doc.span(element);
+        let span = doc.span(element.raw());
         let line = doc.line_of(span.start);
         let value: Value = crate::json::lenient::value(element.get())
             .map_err(|e| value_error(line, span.start, &e))?;
@@ -338,7 +338,7 @@ fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadE
     }
     let items = build(events, c);
     Ok(Conversation {
-        span: doc.span(found.list),
+        span: doc.span(found.list.raw()),
         location: found.location,
         items,
         preamble: Vec::new(),

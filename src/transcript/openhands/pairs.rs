@@ -11,35 +11,33 @@
 
 use super::super::{Conversation, OutItem, Transcript};
 use super::is_event;
-use crate::json::{ArrayLayout, Span, array_elements, parse_raw, span_of};
-use serde_json::value::RawValue;
+use crate::json::{ArrayLayout, Node, Span, array_elements, parse_raw, span_of};
 
 /// A pair: an array of one or two elements, the first of them an event.
-pub(super) fn is_pair(raw: &RawValue) -> bool {
-    array_elements(raw).is_some_and(|e| {
-        (1..=2).contains(&e.len())
-            && is_event(e[0])
-            && e.iter().all(|x| x.get().starts_with('{'))
+pub(super) fn is_pair(node: &Node) -> bool {
+    node.elements().is_some_and(|e| {
+        (1..=2).contains(&e.len()) && is_event(&e[0]) && e.iter().all(|x| x.get().starts_with('{'))
     })
 }
 
 /// Whether a history (its first element) is in the pair form.
-pub(super) fn is_pair_list(list: &RawValue) -> bool {
-    array_elements(list).is_some_and(|e| e.first().is_some_and(|p| is_pair(p)))
+pub(super) fn is_pair_list(list: &Node) -> bool {
+    list.elements()
+        .is_some_and(|e| e.first().is_some_and(is_pair))
 }
 
 /// The events of a history, flattened when it is in the pair form, in order.
-pub(super) fn events(list: &RawValue) -> Vec<&RawValue> {
-    let elements = array_elements(list).unwrap_or_default();
+pub(super) fn events<'d, 'a>(list: &'d Node<'a>) -> Vec<&'d Node<'a>> {
+    let elements = list.elements().unwrap_or_default();
     if !is_pair_list(list) {
-        return elements;
+        return elements.iter().collect();
     }
     elements
-        .into_iter()
+        .iter()
         .flat_map(|pair| {
-            let mut events = array_elements(pair).unwrap_or_default();
-            events.truncate(1 + usize::from(events.get(1).is_some_and(|o| !is_null(o))));
-            events
+            let events = pair.elements().unwrap_or_default();
+            let n = 1 + usize::from(events.get(1).is_some_and(|o| !is_null(o)));
+            events.iter().take(n)
         })
         .collect()
 }
@@ -47,19 +45,20 @@ pub(super) fn events(list: &RawValue) -> Vec<&RawValue> {
 /// A `null` observation: in a pair, the partner of an action that had no observation. It
 /// reaches no model and is no item: it is written back with its action, and an action left
 /// alone gets a new one.
-fn is_null(raw: &RawValue) -> bool {
-    crate::json::object_members(raw).is_some_and(|m| {
+fn is_null(node: &Node) -> bool {
+    node.members().is_some_and(|m| {
         m.iter()
             .any(|(k, v)| k == "observation" && v.get() == r#""null""#)
     })
 }
 
 /// The layout of a pair history's outer array: its elements are the pairs.
-pub(super) fn layout(list: &RawValue) -> ArrayLayout {
+pub(super) fn layout(list: &Node) -> ArrayLayout {
     let text = list.get();
-    let spans: Vec<Span> = array_elements(list)
+    let spans: Vec<Span> = list
+        .elements()
         .unwrap_or_default()
-        .into_iter()
+        .iter()
         .map(|p| span_of(text, p.get()))
         .collect();
     ArrayLayout::of(text, &spans)
@@ -116,7 +115,7 @@ pub(super) fn render(
         written.push(write_pair(t, conv, pair.map(|p| &pairs[p]), items, texts, k..end));
         k = end;
     }
-    layout(list).render_into(written, out);
+    layout(&Node::new(list)).render_into(written, out);
 }
 
 /// One pair holding the events `range` of `items`: the source pair with the events spliced

@@ -41,8 +41,8 @@ use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
-use crate::json::{
-    ArrayLayout, Span, array_elements, member, object_members, parse_raw, quote, replace_member,
+use crate::json::{Node, 
+    ArrayLayout, Span, member, parse_raw, quote, replace_member,
     span_of, to_string_styled,
 };
 use serde_json::value::RawValue;
@@ -129,25 +129,25 @@ impl Adapter for OpenHandsSdk {
 }
 
 /// An event list and where it is.
-enum Found<'a> {
+enum Found<'d, 'a> {
     /// A JSON array of events at `location` (empty: the whole document).
     Array {
         location: String,
-        list: &'a RawValue,
+        list: &'d Node<'a>,
     },
     /// The whole JSONL file, one event per line.
     Lines,
 }
 
-fn find_lists<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
+fn find_lists<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Found<'d, 'a>> {
     match doc {
-        Doc::Json { root, .. } if array_elements(root).is_some_and(|e| starts_list(&e)) => {
+        Doc::Json { root, .. } if root.elements().is_some_and(starts_list) => {
             vec![Found::Array {
                 location: String::new(),
                 list: root,
             }]
         }
-        Doc::Lines { lines, .. } if lines.first().is_some_and(|l| is_event(l.raw)) => {
+        Doc::Lines { lines, .. } if lines.first().is_some_and(|l| is_event(&l.node)) => {
             vec![Found::Lines]
         }
         _ => super::containers::each_record(doc, events_of),
@@ -155,24 +155,24 @@ fn find_lists<'a>(doc: &Doc<'a>) -> Vec<Found<'a>> {
 }
 
 /// The event list of a record: a non-empty array of events under an [`EVENT_KEYS`] key.
-fn events_of(owner: &RawValue, location: String) -> Option<Found<'_>> {
-    let members = object_members(owner)?;
+fn events_of<'d, 'a>(owner: &'d Node<'a>, location: String) -> Option<Found<'d, 'a>> {
+    let members = owner.members()?;
     EVENT_KEYS.iter().find_map(|key| {
         let (_, list) = members.iter().find(|(k, _)| k == key)?;
-        starts_list(&array_elements(list)?).then(|| Found::Array {
+        starts_list(list.elements()?).then(|| Found::Array {
             location: format!("{location}/{key}"),
             list,
         })
     })
 }
 
-fn starts_list(elements: &[&RawValue]) -> bool {
-    elements.first().is_some_and(|e| is_event(e))
+fn starts_list(elements: &[Node]) -> bool {
+    elements.first().is_some_and(is_event)
 }
 
 /// An SDK event: an object with a string `kind` naming an event class, and `id` and `source`.
-fn is_event(raw: &RawValue) -> bool {
-    let Some(members) = object_members(raw) else {
+fn is_event(node: &Node) -> bool {
+    let Some(members) = node.members() else {
         return false;
     };
     let has = |key: &str| members.iter().any(|(k, _)| k == key);
@@ -241,15 +241,16 @@ fn read_list(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
                     newline,
                     trailing_newline: *trailing_newline,
                 };
-                let elements = lines.iter().map(|l| (l.raw, l.range())).collect();
+                let elements = lines.iter().map(|l| (l.raw(), l.range())).collect();
                 (lines_span(doc), String::new(), layout, elements)
             }
             Found::Array { location, list } => {
-                let span = doc.span(list);
-                let elements: Vec<_> = array_elements(list)
+                let span = doc.span(list.raw());
+                let elements: Vec<_> = list
+                    .elements()
                     .unwrap_or_default()
-                    .into_iter()
-                    .map(|e| (e, doc.span(e)))
+                    .iter()
+                    .map(|e| (e.raw(), doc.span(e.raw())))
                     .collect();
                 let relative: Vec<Span> = elements
                     .iter()
