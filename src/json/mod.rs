@@ -122,7 +122,18 @@ impl<'a> LineIndex<'a> {
 }
 
 fn newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    // Counted into a byte per run of at most 255 bytes, which the compiler turns into wide
+    // compares and adds: counting into a `usize` per byte cost 5 instructions a byte, a fifth
+    // of reading a large JSON document, since every document's lines are indexed.
+    bytes
+        .chunks(255)
+        .map(|run| {
+            let count = run
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == b'\n')));
+            usize::from(count)
+        })
+        .sum()
 }
 
 /// Replaces byte ranges of `src` (sorted, non-overlapping) with new text.

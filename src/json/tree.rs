@@ -10,9 +10,12 @@
 //! every later call, from any detector or reader, looks at what that scan found. Values stay
 //! borrowed [`RawValue`]s, so spans into the source still come from [`span_of`](super::span_of).
 
-use super::{array_elements, object_members};
+use super::array_elements;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::fmt;
 
 /// A value of a document, with its parts once something asked for them.
 pub struct Node<'a> {
@@ -25,7 +28,7 @@ enum Parts<'a> {
     /// The elements of an array.
     Elements(Vec<Node<'a>>),
     /// The members of an object in their written order (a repeated key kept each time).
-    Members(Vec<(String, Node<'a>)>),
+    Members(Vec<(Cow<'a, str>, Node<'a>)>),
     /// A scalar.
     Scalar,
 }
@@ -58,7 +61,7 @@ impl<'a> Node<'a> {
     }
 
     /// The members of an object in their written order, or `None` when this is not an object.
-    pub fn members(&self) -> Option<&[(String, Node<'a>)]> {
+    pub fn members(&self) -> Option<&[(Cow<'a, str>, Node<'a>)]> {
         match self.parts() {
             Parts::Members(members) => Some(members),
             _ => None,
@@ -84,16 +87,69 @@ impl<'a> Node<'a> {
 
 /// One scan of `raw`: its elements or members as nodes not split yet.
 fn split(raw: &RawValue) -> Parts<'_> {
+    let text = raw.get();
     if let Some(elements) = array_elements(raw) {
         Parts::Elements(elements.into_iter().map(Node::new).collect())
-    } else if let Some(members) = object_members(raw) {
-        let members = members
-            .into_iter()
-            .map(|(key, value)| (key, Node::new(value)))
-            .collect();
+    } else if let Some(members) = text
+        .starts_with('{')
+        .then(|| {
+            serde_json::Deserializer::from_str(text)
+                .deserialize_map(MemberNodes)
+                .ok()
+        })
+        .flatten()
+    {
         Parts::Members(members)
     } else {
         Parts::Scalar
+    }
+}
+
+/// Reads an object's members as nodes, keys borrowed from the source unless they hold
+/// escapes (as [`object_members`](super::object_members) reads them, without a `String` per
+/// key).
+struct MemberNodes;
+
+impl<'de> Visitor<'de> for MemberNodes {
+    type Value = Vec<(Cow<'de, str>, Node<'de>)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some((Key(key), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+            members.push((key, Node::new(value)));
+        }
+        Ok(members)
+    }
+}
+
+/// An object key: borrowed when its text needs no unescaping.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Borrowed(key)))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Owned(key.to_owned())))
     }
 }
 
@@ -110,7 +166,7 @@ mod tests {
             .members()
             .unwrap()
             .iter()
-            .map(|(k, _)| k.as_str())
+            .map(|(k, _)| k.as_ref())
             .collect();
         assert_eq!(keys, ["a", "a", "c"]);
         assert_eq!(
@@ -135,6 +191,21 @@ mod tests {
         assert!(elements[1].member("b").unwrap().is_string());
         assert_eq!(node.member("c").unwrap().members().unwrap().len(), 0);
         assert!(node.member("d").is_none());
+    }
+
+    #[test]
+    fn escaped_keys_are_unescaped() {
+        let src = r#"{"\u0072ole": "user", "a\"b": 1, "plain": 2}"#;
+        let node = Node::new(parse_raw(src).unwrap());
+        let keys: Vec<&str> = node
+            .members()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.as_ref())
+            .collect();
+        assert_eq!(keys, ["role", "a\"b", "plain"]);
+        assert!(matches!(node.members().unwrap()[2].0, Cow::Borrowed(_)));
+        assert_eq!(node.member("role").unwrap().get(), "\"user\"");
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn resolve<'d, 'a>(
         members
             .iter()
             .filter(|(k, _)| token == "*" || k == token)
-            .map(|(k, v)| (k.clone(), v))
+            .map(|(k, v)| (k.to_string(), v))
             .collect()
     } else {
         Vec::new()

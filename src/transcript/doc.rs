@@ -272,7 +272,7 @@ fn shape_within(node: &Node, depth: usize) -> String {
         return format!("{kind}, nested deeper");
     }
     if let Some(members) = node.members() {
-        let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<&str> = members.iter().take(8).map(|(k, _)| k.as_ref()).collect();
         let more = if members.len() > 8 { ", ..." } else { "" };
         let tag = ["type", "action", "from", "role"]
             .iter()

@@ -125,7 +125,7 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
     let mut chains = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let read = match Members::read(record.node.raw()) {
+        let read = match Members::read(record.node) {
             Some(members) => members,
             None => Members::decoded(record.node.raw())
                 .map_err(|e| value_error(line, record.span.start, &e))?,
@@ -190,52 +190,66 @@ pub(super) struct Members {
     pub(super) stored_only_bytes: usize,
 }
 
-/// The members of a record that reading it looks at, as raw text: one scan of the record
-/// skips everything else (progress payloads, `toolUseResult` copies, snapshots) without
-/// decoding it, where a whole `Value` of every record cost most of reading a session.
-/// Absent members are `None`; present ones, `null` included, are `Some`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The members of a record that reading it looks at, as raw text, picked from the record's
+/// split (the one detection made, when it classified the record): everything else (progress
+/// payloads, `toolUseResult` copies, snapshots) is never decoded, where a whole `Value` of
+/// every record cost most of reading a session. Absent members are `None`; present ones,
+/// `null` included, are `Some`.
+#[derive(Default)]
 struct RawMembers<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "crate::json::present")]
     kind: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     subtype: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     message: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     is_meta: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     is_compact_summary: Option<&'a RawValue>,
-    #[serde(rename = "ctxcSummary", borrow, default, deserialize_with = "crate::json::present")]
     ctxc_flag: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     queue_transcript_only: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     parent_uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     logical_parent_uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::json::present")]
     leaf_uuid: Option<&'a RawValue>,
+}
+
+impl<'a> RawMembers<'a> {
+    /// The members of object `record`; `None` when one of them is repeated (which of the two
+    /// counts is for the whole decode to say).
+    fn of(record: &Node<'a>) -> Option<Self> {
+        let mut m = RawMembers::default();
+        for (key, value) in record.members()? {
+            let slot = match key.as_ref() {
+                "type" => &mut m.kind,
+                "subtype" => &mut m.subtype,
+                "message" => &mut m.message,
+                "isMeta" => &mut m.is_meta,
+                "isCompactSummary" => &mut m.is_compact_summary,
+                CTXC_FLAG => &mut m.ctxc_flag,
+                "queueTranscriptOnly" => &mut m.queue_transcript_only,
+                "toolUseResult" => &mut m.tool_use_result,
+                "timestamp" => &mut m.timestamp,
+                "uuid" => &mut m.uuid,
+                "parentUuid" => &mut m.parent_uuid,
+                "logicalParentUuid" => &mut m.logical_parent_uuid,
+                "leafUuid" => &mut m.leaf_uuid,
+                _ => continue,
+            };
+            if slot.replace(value.raw()).is_some() {
+                return None;
+            }
+        }
+        Some(m)
+    }
 }
 
 use crate::json::lenient::strict;
 
 impl Members {
-    /// One scan of an object record; `None` when the scan cannot stand in for a whole decode
-    /// (not an object, a member repeated, a value serde_json refuses), which
+    /// An object record read from its members; `None` when they cannot stand in for a whole
+    /// decode (not an object, a member repeated, a value serde_json refuses), which
     /// [`Members::decoded`] then does: the two give the same result on every record.
-    pub(super) fn read(raw: &RawValue) -> Option<Members> {
-        if !raw.get().starts_with('{') {
-            return None;
-        }
-        let m: RawMembers = serde_json::from_str(raw.get()).ok()?;
+    pub(super) fn read(record: &Node) -> Option<Members> {
+        let m = RawMembers::of(record)?;
         let kind = match m.kind {
             Some(kind) => Some(strict(kind.get())?),
             None => None,

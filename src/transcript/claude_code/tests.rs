@@ -498,7 +498,7 @@ fn a_record_read_in_one_scan_reads_as_decoded_whole() {
     for text in ODD_RECORDS {
         let raw: &RawValue = serde_json::from_str(text).unwrap();
         let whole = Members::decoded(raw).unwrap();
-        let Some(read) = Members::read(raw) else {
+        let Some(read) = Members::read(&Node::new(raw)) else {
             continue;
         };
         scanned += 1;
