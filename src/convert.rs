@@ -189,17 +189,18 @@ fn list_of(t: &Transcript, conv: &crate::transcript::Conversation) -> Result<Vec
 fn objects_of(source: &str) -> Result<Vec<(crate::json::Span, Map<String, Value>)>> {
     use crate::transcript::Doc;
     let doc = Doc::parse(source).map_err(|_| anyhow::anyhow!("the input does not parse"))?;
-    let raws = match &doc {
-        Doc::Json { root, .. } => {
-            crate::json::array_elements(root.raw()).unwrap_or_else(|| vec![root.raw()])
-        }
-        Doc::Lines { lines, .. } => lines.iter().map(|l| l.raw()).collect(),
+    let records: Vec<&crate::json::Node> = match &doc {
+        Doc::Json { root, .. } => root
+            .elements()
+            .map_or_else(|| vec![root], |elements| elements.iter().collect()),
+        Doc::Lines { lines, .. } => lines.iter().map(|l| &l.node).collect(),
     };
-    raws.into_iter()
-        .map(|raw| {
+    records
+        .into_iter()
+        .map(|record| {
             Ok((
-                doc.span(raw),
-                serde_json::from_str(raw.get()).unwrap_or_default(),
+                doc.span_of(record),
+                serde_json::from_str(record.get()).unwrap_or_default(),
             ))
         })
         .collect()

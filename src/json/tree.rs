@@ -7,10 +7,12 @@
 //! holds), so asking [`array_elements`](super::array_elements) or [`member`](super::member)
 //! anew for each question scanned a 4 MB file a dozen times. A [`Node`] keeps its split: the
 //! first call to [`Node::elements`], [`Node::members`] or [`Node::member`] scans the value once,
-//! every later call, from any detector or reader, looks at what that scan found. Values stay
-//! borrowed [`RawValue`]s, so spans into the source still come from [`span_of`](super::span_of).
+//! every later call, from any detector or reader, looks at what that scan found. A document
+//! (or a JSONL line) is split as it is parsed ([`Node::parse`]): the scan that checks its
+//! syntax is the one that finds its first level. Values stay borrowed slices of the source, so
+//! spans still come from [`span_of`](super::span_of).
 
-use super::array_elements;
+use super::parse_raw;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -19,7 +21,8 @@ use std::fmt;
 
 /// A value of a document, with its parts once something asked for them.
 pub struct Node<'a> {
-    raw: &'a RawValue,
+    /// The value's text in the source, without the whitespace around it.
+    text: &'a str,
     parts: OnceCell<Parts<'a>>,
 }
 
@@ -37,19 +40,41 @@ impl<'a> Node<'a> {
     /// `raw`, not split yet.
     pub fn new(raw: &'a RawValue) -> Self {
         Node {
-            raw,
+            text: raw.get(),
             parts: OnceCell::new(),
         }
     }
 
-    /// The raw value, borrowed from the source.
-    pub fn raw(&self) -> &'a RawValue {
-        self.raw
+    /// Parses `text`, one JSON value with whitespace around it, split into its elements or
+    /// members in the same scan. Fails where [`parse_raw`] fails; the error may differ (a
+    /// caller that reports it asks `parse_raw`).
+    pub fn parse(text: &'a str) -> serde_json::Result<Node<'a>> {
+        let value = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        let parts = match value.as_bytes().first() {
+            Some(b'[') => {
+                let elements: Vec<&RawValue> = serde_json::from_str(text)?;
+                Parts::Elements(elements.into_iter().map(Node::new).collect())
+            }
+            Some(b'{') => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                let members = de.deserialize_map(MemberNodes)?;
+                de.end()?;
+                Parts::Members(members)
+            }
+            _ => {
+                parse_raw(text)?;
+                Parts::Scalar
+            }
+        };
+        Ok(Node {
+            text: value,
+            parts: OnceCell::from(parts),
+        })
     }
 
     /// The value's text in the source.
     pub fn get(&self) -> &'a str {
-        self.raw.get()
+        self.text
     }
 
     /// The elements of an array, in order, or `None` when this is not an array.
@@ -81,14 +106,19 @@ impl<'a> Node<'a> {
     }
 
     fn parts(&self) -> &Parts<'a> {
-        self.parts.get_or_init(|| split(self.raw))
+        self.parts.get_or_init(|| split(self.text))
     }
 }
 
-/// One scan of `raw`: its elements or members as nodes not split yet.
-fn split(raw: &RawValue) -> Parts<'_> {
-    let text = raw.get();
-    if let Some(elements) = array_elements(raw) {
+/// One scan of `text`, a JSON value: its elements or members as nodes not split yet (what
+/// [`array_elements`](super::array_elements) and [`object_members`](super::object_members)
+/// find).
+fn split(text: &str) -> Parts<'_> {
+    let elements = text
+        .starts_with('[')
+        .then(|| serde_json::from_str::<Vec<&RawValue>>(text).ok())
+        .flatten();
+    if let Some(elements) = elements {
         Parts::Elements(elements.into_iter().map(Node::new).collect())
     } else if let Some(members) = text
         .starts_with('{')
@@ -177,7 +207,7 @@ mod tests {
         let a = node.member("a").unwrap();
         assert_eq!(
             a.get(),
-            member(node.raw(), "a").unwrap().get(),
+            member(parse_raw(src).unwrap(), "a").unwrap().get(),
             "the first of a repeated key"
         );
         let elements = a.elements().unwrap();
@@ -206,6 +236,36 @@ mod tests {
         assert_eq!(keys, ["role", "a\"b", "plain"]);
         assert!(matches!(node.members().unwrap()[2].0, Cow::Borrowed(_)));
         assert_eq!(node.member("role").unwrap().get(), "\"user\"");
+    }
+
+    #[test]
+    fn parsing_splits_as_splitting_later_does() {
+        for src in [
+            " [1, {\"a\": 2} ,\"x\"]\n",
+            "{\"role\": \"user\", \"content\": [{\"type\": \"text\"}]}",
+            "\t\"just a string\" ",
+            "12",
+            "[]",
+            "{}",
+        ] {
+            let parsed = Node::parse(src).unwrap();
+            let later = Node::new(parse_raw(src).unwrap());
+            assert_eq!(parsed.get(), later.get(), "{src:?}");
+            assert_eq!(parsed.get(), src.trim(), "{src:?}");
+            let texts = |n: &Node| -> Option<Vec<String>> {
+                n.elements()
+                    .map(|e| e.iter().map(|x| x.get().to_string()).collect())
+                    .or_else(|| {
+                        n.members()
+                            .map(|m| m.iter().map(|(k, v)| format!("{k}={}", v.get())).collect())
+                    })
+            };
+            assert_eq!(texts(&parsed), texts(&later), "{src:?}");
+        }
+        for bad in ["", "[1,", "{\"a\" 1}", "[1] x", "{\"a\": 1}}", "tru"] {
+            assert!(Node::parse(bad).is_err(), "{bad:?}");
+            assert!(parse_raw(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -170,13 +170,13 @@ fn trajectory<'d, 'a>(owner: &'d Node<'a>, location: String) -> Option<Found<'d,
 
 fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
     let steps = found.steps.elements().unwrap_or_default();
-    let base = doc.span(found.steps.raw()).start;
+    let base = doc.span_of(found.steps).start;
     let owner: Value = crate::json::lenient::value(found.owner.get()).unwrap_or(Value::Null);
     let mut items = Vec::with_capacity(steps.len() * 2);
     let mut relative = Vec::with_capacity(steps.len());
     let mut model = owner["agent"]["model_name"].as_str().map(str::to_string);
     for (n, step) in steps.iter().enumerate() {
-        let span = doc.span(step.raw());
+        let span = doc.span_of(step);
         relative.push(span.start - base..span.end - base);
         let line = doc.line_of(span.start);
         let value: Value = crate::json::lenient::value(step.get())
@@ -190,7 +190,7 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
             .member("observation")
             .filter(|o| o.get() != "null")
             .map(|o| {
-                let span = doc.span(o.raw());
+                let span = doc.span_of(o);
                 observation_item(&value["observation"], span.clone(), doc.line_of(span.start))
             });
         if let Some(observation) = &mut observation {
@@ -205,7 +205,7 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
         }
     }
     Ok(Conversation {
-        span: doc.span(found.steps.raw()),
+        span: doc.span_of(found.steps),
         location: found.location,
         items,
         preamble: preamble_of(&owner),

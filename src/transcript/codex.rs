@@ -181,7 +181,7 @@ fn records<'d, 'a>(doc: &'d Doc<'a>) -> Vec<(&'d Node<'a>, Span)> {
             .elements()
             .map_or_else(|| vec![root], |elements| elements.iter().collect())
             .into_iter()
-            .map(|r| (r, doc.span(r.raw())))
+            .map(|r| (r, doc.span_of(r)))
             .collect(),
     }
 }
@@ -210,15 +210,15 @@ fn list_shape(doc: &Doc, records: &[(&Node, Span)]) -> (Span, ListLayout, &'stat
             "jsonl",
         ),
         Doc::Json { root, .. } if root.get().starts_with('[') => {
-            let base = doc.span(root.raw()).start;
+            let base = doc.span_of(root).start;
             let relative: Vec<Span> = records
                 .iter()
                 .map(|(_, s)| s.start - base..s.end - base)
                 .collect();
             let layout = ListLayout::Array(ArrayLayout::of(root.get(), &relative));
-            (doc.span(root.raw()), layout, "json array of rollout records")
+            (doc.span_of(root), layout, "json array of rollout records")
         }
-        Doc::Json { root, .. } => (doc.span(root.raw()), ListLayout::Single, "json rollout record"),
+        Doc::Json { root, .. } => (doc.span_of(root), ListLayout::Single, "json rollout record"),
     }
 }
 

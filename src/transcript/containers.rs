@@ -247,16 +247,16 @@ fn array_conversation(
     parse: fn(&mut Value, &mut Item),
 ) -> Result<Conversation, ReadError> {
     let elements = list.elements().unwrap_or_default();
-    let base = doc.span(list.raw()).start;
+    let base = doc.span_of(list).start;
     let mut items = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
     for element in elements {
-        let span = doc.span(element.raw());
+        let span = doc.span_of(element);
         relative.push(span.start - base..span.end - base);
         items.push(parse_item(doc, element.get(), span, parse)?);
     }
     Ok(Conversation {
-        span: doc.span(list.raw()),
+        span: doc.span_of(list),
         location,
         items,
         preamble: owner.map(preamble_of).unwrap_or_default(),

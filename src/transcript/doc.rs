@@ -28,9 +28,9 @@ impl<'a> Line<'a> {
         self.span.0..self.span.1
     }
 
-    /// The parsed value.
-    pub fn raw(&self) -> &'a RawValue {
-        self.node.raw()
+    /// The parsed value's text.
+    pub fn text(&self) -> &'a str {
+        self.node.get()
     }
 }
 
@@ -90,10 +90,10 @@ impl<'a> Doc<'a> {
             }]);
         }
         let one_line = !trimmed.contains('\n');
-        match parse_raw(body) {
+        match parse_node(body) {
             Ok(root) if !(one_line && root.get().starts_with('{')) => Ok(Doc::Json {
                 src,
-                root: Node::new(root),
+                root,
                 lines: LineIndex::new(src),
             }),
             Ok(_) => Self::parse_lines(src, body),
@@ -123,11 +123,11 @@ impl<'a> Doc<'a> {
             if text.trim().is_empty() {
                 continue;
             }
-            match parse_raw(text) {
-                Ok(raw) => lines.push(Line {
+            match parse_node(text) {
+                Ok(node) => lines.push(Line {
                     span: (start, start + text.len()),
                     number: i + 1,
-                    node: Node::new(raw),
+                    node,
                 }),
                 // The last line, with no terminator after it (it would have moved `offset`
                 // past the end): a write cut short.
@@ -212,6 +212,11 @@ impl<'a> Doc<'a> {
         span_of(self.src(), raw.get())
     }
 
+    /// The byte span of a node of this document.
+    pub fn span_of(&self, node: &Node) -> Span {
+        span_of(self.src(), node.get())
+    }
+
     /// The 1-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
         match self {
@@ -241,6 +246,12 @@ impl<'a> Doc<'a> {
             },
         }
     }
+}
+
+/// `text` parsed and split at its first level in one scan; a text that does not parse fails
+/// with [`parse_raw`]'s error, the one `check` reports.
+fn parse_node(text: &str) -> serde_json::Result<Node<'_>> {
+    Node::parse(text).or_else(|_| parse_raw(text).map(Node::new))
 }
 
 /// "an object with keys [a, b]", "an array of 3 values, the first ...", "the scalar 1".

@@ -194,9 +194,9 @@ pub(crate) struct Stamped {
 /// What [`scan`] makes of a record that is an object: `None` when a value is one serde_json
 /// refuses.
 pub(crate) fn stamped(
-    kind: Option<&RawValue>,
-    timestamp: Option<&RawValue>,
-    uuid: Option<&RawValue>,
+    kind: Option<&str>,
+    timestamp: Option<&str>,
+    uuid: Option<&str>,
 ) -> Option<Stamped> {
     let (kind, timestamp, uuid) = (canonical(kind)?, canonical(timestamp)?, canonical(uuid)?);
     let kind_name = string_of(&kind).unwrap_or("");
@@ -218,11 +218,10 @@ fn string_of<'a>(value: &'a Canonical) -> Option<&'a str> {
     value.as_ref().and_then(|(_, s)| s.as_deref())
 }
 
-fn canonical(raw: Option<&RawValue>) -> Option<Canonical<'_>> {
-    let Some(raw) = raw else {
+fn canonical(text: Option<&str>) -> Option<Canonical<'_>> {
+    let Some(text) = text else {
         return Some(None);
     };
-    let text = raw.get();
     // A string without escapes is written back as it is: no decoding needed (most are).
     if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
         let inner = Cow::Borrowed(&text[1..text.len() - 1]);
@@ -240,7 +239,9 @@ fn scan(raw: &str) -> Option<Option<Stamped>> {
         return Some(None);
     }
     let stamp: Stamp = serde_json::from_str(raw).ok()?;
-    stamped(stamp.kind, stamp.timestamp, stamp.uuid).map(Some)
+    let [kind, timestamp, uuid] =
+        [stamp.kind, stamp.timestamp, stamp.uuid].map(|raw| raw.map(RawValue::get));
+    stamped(kind, timestamp, uuid).map(Some)
 }
 
 fn codex_key(raw: &str) -> Option<Key> {

@@ -34,7 +34,6 @@ use crate::json::{Node,
     to_string_styled,
 };
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// Keys under which a conversation object keeps its turns, the default first.
 const TURN_KEYS: [&str; 3] = ["conversations", "conversation", "messages"];
@@ -137,17 +136,17 @@ fn describe_container(doc: &Doc) -> &'static str {
 
 fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadError> {
     let turns = found.list.elements().unwrap_or_default();
-    let base = doc.span(found.list.raw()).start;
+    let base = doc.span_of(found.list).start;
     let mut items = Vec::with_capacity(turns.len());
     let mut relative = Vec::with_capacity(turns.len());
     for turn in turns {
-        let span = doc.span(turn.raw());
+        let span = doc.span_of(turn);
         relative.push(span.start - base..span.end - base);
-        items.push(parse_turn(doc, turn.raw(), span)?);
+        items.push(parse_turn(doc, turn.get(), span)?);
     }
     pair_calls(&mut items, c);
     Ok(Conversation {
-        span: doc.span(found.list.raw()),
+        span: doc.span_of(found.list),
         location: found.location,
         items,
         preamble: preamble_of(found.owner),
@@ -157,9 +156,9 @@ fn read_conversation(doc: &Doc, c: usize, found: Found) -> Result<Conversation, 
     })
 }
 
-fn parse_turn(doc: &Doc, raw: &RawValue, span: Span) -> Result<Item, ReadError> {
+fn parse_turn(doc: &Doc, text: &str, span: Span) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
-    let value: Value = crate::json::lenient::value(raw.get())
+    let value: Value = crate::json::lenient::value(text)
         .map_err(|e| super::common::value_error(line, span.start, &e))?;
     let text = match value.get("value") {
         Some(Value::String(s)) => s.clone(),

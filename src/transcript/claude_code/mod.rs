@@ -94,16 +94,16 @@ impl Adapter for ClaudeCode {
         let (span, location, layout, description) = match container {
             Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
             Container::Array { list, location } => {
-                let base = doc.span(list.raw()).start;
+                let base = doc.span_of(list).start;
                 let relative: Vec<Span> = records
                     .iter()
                     .map(|r| r.span.start - base..r.span.end - base)
                     .collect();
                 let layout = ListLayout::Array(ArrayLayout::of(list.get(), &relative));
-                (doc.span(list.raw()), location.to_string(), layout, "json array")
+                (doc.span_of(list), location.to_string(), layout, "json array")
             }
             Container::Single(root) => {
-                (doc.span(root.raw()), String::new(), ListLayout::Single, "json")
+                (doc.span_of(root), String::new(), ListLayout::Single, "json")
             }
         };
         let description = match location.as_str() {

@@ -57,7 +57,7 @@ pub(super) fn records<'d, 'a>(doc: &'d Doc<'a>) -> (Vec<Record<'d, 'a>>, Contain
                 .unwrap_or_default()
                 .iter()
                 .map(|node| Record {
-                    span: doc.span(node.raw()),
+                    span: doc.span_of(node),
                     node,
                 })
                 .collect();
@@ -65,7 +65,7 @@ pub(super) fn records<'d, 'a>(doc: &'d Doc<'a>) -> (Vec<Record<'d, 'a>>, Contain
         }
         None => {
             let record = Record {
-                span: doc.span(root.raw()),
+                span: doc.span_of(root),
                 node: root,
             };
             (vec![record], Container::Single(root))
@@ -127,7 +127,7 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         let line = doc.line_of(record.span.start);
         let read = match Members::read(record.node) {
             Some(members) => members,
-            None => Members::decoded(record.node.raw())
+            None => Members::decoded(record.node)
                 .map_err(|e| value_error(line, record.span.start, &e))?,
         };
         let value = read.value;
@@ -190,26 +190,26 @@ pub(super) struct Members {
     pub(super) stored_only_bytes: usize,
 }
 
-/// The members of a record that reading it looks at, as raw text, picked from the record's
+/// The members of a record that reading it looks at, as JSON text, picked from the record's
 /// split (the one detection made, when it classified the record): everything else (progress
 /// payloads, `toolUseResult` copies, snapshots) is never decoded, where a whole `Value` of
 /// every record cost most of reading a session. Absent members are `None`; present ones,
 /// `null` included, are `Some`.
 #[derive(Default)]
 struct RawMembers<'a> {
-    kind: Option<&'a RawValue>,
-    subtype: Option<&'a RawValue>,
-    message: Option<&'a RawValue>,
-    is_meta: Option<&'a RawValue>,
-    is_compact_summary: Option<&'a RawValue>,
-    ctxc_flag: Option<&'a RawValue>,
-    queue_transcript_only: Option<&'a RawValue>,
-    tool_use_result: Option<&'a RawValue>,
-    timestamp: Option<&'a RawValue>,
-    uuid: Option<&'a RawValue>,
-    parent_uuid: Option<&'a RawValue>,
-    logical_parent_uuid: Option<&'a RawValue>,
-    leaf_uuid: Option<&'a RawValue>,
+    kind: Option<&'a str>,
+    subtype: Option<&'a str>,
+    message: Option<&'a str>,
+    is_meta: Option<&'a str>,
+    is_compact_summary: Option<&'a str>,
+    ctxc_flag: Option<&'a str>,
+    queue_transcript_only: Option<&'a str>,
+    tool_use_result: Option<&'a str>,
+    timestamp: Option<&'a str>,
+    uuid: Option<&'a str>,
+    parent_uuid: Option<&'a str>,
+    logical_parent_uuid: Option<&'a str>,
+    leaf_uuid: Option<&'a str>,
 }
 
 impl<'a> RawMembers<'a> {
@@ -234,7 +234,7 @@ impl<'a> RawMembers<'a> {
                 "leafUuid" => &mut m.leaf_uuid,
                 _ => continue,
             };
-            if slot.replace(value.raw()).is_some() {
+            if slot.replace(value.get()).is_some() {
                 return None;
             }
         }
@@ -251,7 +251,7 @@ impl Members {
     pub(super) fn read(record: &Node) -> Option<Members> {
         let m = RawMembers::of(record)?;
         let kind = match m.kind {
-            Some(kind) => Some(strict(kind.get())?),
+            Some(kind) => Some(strict(kind)?),
             None => None,
         };
         // Only user and assistant records are read for their message.
@@ -269,12 +269,12 @@ impl Members {
         ];
         for (key, raw) in members {
             if let Some(raw) = raw {
-                value.insert(key.to_owned(), strict(raw.get())?);
+                value.insert(key.to_owned(), strict(raw)?);
             }
         }
         // As `Chain::of` reads it: a link that is not a string or null leaves the record none.
         let links = [m.uuid, m.parent_uuid, m.logical_parent_uuid, m.leaf_uuid]
-            .map(|link| link.map_or(Ok(None), |l| serde_json::from_str::<Option<String>>(l.get())));
+            .map(|link| link.map_or(Ok(None), serde_json::from_str::<Option<String>>));
         let chain = match links {
             [Ok(uuid), Ok(parent_uuid), Ok(logical_parent_uuid), Ok(leaf_uuid)] => Chain {
                 uuid,
@@ -294,16 +294,16 @@ impl Members {
         Some(Members {
             value: Value::Object(value),
             chain,
-            stored_only_bytes: m.tool_use_result.map_or(0, |v| v.get().len()),
+            stored_only_bytes: m.tool_use_result.map_or(0, str::len),
         })
     }
 
     /// The whole record decoded (mending what serde_json refuses), its links read on their own.
-    pub(super) fn decoded(raw: &RawValue) -> serde_json::Result<Members> {
+    pub(super) fn decoded(record: &Node) -> serde_json::Result<Members> {
         Ok(Members {
-            value: crate::json::lenient::value(raw.get())?,
-            chain: Chain::of(raw.get()),
-            stored_only_bytes: member(raw, "toolUseResult").map_or(0, |v| v.get().len()),
+            value: crate::json::lenient::value(record.get())?,
+            chain: Chain::of(record.get()),
+            stored_only_bytes: record.member("toolUseResult").map_or(0, |v| v.get().len()),
         })
     }
 }

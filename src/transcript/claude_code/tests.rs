@@ -497,7 +497,7 @@ fn a_record_read_in_one_scan_reads_as_decoded_whole() {
     let mut scanned = 0;
     for text in ODD_RECORDS {
         let raw: &RawValue = serde_json::from_str(text).unwrap();
-        let whole = Members::decoded(raw).unwrap();
+        let whole = Members::decoded(&Node::new(raw)).unwrap();
         let Some(read) = Members::read(&Node::new(raw)) else {
             continue;
         };

@@ -325,11 +325,11 @@ fn replace_path(raw: &str, path: &[&str], new: &str) -> Option<String> {
 
 fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadError> {
     let elements = pairs::events(found.list);
-    let base = doc.span(found.list.raw()).start;
+    let base = doc.span_of(found.list).start;
     let mut events = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
     for element in elements {
-        let span = doc.span(element.raw());
+        let span = doc.span_of(element);
         let line = doc.line_of(span.start);
         let value: Value = crate::json::lenient::value(element.get())
             .map_err(|e| value_error(line, span.start, &e))?;
@@ -338,7 +338,7 @@ fn read_history(doc: &Doc, c: usize, found: Found) -> Result<Conversation, ReadE
     }
     let items = build(events, c);
     Ok(Conversation {
-        span: doc.span(found.list.raw()),
+        span: doc.span_of(found.list),
         location: found.location,
         items,
         preamble: Vec::new(),

@@ -45,7 +45,6 @@ use crate::json::{Node,
     ArrayLayout, Span, member, parse_raw, quote, replace_member,
     span_of, to_string_styled,
 };
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -225,7 +224,7 @@ fn content_parts(blocks: Option<&Value>, kind: PartKind) -> Vec<Part> {
 }
 
 fn read_list(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
-    let (span, location, layout, elements): (Span, String, ListLayout, Vec<(&RawValue, Span)>) =
+    let (span, location, layout, elements): (Span, String, ListLayout, Vec<(&str, Span)>) =
         match found {
             Found::Lines => {
                 let Doc::Lines {
@@ -241,16 +240,16 @@ fn read_list(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
                     newline,
                     trailing_newline: *trailing_newline,
                 };
-                let elements = lines.iter().map(|l| (l.raw(), l.range())).collect();
+                let elements = lines.iter().map(|l| (l.text(), l.range())).collect();
                 (lines_span(doc), String::new(), layout, elements)
             }
             Found::Array { location, list } => {
-                let span = doc.span(list.raw());
+                let span = doc.span_of(list);
                 let elements: Vec<_> = list
                     .elements()
                     .unwrap_or_default()
                     .iter()
-                    .map(|e| (e.raw(), doc.span(e.raw())))
+                    .map(|e| (e.get(), doc.span_of(e)))
                     .collect();
                 let relative: Vec<Span> = elements
                     .iter()
@@ -261,10 +260,10 @@ fn read_list(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
             }
         };
     let mut events = Vec::with_capacity(elements.len());
-    for (raw, span) in elements {
+    for (text, span) in elements {
         let line = doc.line_of(span.start);
         let value: Value =
-            crate::json::lenient::value(raw.get()).map_err(|e| value_error(line, span.start, &e))?;
+            crate::json::lenient::value(text).map_err(|e| value_error(line, span.start, &e))?;
         events.push(Event { span, line, value });
     }
     Ok(Conversation {
