@@ -6,13 +6,14 @@
 
 use super::{StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
-use crate::summarizer::{Scope, Summarizer, SummaryRequest};
+use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
 use crate::transcript::Kind;
 use anyhow::Result;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Summaries written while compacting one conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -67,6 +68,9 @@ pub struct Context<'a> {
     pub fit_summaries: bool,
     /// Why the last step landed under 85% of the target, when it did.
     pub coarse: RefCell<Option<CoarseStep>>,
+    /// What each entry gave a summary, shared by every probe of the conversation: the
+    /// landing search summarizes overlapping runs, and each entry is read once.
+    memo: Rc<EntryMemo>,
 }
 
 /// A step that landed under 85% of the target because the least it could take was one unit
@@ -116,6 +120,7 @@ impl<'a> Context<'a> {
             horizon: usize::MAX,
             fit_summaries: false,
             coarse: RefCell::new(None),
+            memo: Rc::default(),
         }
     }
 
@@ -124,6 +129,7 @@ impl<'a> Context<'a> {
     fn reaching(&self, horizon: usize) -> Context<'a> {
         Context {
             horizon,
+            memo: Rc::clone(&self.memo),
             ..Context::new(self.subject, self.summarizer, self.settings, self.target)
         }
     }
@@ -321,6 +327,7 @@ impl<'a> Context<'a> {
                     scope,
                     max_tokens,
                     counter: self.subject.counter,
+                    memo: Some(&self.memo),
                 })
             };
             let mut summary = ask(self.settings.summary_max_tokens)?;
