@@ -42,22 +42,32 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 pub(crate) struct Given<'a, 'py> {
     text: &'a str,
     spans: Vec<Span<'py>>,
-    by_start: FxMap<&'a [u8], Vec<usize>>,
+    /// The last span recorded with those first bytes; `earlier` links it to the one before.
+    by_start: FxMap<&'a [u8], usize>,
+    earlier: Vec<Option<usize>>,
 }
 
 impl<'a, 'py> Given<'a, 'py> {
     pub(crate) fn new(text: &'a str, spans: Vec<Span<'py>>) -> Given<'a, 'py> {
-        let mut by_start = FxMap::<&[u8], Vec<usize>>::default();
+        let mut by_start = FxMap::<&[u8], usize>::default();
         by_start.reserve(spans.len());
+        let mut earlier = Vec::with_capacity(spans.len());
         for (i, span) in spans.iter().enumerate() {
             let start = &text.as_bytes()[span.start..span.start + FINGERPRINT];
-            by_start.entry(start).or_default().push(i);
+            earlier.push(by_start.insert(start, i));
         }
         Given {
             text,
             spans,
             by_start,
+            earlier,
         }
+    }
+
+    /// The spans whose text starts with `start`, the last recorded first.
+    fn candidates(&self, start: &[u8]) -> impl Iterator<Item = &Span<'py>> {
+        let first = self.by_start.get(start).copied();
+        std::iter::successors(first, |&i| self.earlier[i]).map(|i| &self.spans[i])
     }
 
     /// The given container whose text `rest` starts with, and that text's length. A JSON
@@ -68,9 +78,7 @@ impl<'a, 'py> Given<'a, 'py> {
     /// last bytes are compared first, where `rest` would hold them, so that a miss costs no
     /// comparison of the long shared start.
     fn find(&self, rest: &[u8]) -> Option<(usize, &Bound<'py, PyAny>)> {
-        let candidates = self.by_start.get(rest.get(..FINGERPRINT)?)?;
-        candidates.iter().find_map(|&i| {
-            let span = &self.spans[i];
+        self.candidates(rest.get(..FINGERPRINT)?).find_map(|span| {
             let text = &self.text.as_bytes()[span.start..span.end];
             let tail = text.len() - FINGERPRINT / 2..text.len();
             let same = rest.get(tail.clone()) == Some(&text[tail]) && rest.starts_with(text);
@@ -374,39 +382,65 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
 /// containers, the immutable leaves shared (those of a subclass made plain).
 fn copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let py = value.py();
-    if let Ok(dict) = value.cast::<PyDict>() {
-        let out = PyDict::new(py);
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        // Copied whole (the key table at once), then the values that are no plain leaf
+        // replaced by their copies; a key that is no `str` needs the slow way.
+        let out = dict.copy()?;
         for (key, item) in dict.iter() {
-            out.set_item(copy_key(&key)?, copy(&item)?)?;
+            if !key.is_exact_instance_of::<PyString>() {
+                return copy_dict(dict);
+            }
+            if !is_plain_leaf(&item) {
+                out.set_item(key, copy(&item)?)?;
+            }
         }
         return Ok(out.into_any());
     }
-    if let Ok(list) = value.cast::<PyList>() {
-        let items = list
-            .iter()
-            .map(|item| copy(&item))
-            .collect::<PyResult<Vec<_>>>()?;
-        return Ok(PyList::new(py, items)?.into_any());
+    if let Ok(dict) = value.cast::<PyDict>() {
+        return copy_dict(dict);
     }
-    if let Ok(tuple) = value.cast::<PyTuple>() {
-        let items = tuple
-            .iter()
-            .map(|item| copy(&item))
+    if let Ok(list) = value.cast_exact::<PyList>() {
+        let out = list.get_slice(0, list.len());
+        for (i, item) in list.iter().enumerate() {
+            if !is_plain_leaf(&item) {
+                out.set_item(i, copy(&item)?)?;
+            }
+        }
+        return Ok(out.into_any());
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let items = value
+            .try_iter()?
+            .map(|item| copy(&item?))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(PyList::new(py, items)?.into_any());
     }
     plain_leaf(value)
 }
 
-/// A leaf as `json.loads` gives it back: itself when of a plain type, else its plain value.
-fn plain_leaf<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let py = value.py();
-    if value.is_none()
-        || value.is_exact_instance_of::<PyString>()
+/// A dict copied key by key: keys that are no `str` turned into their JSON text.
+fn copy_dict<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
+    let out = PyDict::new(dict.py());
+    for (key, item) in dict.iter() {
+        out.set_item(copy_key(&key)?, copy(&item)?)?;
+    }
+    Ok(out.into_any())
+}
+
+/// Whether `json.loads` would give back this very value: `None`, a `bool`, or an exact `str`,
+/// `int` or `float`.
+fn is_plain_leaf(value: &Bound<'_, PyAny>) -> bool {
+    value.is_exact_instance_of::<PyString>()
+        || value.is_none()
         || value.is_exact_instance_of::<PyInt>()
         || value.is_exact_instance_of::<PyFloat>()
         || value.is_exact_instance_of::<PyBool>()
-    {
+}
+
+/// A leaf as `json.loads` gives it back: itself when of a plain type, else its plain value.
+fn plain_leaf<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    if is_plain_leaf(value) {
         return Ok(value.clone());
     }
     if let Ok(s) = value.cast::<PyString>() {

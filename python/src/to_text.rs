@@ -9,6 +9,7 @@
 //! are read back from them instead of from the text ([`crate::from_text`]).
 
 use pyo3::exceptions::PyTypeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -212,11 +213,37 @@ impl<'py> Writer<'py> {
     }
 
     fn string(&mut self, s: &Bound<'py, PyString>) -> Result<(), NotJson> {
-        // The abi3 API before 3.10 has no borrowed UTF-8 view: one `bytes` copy, not two.
-        let utf8 = s.encode_utf8().map_err(value_error)?;
-        escape_into(&mut self.out, utf8.as_bytes());
+        escape_into(&mut self.out, utf8(s).map_err(value_error)?);
         Ok(())
     }
+}
+
+/// The UTF-8 bytes of a `str`, borrowed from it: no `bytes` object, no copy. Most strings of a
+/// conversation are ASCII, whose UTF-8 is the string's own data; any other keeps its UTF-8
+/// with it once made (as it does for every other reader of it through this function).
+///
+/// `PyUnicode_AsUTF8AndSize` is in the stable ABI from 3.10 on, which pyo3's abi3-py39 build
+/// does not declare; CPython 3.9 exports it too, with the same signature (it is public API
+/// since 3.3), so the abi3 wheel for 3.9 and later can call it.
+#[allow(unsafe_code)]
+fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
+    unsafe extern "C" {
+        fn PyUnicode_AsUTF8AndSize(
+            unicode: *mut ffi::PyObject,
+            size: *mut ffi::Py_ssize_t,
+        ) -> *const std::ffi::c_char;
+    }
+    let mut size: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (a `Bound` holds a reference to it, with the GIL held) and
+    // `size` a valid place for the length.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        return Err(PyErr::fetch(s.py()));
+    }
+    let len = usize::try_from(size).expect("a length is never negative");
+    // SAFETY: on success the pointer is to `size` bytes of UTF-8 that the string owns and
+    // keeps, unchanged, for as long as the string lives: at least 'a, the borrow of `s`.
+    Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) })
 }
 
 /// A quoted JSON string, escaped as the `json` module (and `JSON.stringify`) escape with
