@@ -12,6 +12,7 @@ use crate::to_text::{FINGERPRINT, RECORDED_DEPTH, Span, key_text};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -38,53 +39,74 @@ impl Hasher for Fx {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
+/// How many containers with the same first bytes are tried for one part of the output, at
+/// most: the cost of a lookup stays bounded when many share them (every conversation of a
+/// benchmark run starts with one system prompt). A part not found is read from the text: the
+/// same value, made more slowly.
+const TRIES: usize = 16;
+
 /// The containers of the text given to ctxc, looked up by their first bytes.
 pub(crate) struct Given<'a, 'py> {
     text: &'a str,
+    /// In the order of the text.
     spans: Vec<Span<'py>>,
-    /// The last span recorded with those first bytes; `earlier` links it to the one before.
-    by_start: FxMap<&'a [u8], usize>,
-    earlier: Vec<Option<usize>>,
+    /// (the hash of a span's first bytes, the span), by hash, then in the order of the text.
+    by_start: Vec<(u64, usize)>,
+    /// Where the last container found ends in the given text: compaction keeps what it keeps
+    /// in order, so the next one is most likely the first after it with those first bytes.
+    cursor: Cell<usize>,
 }
 
 impl<'a, 'py> Given<'a, 'py> {
-    pub(crate) fn new(text: &'a str, spans: Vec<Span<'py>>) -> Given<'a, 'py> {
-        let mut by_start = FxMap::<&[u8], usize>::default();
-        by_start.reserve(spans.len());
-        let mut earlier = Vec::with_capacity(spans.len());
-        for (i, span) in spans.iter().enumerate() {
-            let start = &text.as_bytes()[span.start..span.start + FINGERPRINT];
-            earlier.push(by_start.insert(start, i));
-        }
+    pub(crate) fn new(text: &'a str, mut spans: Vec<Span<'py>>) -> Given<'a, 'py> {
+        spans.sort_unstable_by_key(|s| s.start);
+        let mut by_start: Vec<(u64, usize)> = spans
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (fx(&text.as_bytes()[s.start..s.start + FINGERPRINT]), i))
+            .collect();
+        by_start.sort_unstable();
         Given {
             text,
             spans,
             by_start,
-            earlier,
+            cursor: Cell::new(0),
         }
-    }
-
-    /// The spans whose text starts with `start`, the last recorded first.
-    fn candidates(&self, start: &[u8]) -> impl Iterator<Item = &Span<'py>> {
-        let first = self.by_start.get(start).copied();
-        std::iter::successors(first, |&i| self.earlier[i]).map(|i| &self.spans[i])
     }
 
     /// The given container whose text `rest` starts with, and that text's length. A JSON
     /// container's text ends where the container does, so a match is the whole value.
     ///
-    /// Many containers can share their first bytes (every conversation of a benchmark starts
-    /// with the same system prompt), and a changed one matches none of them: each candidate's
-    /// last bytes are compared first, where `rest` would hold them, so that a miss costs no
-    /// comparison of the long shared start.
+    /// Those with the same first bytes are tried from the cursor on, each on its last bytes
+    /// first (where `rest` would hold them), so that a changed container, which matches none,
+    /// costs no comparison of a long shared start.
     fn find(&self, rest: &[u8]) -> Option<(usize, &Bound<'py, PyAny>)> {
-        self.candidates(rest.get(..FINGERPRINT)?).find_map(|span| {
-            let text = &self.text.as_bytes()[span.start..span.end];
-            let tail = text.len() - FINGERPRINT / 2..text.len();
-            let same = rest.get(tail.clone()) == Some(&text[tail]) && rest.starts_with(text);
-            same.then_some((text.len(), &span.value))
-        })
+        let hash = fx(rest.get(..FINGERPRINT)?);
+        let from = self.by_start.partition_point(|&(h, _)| h < hash);
+        let count = self.by_start[from..].partition_point(|&(h, _)| h == hash);
+        let same = &self.by_start[from..from + count];
+        let cursor = self.cursor.get();
+        let next = same.partition_point(|&(_, i)| self.spans[i].start < cursor);
+        let span = same[next..]
+            .iter()
+            .chain(&same[..next])
+            .take(TRIES)
+            .map(|&(_, i)| &self.spans[i])
+            .find(|span| {
+                let text = &self.text.as_bytes()[span.start..span.end];
+                let tail = text.len() - 16..text.len();
+                rest.get(tail.clone()) == Some(&text[tail]) && rest.starts_with(text)
+            })?;
+        self.cursor.set(span.end);
+        Some((span.end - span.start, &span.value))
     }
+}
+
+/// rustc's Fx hash of a byte string.
+fn fx(bytes: &[u8]) -> u64 {
+    let mut hasher = Fx::default();
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 /// The values of `text` (JSON values separated by white space: JSONL, or one document),

@@ -19,9 +19,11 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 /// read again: recording them costs more than reading them saves.
 pub(crate) const RECORDED_DEPTH: usize = 2;
 
-/// The bytes a recorded container's text is looked up by ([`crate::from_text::Given`]); a
-/// shorter container is cheaper to read again than to look up.
-pub(crate) const FINGERPRINT: usize = 48;
+/// The bytes a recorded container's text is looked up by ([`crate::from_text::Given`]): as
+/// many as it takes to tell most messages apart (a tool call's id comes after
+/// `{"role":"assistant","content":null,"tool_calls":[{"id":`); a shorter container is cheap
+/// to read again.
+pub(crate) const FINGERPRINT: usize = 128;
 
 /// Deeper than this is refused (with a circular value, which would never end, named as such):
 /// the walk recurses, and ctxc's reader would refuse the text anyway.
