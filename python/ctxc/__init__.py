@@ -79,13 +79,31 @@ class CtxcError(ValueError):
 
 
 class Compacted:
-    """The result of :func:`compact`: ``messages`` in the shape given, and ``report``."""
+    """The result of :func:`compact`: ``messages`` in the shape given, and ``report``.
 
-    __slots__ = ("messages", "report")
+    ``report`` is read from the report's JSON text when first used (and kept): an agent loop
+    that only wants the messages does not pay for it."""
+
+    __slots__ = ("messages", "_report", "_report_text")
 
     def __init__(self, messages, report):
         self.messages = messages
-        self.report = report
+        self._report = report
+        self._report_text = None
+
+    @classmethod
+    def _of(cls, messages, report_text):
+        done = cls(messages, None)
+        done._report_text = report_text
+        return done
+
+    @property
+    def report(self):
+        if self._report is None and self._report_text is not None:
+            report = _json.loads(self._report_text)
+            report.pop("output", None)
+            self._report = report
+        return self._report
 
     def __repr__(self):
         r = self.report
@@ -209,12 +227,11 @@ def compact(
     output, report, failure = _ctxc.compact(messages, call)
     if failure is not None:
         _raise(failure, shape, len(messages) if shape == "list" else 0)
-    report.pop("output", None)
     if shape == "dict":
         (output,) = output
     elif isinstance(messages, tuple):
         output = tuple(output)
-    return Compacted(output, report)
+    return Compacted._of(output, report)
 
 
 def count_tokens(messages_or_text, *, model=None, format=None, messages_path=None):

@@ -121,7 +121,7 @@ pub(crate) fn values<'py>(
         text,
         pos: 0,
         given,
-        keys: FxMap::default(),
+        keys: FxMap::with_capacity_and_hasher(16, Default::default()),
     };
     let mut values = Vec::new();
     loop {

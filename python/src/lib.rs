@@ -190,27 +190,16 @@ fn output<'py>(
     Ok(PyList::new(py, values)?.into_any())
 }
 
-/// A JSON report as a Python dict, as `json.loads` reads it.
-fn report_value<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
-    from_text::values(py, json, None)?
-        .pop()
-        .ok_or_else(|| PyValueError::new_err("an empty report"))
-}
-
 /// Compacts a conversation: a transcript's text, or a list, tuple or dict of JSON values
-/// ([`Conversation::of`]). Returns (output, report, None), or (None, None, failure); the
-/// output is text for text, else the list of output values.
+/// ([`Conversation::of`]). Returns (output, report JSON, None), or (None, None, failure);
+/// the output is text for text, else the list of output values.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn compact<'py>(
     py: Python<'py>,
     conversation: &Bound<'py, PyAny>,
     call: &str,
-) -> PyResult<(
-    Option<Bound<'py, PyAny>>,
-    Option<Bound<'py, PyAny>>,
-    Option<Failure>,
-)> {
+) -> PyResult<(Option<Bound<'py, PyAny>>, Option<String>, Option<Failure>)> {
     let options = match Call::parse(call).and_then(|c| c.options()) {
         Ok(o) => o,
         Err(failure) => return Ok((None, None, Some(failure))),
@@ -234,10 +223,10 @@ fn compact<'py>(
     });
     Ok(match result {
         Ok(done) => {
-            // As the CLI's reports write it (`null` for figures a file never had).
-            let json = serde_json::to_string(&done.report.public())
+            // The report's JSON text, for the Python half to read on first use. A compacted
+            // report is its fields as they are (`public()` differs only for a failure).
+            let report = serde_json::to_string(&done.report)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            let report = report_value(py, &json)?;
             (Some(output(py, written, &done.output)?), Some(report), None)
         }
         Err(failed) => {
