@@ -208,7 +208,10 @@ def compact(
     ``"allow"`` (compacted anyway). ``allow_findings=True`` is the deprecated spelling of
     ``on_findings="allow"``.
 
-    Returns a :class:`Compacted`. ``messages`` is never modified. Raises :class:`CtxcError`
+    Returns a :class:`Compacted`. ``messages`` is never modified, and ``.messages`` shares no
+    dict or list with it: what compaction kept is copied from ``messages`` once the compaction
+    (which runs with the GIL released) is done, so another thread must not change ``messages``
+    during the call. Raises :class:`CtxcError`
     for settings ctxc refuses and transcripts it cannot read, check or compact, and
     ``TypeError`` for a value that is no conversation.
     """
