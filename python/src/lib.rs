@@ -145,7 +145,11 @@ impl<'py> Conversation<'py> {
     /// `TypeError`, or a `parse` failure for what the `json` module raises a `ValueError` for.
     fn of(value: &Bound<'py, PyAny>, record: bool) -> PyResult<Result<Self, Failure>> {
         if let Ok(text) = value.cast::<PyString>() {
-            return Ok(Ok(Conversation::Text(text.to_cow()?.into_owned())));
+            // One copy, from the string's own UTF-8 (CPython's is always valid).
+            let utf8 = to_text::utf8(text)?;
+            let text = String::from_utf8(utf8.to_vec())
+                .map_err(|e| PyValueError::new_err(format!("a str that is not UTF-8: {e}")))?;
+            return Ok(Ok(Conversation::Text(text)));
         }
         match to_text::write(value, record) {
             Ok(written) => Ok(Ok(Conversation::Values(written))),

@@ -228,7 +228,7 @@ impl<'py> Writer<'py> {
 /// does not declare; CPython 3.9 exports it too, with the same signature (it is public API
 /// since 3.3), so the abi3 wheel for 3.9 and later can call it.
 #[allow(unsafe_code)]
-fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
+pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
     unsafe extern "C" {
         fn PyUnicode_AsUTF8AndSize(
             unicode: *mut ffi::PyObject,
