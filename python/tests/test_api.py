@@ -305,14 +305,21 @@ def test_the_output_shares_no_container_with_the_input():
             message["content"] = "changed"
             message.setdefault("tool_calls", []).append({"changed": True})
     assert runs == before
+    # Nothing fires: every value comes back copied, none shared.
+    unchanged = ctxc.compact(runs)
+    assert unchanged.report["status"] == "unchanged"
+    assert unchanged.messages == runs
+    assert not set(containers(unchanged.messages)) & set(given)
 
 
 def test_the_output_equals_the_output_text_read_by_the_json_module():
     """Kept values are given back as `json.loads` would read their text: a tuple as a list, a
     key as a str, a str or number subclass as its plain value."""
+    # Long enough (128 bytes and more) to be copied rather than read again when kept.
+    long = " ".join(["Please keep every detail of this request in mind."] * 3)
     messages = [
-        {"role": "system", "content": "You are a helpful airline agent.", "meta": (1, 2)},
-        {"role": Label("user"), "content": "Hello", 7: Count(3), "weight": Ratio(0.5)},
+        {"role": "system", "content": "You are a helpful airline agent. " + long, "meta": (1, 2)},
+        {"role": Label("user"), "content": long, 7: Count(3), "weight": Ratio(0.5)},
     ] + small_chat()[1:]
     for given in (messages, tuple(messages), {"messages": messages}):
         done = ctxc.compact(given, target_ratio=0.5, force=True)
@@ -329,6 +336,13 @@ def test_the_output_equals_the_output_text_read_by_the_json_module():
         second = next(m for m in kept if "weight" in m)
         assert type(second["role"]) is str and type(second["7"]) is int
         assert type(second["weight"]) is float
+    # Unchanged: every value is a copy of what was given, made plain as json.loads makes it.
+    done = ctxc.compact(messages)
+    assert done.report["status"] == "unchanged"
+    assert done.messages == parse_output(ctxc.dumps(messages))
+    assert type(done.messages[0]["meta"]) is list
+    assert type(done.messages[1]["role"]) is str and done.messages[1]["7"] == 3
+    assert type(done.messages[1]["7"]) is int and type(done.messages[1]["weight"]) is float
 
 
 def test_line_separators_inside_strings_stay_inside_them():
