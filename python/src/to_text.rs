@@ -115,6 +115,14 @@ impl<'py> Writer<'py> {
     /// In the `json` encoder's order of checks: None, True, False, str, int, float, list or
     /// tuple, dict.
     fn value(&mut self, value: &Bound<'py, PyAny>, depth: usize) -> Result<(), NotJson> {
+        // The exact types first, each a pointer comparison (a subclass check is a call into
+        // Python under the stable ABI): nearly every value of a conversation is one of them.
+        if let Ok(s) = value.cast_exact::<PyString>() {
+            return self.string(s);
+        }
+        if value.is_exact_instance_of::<PyDict>() || value.is_exact_instance_of::<PyList>() {
+            return self.container(value, depth);
+        }
         if value.is_none() {
             self.out.extend_from_slice(b"null");
         } else if let Ok(b) = value.cast_exact::<PyBool>() {
@@ -157,7 +165,9 @@ impl<'py> Writer<'py> {
         }
         self.path.push(address);
         let start = self.out.len();
-        if let Ok(dict) = value.cast::<PyDict>() {
+        if let Ok(list) = value.cast_exact::<PyList>() {
+            self.array(list.iter(), depth)?;
+        } else if let Ok(dict) = value.cast::<PyDict>() {
             self.dict(dict, depth)?;
         } else if let Ok(list) = value.cast::<PyList>() {
             self.array(list.iter(), depth)?;
@@ -198,7 +208,10 @@ impl<'py> Writer<'py> {
             if i > 0 {
                 self.out.push(b',');
             }
-            match key.cast::<PyString>() {
+            match key
+                .cast_exact::<PyString>()
+                .or_else(|_| key.cast::<PyString>())
+            {
                 Ok(s) => self.string(s)?,
                 Err(_) => {
                     let text = key_text(&key)?;
