@@ -287,12 +287,13 @@ fn next_escaped(bytes: &[u8], mut at: usize) -> Option<usize> {
     while let Some(chunk) = bytes.get(at..at + 8) {
         let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
         let control = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
-        if control
+        let found = control
             | zero_byte(x ^ (ONES * u64::from(b'"')))
-            | zero_byte(x ^ (ONES * u64::from(b'\\')))
-            != 0
-        {
-            break;
+            | zero_byte(x ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            // A borrow can mark bytes above a found one, never below: the lowest mark is
+            // the first such byte.
+            return Some(at + found.trailing_zeros() as usize / 8);
         }
         at += 8;
     }

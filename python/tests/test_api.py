@@ -261,6 +261,13 @@ def test_dumps_writes_what_the_json_module_writes():
     assert ctxc.dumps(tuple(values)) == encoded(values)
     assert ctxc.dumps({"messages": values}) == encoded({"messages": values})
     assert ctxc.dumps([]) == ""
+    # Every escaped character at every place of the first words of a string, beside ASCII,
+    # non-ASCII and other escaped characters (the walk looks at eight bytes at a time).
+    for filler in ("abcdefghijklmnopqrstuvwx", "é☃😀" * 5, "\x1f\"\\" * 6):
+        for special in ("\x00", "\x08", "\n", "\x1f", '"', "\\", " ", "\x7f", "é"):
+            strings = [filler[:i] + special + filler[i:] for i in range(len(filler) + 1)]
+            values = [{"role": "user", "content": text} for text in strings]
+            assert ctxc.dumps(values) == encoded(values)
 
 
 @pytest.mark.parametrize("name", [n for n in [
