@@ -6,6 +6,7 @@ use crate::facts::{Facts, collapse_whitespace, string_values};
 use crate::transcript::{Conversation, PartKind};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::{Serialize, Serializer};
+use std::collections::HashMap;
 use std::ops::AddAssign;
 
 /// How many of a kind of fact survived.
@@ -134,19 +135,24 @@ pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
 /// How much of `facts` (a conversation's before compaction) `after` still holds.
 pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
     let text = findable_text(after);
-    let (paths, commands, errors) = (
-        tally(&facts.paths, &text),
-        tally(&facts.commands, &text),
-        tally(&facts.errors, &text),
+    // Paths, commands and errors are looked for in the same text: one pass for the three.
+    let [paths, commands, errors] = tally(
+        [
+            facts.paths.as_slice(),
+            facts.commands.as_slice(),
+            facts.errors.as_slice(),
+        ],
+        &text,
     );
     // One copy of the conversation's text at a time: they are as large as the input.
     let flat = collapse_whitespace(&text);
     drop(text);
+    let [user_requests] = tally([facts.user_requests.as_slice()], &flat);
     Retention {
         paths,
         commands,
         errors,
-        user_requests: tally(&facts.user_requests, &flat),
+        user_requests,
     }
 }
 
@@ -190,30 +196,79 @@ pub fn context_text(conv: &Conversation) -> String {
     text
 }
 
-/// How many of `facts` occur in `haystack`.
-fn tally(facts: &[String], haystack: &str) -> Tally {
-    let total = facts.len();
-    if total == 0 {
-        return Tally::default();
+/// How many facts of each list occur in `haystack`, in one pass over it that ends once every
+/// fact is found. A fact in two lists (or twice in one) is looked for once.
+fn tally<const N: usize>(lists: [&[String]; N], haystack: &str) -> [Tally; N] {
+    let mut unique: Vec<&str> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let ids = lists.map(|facts| {
+        facts
+            .iter()
+            .map(|f| {
+                *index.entry(f.as_str()).or_insert_with(|| {
+                    unique.push(f);
+                    unique.len() - 1
+                })
+            })
+            .collect::<Vec<usize>>()
+    });
+    let found = found_in(&unique, haystack);
+    ids.map(|ids| Tally {
+        kept: ids.iter().filter(|&&id| found[id]).count(),
+        total: ids.len(),
+    })
+}
+
+/// Which of `needles` occur in `haystack`.
+fn found_in(needles: &[&str], haystack: &str) -> Vec<bool> {
+    if needles.is_empty() {
+        return Vec::new();
     }
     // A contiguous NFA: the default may build a DFA, megabytes for a conversation's facts,
     // while everything else of a large input is still in memory.
     let Ok(searcher) = AhoCorasick::builder()
         .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(facts)
+        .build(needles)
     else {
-        let kept = facts
-            .iter()
-            .filter(|f| haystack.contains(f.as_str()))
-            .count();
-        return Tally { kept, total };
+        return needles.iter().map(|n| haystack.contains(n)).collect();
     };
-    let mut found = vec![false; total];
+    let mut found = vec![false; needles.len()];
+    let mut missing = needles.len();
     for m in searcher.find_overlapping_iter(haystack) {
-        found[m.pattern().as_usize()] = true;
+        let seen = &mut found[m.pattern().as_usize()];
+        if !*seen {
+            *seen = true;
+            missing -= 1;
+            if missing == 0 {
+                break;
+            }
+        }
     }
-    Tally {
-        kept: found.iter().filter(|f| **f).count(),
-        total,
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|f| f.to_string()).collect()
+    }
+
+    #[test]
+    fn each_list_is_tallied_on_its_own_in_one_pass() {
+        let paths = facts(&["src/a.rs", "src/b.rs"]);
+        // A fact in two lists, and twice in one, counts in each.
+        let errors = facts(&["src/a.rs: error: x", "src/a.rs", "src/a.rs"]);
+        let [p, e, none] = tally(
+            [paths.as_slice(), errors.as_slice(), &[]],
+            "edited src/a.rs\n",
+        );
+        assert_eq!(p, Tally { kept: 1, total: 2 });
+        assert_eq!(e, Tally { kept: 2, total: 3 });
+        assert_eq!(none, Tally::default());
+        // Every fact found: the search stops, and all count.
+        let [all] = tally([paths.as_slice()], "src/b.rs then src/a.rs and more");
+        assert_eq!(all, Tally { kept: 2, total: 2 });
     }
 }

@@ -1,8 +1,11 @@
 """ctxc: compact stored LLM agent transcripts in-process.
 
-The same Rust library as the ``ctxc`` command, with the same results: a call serializes the
-conversation to JSON text, the native module runs ``ctxc compact``'s pipeline on it with the GIL
-released, and the output is read back in the shape it was given.
+The same Rust library as the ``ctxc`` command, with the same results: the native module writes
+the conversation as the JSON text the command would read (:func:`dumps`), walking the Python
+values in Rust, runs ``ctxc compact``'s pipeline on it with the GIL released, and builds the
+output in the shape it was given. What compaction kept unchanged is copied from the values given
+(new dicts and lists, shared strings and numbers) instead of parsed again; nothing returned
+shares a dict or list with the input.
 
 - a ``list`` (OpenAI chat message dicts, Anthropic messages, Claude Code or Codex records, or a
   list of conversations such as tau-bench runs) is written as JSONL, one element per line, as a
@@ -76,13 +79,31 @@ class CtxcError(ValueError):
 
 
 class Compacted:
-    """The result of :func:`compact`: ``messages`` in the shape given, and ``report``."""
+    """The result of :func:`compact`: ``messages`` in the shape given, and ``report``.
 
-    __slots__ = ("messages", "report")
+    ``report`` is read from the report's JSON text when first used (and kept): an agent loop
+    that only wants the messages does not pay for it."""
+
+    __slots__ = ("messages", "_report", "_report_text")
 
     def __init__(self, messages, report):
         self.messages = messages
-        self.report = report
+        self._report = report
+        self._report_text = None
+
+    @classmethod
+    def _of(cls, messages, report_text):
+        done = cls(messages, None)
+        done._report_text = report_text
+        return done
+
+    @property
+    def report(self):
+        if self._report is None and self._report_text is not None:
+            report = _json.loads(self._report_text)
+            report.pop("output", None)
+            self._report = report
+        return self._report
 
     def __repr__(self):
         r = self.report
@@ -93,14 +114,14 @@ class Compacted:
         )
 
 
-def _text(messages):
-    """The JSON text of a conversation, and how to read the output back."""
+def _shape(messages):
+    """How a conversation is handed over and read back: ``text``, ``list`` or ``dict``."""
     if isinstance(messages, str):
-        return messages, "text"
+        return "text"
     if isinstance(messages, (list, tuple)):
-        return "".join(_dumps(e, f"messages[{i}]") + "\n" for i, e in enumerate(messages)), "list"
+        return "list"
     if isinstance(messages, dict):
-        return _dumps(messages, "messages") + "\n", "dict"
+        return "dict"
     raise TypeError(
         "ctxc takes a list of messages or records, a dict container, or a transcript's JSON "
         f"text; got {type(messages).__name__}"
@@ -110,34 +131,21 @@ def _text(messages):
 def dumps(messages):
     """The text :func:`compact` compacts for ``messages``: a list as JSONL, one element per
     line (line N is element N - 1), a dict on one line, both as ``JSON.stringify`` writes
-    them. ``ctxc compact`` on a file holding this text gives what :func:`compact` gives."""
-    return _text(messages)[0]
-
-
-# One encoder for every call: `json.dumps` with options builds a new one each time, which
-# costs more than encoding a short message (a list is encoded one element at a time).
-_ENCODER = _json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _dumps(value, where):
-    try:
-        return _ENCODER.encode(value)
-    except TypeError as e:
-        raise TypeError(f"{where} is not JSON: {e}") from None
-    except ValueError as e:
-        raise CtxcError(f"{where} is not JSON: {e}", step="parse") from None
+    them (and ``json.dumps`` with ``ensure_ascii=False, separators=(",", ":")``). ``ctxc
+    compact`` on a file holding this text gives what :func:`compact` gives."""
+    shape = _shape(messages)
+    if shape == "text":
+        return messages
+    text, failure = _ctxc.dumps(messages)
+    if failure is not None:
+        _raise(failure, shape, 0)
+    return text
 
 
 def _index(line, shape, count):
     if shape == "list" and 1 <= line <= count:
         return line - 1
     return None
-
-
-def _loads(output, shape):
-    if shape == "list":
-        return [_json.loads(line) for line in output.splitlines() if line.strip()]
-    return _json.loads(output)
 
 
 def _raise(failure, shape, count):
@@ -200,11 +208,14 @@ def compact(
     ``"allow"`` (compacted anyway). ``allow_findings=True`` is the deprecated spelling of
     ``on_findings="allow"``.
 
-    Returns a :class:`Compacted`. ``messages`` is never modified. Raises :class:`CtxcError`
+    Returns a :class:`Compacted`. ``messages`` is never modified, and ``.messages`` shares no
+    dict or list with it: what compaction kept is copied from ``messages`` once the compaction
+    (which runs with the GIL released) is done, so another thread must not change ``messages``
+    during the call. Raises :class:`CtxcError`
     for settings ctxc refuses and transcripts it cannot read, check or compact, and
     ``TypeError`` for a value that is no conversation.
     """
-    text, shape = _text(messages)
+    shape = _shape(messages)
     settings = dict(settings)
     settings.update(
         target_ratio=target_ratio, target_tokens=target_tokens, strategy=strategy, model=model
@@ -216,33 +227,27 @@ def compact(
         force=bool(force),
         on_findings=_on_findings(on_findings, allow_findings),
     )
-    output, report, failure = _ctxc.compact_text(text, call)
-    count = len(messages) if shape == "list" else 0
+    output, report, failure = _ctxc.compact(messages, call)
     if failure is not None:
-        _raise(failure, shape, count)
-    report = _json.loads(report)
-    report.pop("output", None)
-    if shape == "text":
-        return Compacted(output, report)
-    out = _loads(output, shape)
-    if isinstance(messages, tuple):
-        out = tuple(out)
-    return Compacted(out, report)
+        _raise(failure, shape, len(messages) if shape == "list" else 0)
+    if shape == "dict":
+        (output,) = output
+    elif isinstance(messages, tuple):
+        output = tuple(output)
+    return Compacted._of(output, report)
 
 
 def count_tokens(messages_or_text, *, model=None, format=None, messages_path=None):
     """Tokens: of a ``str`` as plain text; of a list or dict as the context the model is sent
     (``contextTokens`` of ``ctxc stats``: per-message overhead, tool calls, results...)."""
     settings = {"model": model}
-    if isinstance(messages_or_text, str):
+    shape = _shape(messages_or_text)
+    count = len(messages_or_text) if shape == "list" else 0
+    if shape == "text":
         call = _call(settings)
-        n, failure = _ctxc.count_tokens(messages_or_text, False, call)
-        shape, count = "text", 0
     else:
-        text, shape = _text(messages_or_text)
-        count = len(messages_or_text) if shape == "list" else 0
         call = _call(settings, format=format, messages_path=messages_path)
-        n, failure = _ctxc.count_tokens(text, True, call)
+    n, failure = _ctxc.count_tokens(messages_or_text, shape != "text", call)
     if failure is not None:
         _raise(failure, shape, count)
     return n
@@ -251,10 +256,10 @@ def count_tokens(messages_or_text, *, model=None, format=None, messages_path=Non
 def check(messages, *, format=None, messages_path=None):
     """What ``ctxc check`` finds: a list of ``{"line", "index", "message"}`` dicts (empty when
     the conversation is valid). ``index`` is the list element the line holds, or None."""
-    text, shape = _text(messages)
+    shape = _shape(messages)
     count = len(messages) if shape == "list" else 0
     call = _call({}, format=format, messages_path=messages_path)
-    _format, findings, failure = _ctxc.check_text(text, call)
+    _format, findings, failure = _ctxc.check(messages, call)
     if failure is not None:
         _raise(failure, shape, count)
     return [

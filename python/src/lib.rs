@@ -1,8 +1,11 @@
-//! `ctxc._ctxc`: the native half of the `ctxc` Python package. Text in, text out: the Python
-//! half (`ctxc/__init__.py`) turns Python values into a transcript's JSON text and back, and
-//! raises `ctxc.CtxcError`; this half runs the library pipeline `ctxc compact` runs
-//! ([`ctxc::api`]), with the GIL released. Arrow data (`compact_batch`) crosses as an Arrow C
-//! stream in a PyCapsule, both ways, without a copy.
+//! `ctxc._ctxc`: the native half of the `ctxc` Python package. It runs the library pipeline
+//! `ctxc compact` runs ([`ctxc::api`]), with the GIL released, on a transcript's text or on a
+//! conversation given as Python values: those are written to the JSON text the command would
+//! read by walking them in Rust ([`to_text`]), and the output is built as Python values from
+//! the compacted text, its unchanged parts copied from the values given ([`from_text`]). The
+//! Python half (`ctxc/__init__.py`) checks the arguments and raises `ctxc.CtxcError`. Arrow
+//! data (`compact_batch`) crosses as an Arrow C stream in a PyCapsule, both ways, without a
+//! copy.
 
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
@@ -12,9 +15,13 @@ use ctxc::pipeline::OnFindings;
 use ctxc::transcript::{Finding, Format, ReadOptions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyCapsuleMethods};
+use pyo3::types::{PyCapsule, PyCapsuleMethods, PyList, PyString};
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex, PoisonError};
+use to_text::Written;
+
+mod from_text;
+mod to_text;
 
 /// The threads this process compacts on. Not rayon's global pool: a process forked after a
 /// call (multiprocessing's default on Linux) inherits a pool whose threads it does not have, and
@@ -125,26 +132,106 @@ fn finding_failure(step: &str, f: Finding) -> Failure {
     (step.into(), f.line, f.message, None)
 }
 
-/// Compacts a transcript's text. Returns (output, report JSON, None), or (None, None,
+/// A conversation as the Python half hands it over: a transcript's text, or Python values
+/// written as the JSON text ctxc reads ([`to_text`]).
+enum Conversation<'py> {
+    Text(String),
+    Values(Written<'py>),
+}
+
+impl<'py> Conversation<'py> {
+    /// A `str` as it is, a list, tuple or dict written (`record`: with its containers, to
+    /// read the unchanged ones back without parsing). A value with no JSON form is a
+    /// `TypeError`, or a `parse` failure for what the `json` module raises a `ValueError` for.
+    fn of(value: &Bound<'py, PyAny>, record: bool) -> PyResult<Result<Self, Failure>> {
+        if let Ok(text) = value.cast::<PyString>() {
+            // One copy, from the string's own UTF-8 (CPython's is always valid).
+            let utf8 = to_text::utf8(text)?;
+            let text = String::from_utf8(utf8.to_vec())
+                .map_err(|e| PyValueError::new_err(format!("a str that is not UTF-8: {e}")))?;
+            return Ok(Ok(Conversation::Text(text)));
+        }
+        match to_text::write(value, record) {
+            Ok(written) => Ok(Ok(Conversation::Values(written))),
+            Err((place, not_json)) => {
+                let message = not_json.at(&place)?;
+                Ok(Err(("parse".into(), 0, message, None)))
+            }
+        }
+    }
+
+    fn into_text(self) -> String {
+        match self {
+            Conversation::Text(text) => text,
+            Conversation::Values(written) => written.text,
+        }
+    }
+}
+
+/// The text ctxc compacts for a list, tuple or dict (`ctxc.dumps`): (text, None) or (None,
 /// failure).
 #[pyfunction]
-fn compact_text(
-    py: Python<'_>,
-    text: String,
+fn dumps(value: &Bound<'_, PyAny>) -> PyResult<(Option<String>, Option<Failure>)> {
+    Ok(match Conversation::of(value, false)? {
+        Ok(conversation) => (Some(conversation.into_text()), None),
+        Err(failure) => (None, Some(failure)),
+    })
+}
+
+/// The output of a compaction in the shape given: text for text (`written` None); for
+/// values, the list of the output's values, the unchanged ones copied from the values given
+/// instead of read from the text ([`from_text`]).
+fn output<'py>(
+    py: Python<'py>,
+    written: Option<Written<'py>>,
+    output: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(written) = written else {
+        return Ok(PyString::new(py, output).into_any());
+    };
+    let given = from_text::Given::new(&written.text, written.spans);
+    let values = from_text::values(py, output, Some(&given))?;
+    Ok(PyList::new(py, values)?.into_any())
+}
+
+/// Compacts a conversation: a transcript's text, or a list, tuple or dict of JSON values
+/// ([`Conversation::of`]). Returns (output, report JSON, None), or (None, None, failure);
+/// the output is text for text, else the list of output values.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn compact<'py>(
+    py: Python<'py>,
+    conversation: &Bound<'py, PyAny>,
     call: &str,
-) -> PyResult<(Option<String>, Option<String>, Option<Failure>)> {
+) -> PyResult<(Option<Bound<'py, PyAny>>, Option<String>, Option<Failure>)> {
     let options = match Call::parse(call).and_then(|c| c.options()) {
         Ok(o) => o,
         Err(failure) => return Ok((None, None, Some(failure))),
     };
+    let given = match Conversation::of(conversation, true)? {
+        Ok(given) => given,
+        Err(failure) => return Ok((None, None, Some(failure))),
+    };
+    let (text, written) = match given {
+        Conversation::Text(text) => (text, None),
+        Conversation::Values(written) => (String::new(), Some(written)),
+    };
+    let source = written.as_ref().map(|w| w.text.as_str());
     let pool = pool()?;
-    let result = py.detach(|| pool.install(|| api::compact_text(text, &options)));
+    let result = py.detach(|| {
+        pool.install(|| {
+            // The values' text stays, to read the output back by: ctxc gets a copy.
+            let text = source.map_or(text, str::to_owned);
+            api::compact_text(text, &options)
+        })
+    });
     Ok(match result {
         Ok(done) => {
-            // As the CLI's reports write it (`null` for figures a file never had).
-            let report = serde_json::to_string(&done.report.public())
+            // The report's JSON text, for the Python half to read on first use. A compacted
+            // report is its fields as they are (`public()` differs only for a failure).
+            let report = serde_json::to_string(&done.report)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            (Some(done.output), Some(report), None)
+            (Some(output(py, written, &done.output)?), Some(report), None)
         }
         Err(failed) => {
             let report = failed
@@ -162,15 +249,20 @@ fn compact_text(
     })
 }
 
-/// Counts tokens: of plain text (`transcript` false) or of a transcript's context, as
-/// `ctxc stats` counts `contextTokens`. Returns (count, None) or (None, failure).
+/// Counts tokens: of plain text (`transcript` false, a `str`) or of a conversation's context
+/// (a transcript's text, or values), as `ctxc stats` counts `contextTokens`. Returns (count,
+/// None) or (None, failure).
 #[pyfunction]
 fn count_tokens(
     py: Python<'_>,
-    text: String,
+    conversation: &Bound<'_, PyAny>,
     transcript: bool,
     call: &str,
-) -> (Option<usize>, Option<Failure>) {
+) -> PyResult<(Option<usize>, Option<Failure>)> {
+    let text = match Conversation::of(conversation, false)? {
+        Ok(c) => c.into_text(),
+        Err(failure) => return Ok((None, Some(failure))),
+    };
     let counted = (|| {
         let call = Call::parse(call)?;
         let read = call.read()?;
@@ -190,34 +282,39 @@ fn count_tokens(
             })
         })
     })();
-    match counted {
+    Ok(match counted {
         Ok(n) => (Some(n), None),
         Err(f) => (None, Some(f)),
-    }
+    })
 }
 
-/// What `ctxc check` finds: (format or None, [(line, message)]), or a failure of the options.
+/// What `ctxc check` finds in a conversation (text or values): (format or None, [(line,
+/// message)]), or a failure of the options or the values.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn check_text(
+fn check(
     py: Python<'_>,
-    text: String,
+    conversation: &Bound<'_, PyAny>,
     call: &str,
-) -> (Option<String>, Vec<(usize, String)>, Option<Failure>) {
+) -> PyResult<(Option<String>, Vec<(usize, String)>, Option<Failure>)> {
     let read = match Call::parse(call).and_then(|c| c.read()) {
         Ok(r) => r,
-        Err(f) => return (None, Vec::new(), Some(f)),
+        Err(f) => return Ok((None, Vec::new(), Some(f))),
+    };
+    let text = match Conversation::of(conversation, false)? {
+        Ok(c) => c.into_text(),
+        Err(failure) => return Ok((None, Vec::new(), Some(failure))),
     };
     let pool = match pool() {
         Ok(p) => p,
-        Err(e) => return (None, Vec::new(), Some(settings_failure(e.to_string()))),
+        Err(e) => return Ok((None, Vec::new(), Some(settings_failure(e.to_string())))),
     };
     let (format, findings) = py.detach(|| pool.install(|| api::check_text(text, &read)));
-    (
+    Ok((
         format.map(|f| f.to_string()),
         findings.into_iter().map(|f| (f.line, f.message)).collect(),
         None,
-    )
+    ))
 }
 
 /// The name the Arrow PyCapsule interface gives a capsule holding an `ArrowArrayStream`.
@@ -300,9 +397,10 @@ fn compact_batches<'py>(
 
 #[pymodule]
 fn _ctxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(compact_text, m)?)?;
+    m.add_function(wrap_pyfunction!(compact, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
-    m.add_function(wrap_pyfunction!(check_text, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(compact_batches, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -48,7 +48,9 @@ def parse_output(text):
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        # JSONL lines end at "\n" only (str.splitlines also breaks at U+2028 and others, which
+        # JSON strings hold as they are).
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 def run_cli(path, *flags):
@@ -213,6 +215,154 @@ def test_importing_ctxc_never_imports_langchain():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+# --- the hand-over: values to text and back ------------------------------------------------
+
+# What ctxc.dumps must write: the json module's text with ctxc's options (JSON.stringify's).
+ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def encoded(value):
+    if isinstance(value, dict):
+        return ENCODER.encode(value) + "\n"
+    return "".join(ENCODER.encode(e) + "\n" for e in value)
+
+
+class Label(str):
+    def __str__(self):
+        return "not this"
+
+
+class Count(int):
+    def __repr__(self):
+        return "not this"
+
+
+class Ratio(float):
+    def __repr__(self):
+        return "not this"
+
+
+def awkward_values():
+    """Values whose JSON text has a rule of its own: escapes, non-ASCII, line separators, big
+    ints and float forms, keys that are no str, tuples, subclasses of the leaf types."""
+    return [
+        {"role": "user", "content": 'quote " back \\ slash / \n\r\t\b\f \x00\x1f\x7f é ☃ 😀 \u2028\u2029\x85'},
+        {"role": "assistant", "content": None, "n": [0, -1, 2**63, -(2**70), 10**40, True, False]},
+        {"floats": [0.0, -0.0, 1.0, 0.1, 1e16, 1.5e-5, 1e-7, 123456789.125, 1e300, 5e-324]},
+        {1: "int key", 2.5: "float key", None: "null key", False: "bool key"},
+        {"tuple": (1, ("a", "b")), "empty": [{}, [], ()], "nested": {"a": {"b": {"c": [1]}}}},
+        {Label("role"): Label("user"), "count": Count(7), "ratio": Ratio(0.25)},
+    ]
+
+
+def test_dumps_writes_what_the_json_module_writes():
+    values = awkward_values()
+    assert ctxc.dumps(values) == encoded(values)
+    assert ctxc.dumps(tuple(values)) == encoded(values)
+    assert ctxc.dumps({"messages": values}) == encoded({"messages": values})
+    assert ctxc.dumps([]) == ""
+    # Every escaped character at every place of the first words of a string, beside ASCII,
+    # non-ASCII and other escaped characters (the walk looks at eight bytes at a time).
+    for filler in ("abcdefghijklmnopqrstuvwx", "é☃😀" * 5, "\x1f\"\\" * 6):
+        for special in ("\x00", "\x08", "\n", "\x1f", '"', "\\", " ", "\x7f", "é"):
+            strings = [filler[:i] + special + filler[i:] for i in range(len(filler) + 1)]
+            values = [{"role": "user", "content": text} for text in strings]
+            assert ctxc.dumps(values) == encoded(values)
+
+
+@pytest.mark.parametrize("name", [n for n in [
+    "openai-chat/tau-bench/gpt-4o-airline.json",
+    "claude-code/spotter/tool_heavy.jsonl",
+    "codex-rollout/ccusage/session-alpha.jsonl",
+    "sharegpt/llamafactory/glaive_toolcall_en_demo.json",
+    "swe-agent/ctf__crypto__katy.traj",
+    "openhands/trajs/basic.json",
+]])
+def test_dumps_writes_what_the_json_module_writes_for_corpus_files(name):
+    _, value = corpus_value(name)
+    assert ctxc.dumps(value) == encoded(value)
+
+
+def containers(value, found=None):
+    """The ids of every dict and list in a value, with the objects (kept alive)."""
+    found = {} if found is None else found
+    if isinstance(value, dict):
+        found[id(value)] = value
+        for v in value.values():
+            containers(v, found)
+    elif isinstance(value, (list, tuple)):
+        found[id(value)] = value
+        for v in value:
+            containers(v, found)
+    return found
+
+
+def test_the_output_shares_no_container_with_the_input():
+    """Kept messages come back as copies (not read again from text): changing the output can
+    never change what was given, at any depth."""
+    runs = tau_runs()[:20]
+    before = copy.deepcopy(runs)
+    done = ctxc.compact(runs, target_ratio=0.5, force=True)
+    assert done.report["messagesAfter"] > 0
+    given = containers(runs)
+    assert not set(containers(done.messages)) & set(given)
+    for run in done.messages:
+        run["info"]["changed"] = True
+        for message in run["traj"]:
+            message["content"] = "changed"
+            message.setdefault("tool_calls", []).append({"changed": True})
+    assert runs == before
+    # Nothing fires: every value comes back copied, none shared.
+    unchanged = ctxc.compact(runs)
+    assert unchanged.report["status"] == "unchanged"
+    assert unchanged.messages == runs
+    assert not set(containers(unchanged.messages)) & set(given)
+
+
+def test_the_output_equals_the_output_text_read_by_the_json_module():
+    """Kept values are given back as `json.loads` would read their text: a tuple as a list, a
+    key as a str, a str or number subclass as its plain value."""
+    # Long enough (128 bytes and more) to be copied rather than read again when kept.
+    long = " ".join(["Please keep every detail of this request in mind."] * 3)
+    messages = [
+        {"role": "system", "content": "You are a helpful airline agent. " + long, "meta": (1, 2)},
+        {"role": Label("user"), "content": long, 7: Count(3), "weight": Ratio(0.5)},
+    ] + small_chat()[1:]
+    for given in (messages, tuple(messages), {"messages": messages}):
+        done = ctxc.compact(given, target_ratio=0.5, force=True)
+        text = ctxc.compact(ctxc.dumps(given), target_ratio=0.5, force=True).messages
+        expected = parse_output(text)
+        if isinstance(given, tuple):
+            assert isinstance(done.messages, tuple)
+            assert list(done.messages) == expected
+        else:
+            assert done.messages == expected
+        kept = done.messages["messages"] if isinstance(given, dict) else done.messages
+        first = kept[0]
+        assert type(first["meta"]) is list
+        second = next(m for m in kept if "weight" in m)
+        assert type(second["role"]) is str and type(second["7"]) is int
+        assert type(second["weight"]) is float
+    # Unchanged: every value is a copy of what was given, made plain as json.loads makes it.
+    done = ctxc.compact(messages)
+    assert done.report["status"] == "unchanged"
+    assert done.messages == parse_output(ctxc.dumps(messages))
+    assert type(done.messages[0]["meta"]) is list
+    assert type(done.messages[1]["role"]) is str and done.messages[1]["7"] == 3
+    assert type(done.messages[1]["7"]) is int and type(done.messages[1]["weight"]) is float
+
+
+def test_line_separators_inside_strings_stay_inside_them():
+    """U+2028, U+0085 and friends are line breaks to str.splitlines, not to JSONL."""
+    messages = small_chat()
+    messages[1] = {"role": "user", "content": "one\u2028two\x85three\x1cfour"}
+    done = ctxc.compact(messages, target_ratio=0.5, force=True)
+    assert done.messages == parse_output(
+        ctxc.compact(ctxc.dumps(messages), target_ratio=0.5, force=True).messages
+    )
+    assert messages[1] in done.messages
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 
@@ -230,6 +380,28 @@ def test_an_element_that_is_not_json_is_a_type_error_naming_it():
     assert messages == before
     with pytest.raises(ctxc.CtxcError, match=r"messages\[0\] is not JSON"):
         ctxc.compact([{"role": "user", "content": float("nan")}])
+    with pytest.raises(TypeError, match=r"messages\[1\] is not JSON: keys must be str"):
+        ctxc.compact([{"role": "user", "content": "a"}, {("a",): 1}])
+    with pytest.raises(TypeError, match=r"messages is not JSON: Object of type bytes"):
+        ctxc.count_tokens({"messages": [{"role": "user", "content": b"x"}]})
+
+
+def test_a_circular_or_unencodable_value_is_a_ctxc_error_naming_the_element():
+    looped = {"role": "user", "content": []}
+    looped["content"].append(looped)
+    messages = [{"role": "user", "content": "a"}, looped]
+    with pytest.raises(ctxc.CtxcError, match=r"messages\[1\] is not JSON: Circular reference") as e:
+        ctxc.compact(messages, force=True)
+    assert e.value.step == "parse"
+    deep = {"role": "user", "content": "a"}
+    for _ in range(600):
+        deep = {"x": deep}
+    with pytest.raises(ctxc.CtxcError, match=r"messages\[0\] is not JSON: nested more than"):
+        ctxc.check([deep])
+    with pytest.raises(ctxc.CtxcError, match=r"messages\[0\] is not JSON: .*surrogates"):
+        ctxc.dumps([{"role": "user", "content": "\ud800"}])
+    with pytest.raises(ctxc.CtxcError, match=r"messages is not JSON: Out of range float"):
+        ctxc.compact({"messages": [{"role": "user", "content": "a", "x": float("inf")}]})
 
 
 @pytest.mark.parametrize(

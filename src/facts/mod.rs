@@ -510,16 +510,17 @@ static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{
 /// paths ([`is_file_path`]).
 pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
     PATH_TOKEN
-        .for_text(text)
-        .find_iter(text)
+        .find_ranges(text)
+        .into_iter()
         .filter_map(move |m| {
-            let before = text[..m.start()].chars().next_back();
-            let after = &text[m.end()..];
+            let before = text[..m.start].chars().next_back();
+            let after = &text[m.end..];
+            let token = &text[m];
             let glued = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, ':' | '/' | '.'));
-            if !m.as_str().contains('/') || after.starts_with("://") || glued {
+            if !token.contains('/') || after.starts_with("://") || glued {
                 return None;
             }
-            let path = m.as_str().trim_end_matches(['.', ',']);
+            let path = token.trim_end_matches(['.', ',']);
             let rooted = path.starts_with('/')
                 || path.starts_with("./")
                 || path.starts_with("../")
@@ -700,7 +701,7 @@ static SHAPE_FINDER: LazyLock<AhoCorasick> =
 /// Whether a line of command output has the shape of an error message (not merely the word).
 pub fn is_error_shaped(line: &str) -> bool {
     let line = line.trim();
-    SHAPE_FINDER.is_match(line) && ERROR_SHAPE.for_text(line).is_match(line)
+    SHAPE_FINDER.is_match(line) && ERROR_SHAPE.is_match(line)
 }
 
 /// The error lines of a tool result, given the calls it answers: error-shaped lines of a

@@ -182,19 +182,39 @@ fn every_error_shaped_line_holds_a_shape_needle() {
             lines.extend(text.lines().map(String::from));
         }
     }
+    // Non-ASCII text, folded for the ASCII build: letters, digits and spaces of other scripts
+    // inside each alternative.
+    lines.extend(
+        [
+            "ÄError: boom",
+            "TypeÉrror: x",
+            "E\u{a0}  ValueError",
+            "e.ÜberError: nope",
+            "λ.py:١٢: error: x",
+            "1٢ failures, ٣ errors",
+            "٢ failed",
+            "café/naïve.py and ~/résumé/x.txt — ./a/β.rs",
+            "日本/語.md, /tmp/ü/ß.txt",
+            "panicked at 'π' src/ā.rs",
+            "\u{2003}ValueError: spaced",
+            "x\u{1f600}/y.py 😀Error: z",
+        ]
+        .map(String::from),
+    );
     let mut shaped = 0;
     let mut ascii = 0;
+    let mut folded = 0;
     for line in &lines {
-        // The ASCII build finds what the Unicode one finds on ASCII text.
-        if line.is_ascii() {
-            ascii += 1;
-            let line = line.trim();
-            let unicode = ERROR_SHAPE.unicode().is_match(line);
-            assert_eq!(ERROR_SHAPE.ascii().is_match(line), unicode, "{line:?}");
-            let spans = |r: &Regex| r.find_iter(line).map(|m| m.range()).collect::<Vec<_>>();
-            let paths = spans(PATH_TOKEN.unicode());
-            assert_eq!(spans(PATH_TOKEN.ascii()), paths, "{line:?}");
-        }
+        // The ASCII build, on the text folded when it is not ASCII, finds what the Unicode
+        // build finds.
+        ascii += usize::from(line.is_ascii());
+        folded += usize::from(!line.is_ascii());
+        let line = line.trim();
+        let unicode = ERROR_SHAPE.unicode().is_match(line);
+        assert_eq!(ERROR_SHAPE.is_match(line), unicode, "{line:?}");
+        let spans = |r: &Regex| r.find_iter(line).map(|m| m.range()).collect::<Vec<_>>();
+        let paths = spans(PATH_TOKEN.unicode());
+        assert_eq!(PATH_TOKEN.find_ranges(line), paths, "{line:?}");
         if ERROR_SHAPE.unicode().is_match(line.trim()) {
             shaped += 1;
             assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
@@ -202,6 +222,7 @@ fn every_error_shaped_line_holds_a_shape_needle() {
     }
     assert!(shaped >= 15, "{shaped} error-shaped lines");
     assert!(ascii > 10_000, "{ascii} ASCII lines");
+    assert!(folded > 1_000, "{folded} non-ASCII lines");
 }
 
 #[test]

@@ -6,13 +6,14 @@
 
 use super::{StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
-use crate::summarizer::{Scope, Summarizer, SummaryRequest};
+use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
 use crate::transcript::Kind;
 use anyhow::Result;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Summaries written while compacting one conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -67,6 +68,9 @@ pub struct Context<'a> {
     pub fit_summaries: bool,
     /// Why the last step landed under 85% of the target, when it did.
     pub coarse: RefCell<Option<CoarseStep>>,
+    /// What each entry gave a summary, shared by every probe of the conversation: the
+    /// landing search summarizes overlapping runs, and each entry is read once.
+    memo: Rc<EntryMemo>,
 }
 
 /// A step that landed under 85% of the target because the least it could take was one unit
@@ -116,6 +120,7 @@ impl<'a> Context<'a> {
             horizon: usize::MAX,
             fit_summaries: false,
             coarse: RefCell::new(None),
+            memo: Rc::default(),
         }
     }
 
@@ -124,6 +129,7 @@ impl<'a> Context<'a> {
     fn reaching(&self, horizon: usize) -> Context<'a> {
         Context {
             horizon,
+            memo: Rc::clone(&self.memo),
             ..Context::new(self.subject, self.summarizer, self.settings, self.target)
         }
     }
@@ -321,21 +327,10 @@ impl<'a> Context<'a> {
                     scope,
                     max_tokens,
                     counter: self.subject.counter,
+                    memo: Some(&self.memo),
                 })
             };
             let mut summary = ask(self.settings.summary_max_tokens)?;
-            let allowed = budget(run_tokens);
-            if allowed < self.subject.summary_tokens(&summary.text) && !summary.drop_span {
-                // A smaller summary is used only when it still states the task and the next
-                // steps the full one does.
-                let smaller = self.summary_within(allowed, &ask)?;
-                if keeps_essentials(&smaller.text, &summary.text) {
-                    self.record(&summary, None);
-                    summary = smaller;
-                } else {
-                    self.record(&smaller, None);
-                }
-            }
             if summary.drop_span {
                 self.record(&summary, None);
                 if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
@@ -343,7 +338,22 @@ impl<'a> Context<'a> {
                 }
                 continue;
             }
-            let tokens = self.subject.summary_tokens(&summary.text);
+            // Each summary is counted once: a summary's text is the longest thing counted
+            // per probe of the landing search.
+            let mut tokens = self.subject.summary_tokens(&summary.text);
+            let allowed = budget(run_tokens);
+            if allowed < tokens {
+                // A smaller summary is used only when it still states the task and the next
+                // steps the full one does.
+                let (smaller, smaller_tokens) = self.summary_within(allowed, &ask)?;
+                if keeps_essentials(&smaller.text, &summary.text) {
+                    self.record(&summary, None);
+                    summary = smaller;
+                    tokens = smaller_tokens;
+                } else {
+                    self.record(&smaller, None);
+                }
+            }
             let applied = tokens < run_tokens;
             self.record(&summary, applied.then_some(tokens));
             if applied {
@@ -355,28 +365,28 @@ impl<'a> Context<'a> {
 
     /// A summary whose message costs at most `allowed` tokens where the summarizer can make
     /// one that small (its budget is for the text, and only roughly kept): asked again, at
-    /// most twice, with the budget lowered by what the last answer went over.
+    /// most twice, with the budget lowered by what the last answer went over. Returns the
+    /// summary and what its message costs.
     fn summary_within(
         &self,
         allowed: usize,
         ask: &impl Fn(usize) -> Result<crate::summarizer::Summary>,
-    ) -> Result<crate::summarizer::Summary> {
+    ) -> Result<(crate::summarizer::Summary, usize)> {
         let least = MIN_FITTED_SUMMARY.min(self.settings.summary_max_tokens);
         let mut max_tokens = allowed.saturating_sub(SUMMARY_OVERHEAD).max(least);
         let mut summary = ask(max_tokens)?;
+        let mut tokens = self.subject.summary_tokens(&summary.text);
         for _ in 0..2 {
-            let over = self
-                .subject
-                .summary_tokens(&summary.text)
-                .saturating_sub(allowed);
+            let over = tokens.saturating_sub(allowed);
             if over == 0 || max_tokens == least {
                 break;
             }
             self.record(&summary, None);
             max_tokens = max_tokens.saturating_sub(over).max(least);
             summary = ask(max_tokens)?;
+            tokens = self.subject.summary_tokens(&summary.text);
         }
-        Ok(summary)
+        Ok((summary, tokens))
     }
 
     /// What a summary of `run_tokens` tokens may cost: anything, or with

@@ -14,6 +14,7 @@ pub mod render;
 use crate::tokens::TokenCounter;
 use crate::transcript::Item;
 use anyhow::Result;
+pub use extractive::EntryMemo;
 use llm::OnFailure;
 use std::borrow::Cow;
 
@@ -43,6 +44,9 @@ pub struct SummaryRequest<'a> {
     pub max_tokens: usize,
     /// The run's token counter, to keep within the budget.
     pub counter: &'a TokenCounter,
+    /// What the conversation's entries gave earlier summaries, for a summarizer that reads
+    /// them the same way each time (`extractive`); `None` reads every entry afresh.
+    pub memo: Option<&'a EntryMemo>,
 }
 
 /// A summary and what it cost.

@@ -67,6 +67,7 @@ pub fn summarize(summarizer: &dyn Summarizer, items: &[Item]) -> anyhow::Result<
         scope: Scope::Span,
         max_tokens: 321,
         counter: &COUNTER,
+        memo: None,
     })
 }
 

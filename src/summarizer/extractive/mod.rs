@@ -9,18 +9,22 @@
 //! of its lines were left out. Earlier ctxc summaries in the span are merged line by line, so
 //! summarizing a summary loses nothing that still fits.
 
+mod entry;
+
+pub use entry::EntryMemo;
+
 use super::artifacts::{self, ArtifactIndex};
 use super::render::{Outputs, entries_marker, fit_entries, render_entries};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
-use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
-use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
-    CallArgs, CallIndex, Effect, clip, collapse_whitespace, command_key, paths_in_text,
-    reported_errors, request_text, result_errors, text_action, tool_calls, tool_output,
+    CallArgs, Effect, clip, collapse_whitespace, command_key, request_text, result_errors,
+    text_action, tool_calls,
 };
-use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
+use crate::transcript::{Item, Kind};
 use anyhow::Result;
+use entry::{Call, Op};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// The extractive summarizer.
@@ -35,10 +39,9 @@ impl Summarizer for Extractive {
         let rendered = render_entries(request.entries, Outputs::Clipped);
         let (head, tail, omitted_chars) = fit_entries(&rendered);
         let n = request.entries.len();
-        let read: Vec<&Item> = request.entries[..head]
+        let read: Vec<&Cow<Item>> = request.entries[..head]
             .iter()
             .chain(&request.entries[n - tail..])
-            .map(|e| e.as_ref())
             .collect();
         if request.entries.iter().all(|e| is_client_noise(e)) {
             // Slash commands, their output, interruptions: a stub, not a summary of them.
@@ -48,7 +51,15 @@ impl Summarizer for Extractive {
             });
         }
         let mut notes = Notes::default();
-        notes.gather(&read);
+        let fresh;
+        let memo = match request.memo {
+            Some(memo) => memo,
+            None => {
+                fresh = EntryMemo::default();
+                &fresh
+            }
+        };
+        notes.gather(&read, memo);
         let omitted = n - head - tail;
         let intro = intro(request, omitted, omitted_chars);
         let text = notes.write(&intro, request);
@@ -250,53 +261,59 @@ const MAX_PROSE_CHARS: usize = 400;
 
 impl Notes {
     fn add(&mut self, list: List, line: String) {
-        let line = clean(&line).trim().to_string();
-        if matches!(line.as_str(), "" | "\"\"" | "``") || !self.seen.insert((list, line.clone())) {
-            return;
-        }
-        self.lists.entry(list).or_default().push(line);
+        self.push(list, clean(&line).trim());
     }
 
-    fn gather(&mut self, items: &[&Item]) {
-        let mut calls = CallIndex::default();
+    /// Adds a cleaned line to `list`, unless it is empty or already there.
+    fn push(&mut self, list: List, line: &str) {
+        if matches!(line, "" | "\"\"" | "``") || self.seen.contains(&(list, line.to_string())) {
+            return;
+        }
+        self.seen.insert((list, line.to_string()));
+        self.lists.entry(list).or_default().push(line.to_string());
+    }
+
+    /// Folds the entries' notes ([`EntryNotes`]) into the lists, in order: failures are
+    /// matched with the calls that followed them, the latest task list and last message win.
+    fn gather(&mut self, entries: &[&Cow<Item>], memo: &EntryMemo) {
+        let notes = memo.notes(entries.iter().copied());
+        let mut calls: HashMap<&str, &CallArgs> = HashMap::new();
         let mut failures: Vec<Failure> = Vec::new();
-        let mut last_tasks: Option<Vec<String>> = None;
-        let mut last_action: Option<String> = None;
-        for item in items {
-            match item.kind {
-                Kind::User => {
-                    self.user(item);
-                    let text = request_text(item).unwrap_or_default();
-                    for line in reported_errors(&text) {
-                        failures.push(Failure::reported(line));
+        let mut last_tasks: Option<&Vec<String>> = None;
+        let mut last_action: Option<&str> = None;
+        for (item, notes) in entries.iter().zip(&notes) {
+            for line in &notes.reported {
+                failures.push(Failure::reported(line.clone()));
+            }
+            for call in &notes.calls {
+                if let Some(id) = &call.id {
+                    calls.insert(id, &call.args);
+                }
+                for failure in failures.iter_mut().filter(|f| f.followed.is_none()) {
+                    if failure.is_followed_by(call) {
+                        failure.followed = Some(call.described.clone());
                     }
                 }
-                Kind::AssistantText | Kind::ToolCall => {
-                    calls.note(item);
-                    for call in item_calls(item) {
-                        let described = describe(&call);
-                        for failure in failures.iter_mut().filter(|f| f.followed.is_none()) {
-                            if failure.is_followed_by(&call) {
-                                failure.followed = Some(described.clone());
-                            }
-                        }
-                        last_action = Some(described);
-                    }
-                    self.assistant(item, &mut last_tasks);
+                last_action = Some(&call.described);
+            }
+            if notes.tasks.is_some() {
+                last_tasks = notes.tasks.as_ref();
+            }
+            if item.kind == Kind::ToolResult {
+                let answered: Vec<&CallArgs> = item
+                    .results
+                    .iter()
+                    .filter_map(|id| calls.get(id.as_str()).copied())
+                    .collect();
+                let lines = result_errors(item, &answered);
+                if !lines.is_empty() {
+                    let paths = notes.output_paths(item);
+                    failures.push(Failure::new(lines, answered.first().copied(), paths));
                 }
-                Kind::ToolResult => {
-                    let answered = calls.answered_by(item);
-                    let lines = result_errors(item, &answered);
-                    if !lines.is_empty() {
-                        let output = clean(&tool_output(item)).into_owned();
-                        failures.push(Failure::new(lines, answered.first().copied(), &output));
-                    }
-                    if let Some(stat) = git_stat(&tool_output(item)) {
-                        self.git = Some(stat);
-                    }
-                }
-                Kind::Summary => self.earlier_summary(item),
-                _ => {}
+            }
+            self.replay(&notes.ops);
+            if let Some(stat) = &notes.git {
+                self.git = Some(stat.clone());
             }
         }
         for failure in failures {
@@ -304,7 +321,7 @@ impl Notes {
         }
         if let Some(tasks) = last_tasks {
             self.lists.remove(&List::Tasks);
-            tasks.into_iter().for_each(|t| self.add(List::Tasks, t));
+            tasks.iter().for_each(|t| self.add(List::Tasks, t.clone()));
         }
         // A span of tool calls without prose still says where it stopped.
         if !self.lists.contains_key(&List::LastMessage) {
@@ -317,104 +334,19 @@ impl Notes {
         }
     }
 
-    fn user(&mut self, item: &Item) {
-        let Some(text) = request_text(item) else {
-            return;
-        };
-        self.add(List::Requests, quote_prose(&text));
-        for path in paths_in_text(&text) {
-            self.artifacts.file(&path, Effect::None);
-        }
-        for pin in pins(&text) {
-            self.add(List::Pins, pin);
-        }
-        for sentence in sentences(&text).filter(|s| is_preference(s)) {
-            self.add(List::Preferences, quote_prose(sentence));
-        }
-    }
-
-    /// Notes an assistant message: its prose, decisions, and what its calls did.
-    fn assistant(&mut self, item: &Item, tasks: &mut Option<Vec<String>>) {
-        let texts: Vec<&str> = item
-            .parts
-            .iter()
-            .filter(|p| p.kind == PartKind::Text)
-            .map(|p| p.text.as_str())
-            .collect();
-        let text = texts.join("\n");
-        if !text.trim().is_empty() {
-            self.lists.remove(&List::LastMessage);
-            self.seen.retain(|(l, _)| *l != List::LastMessage);
-            self.add(List::LastMessage, quote_prose(&text));
-            for sentence in
-                sentences(&text).filter(|s| crate::facts::states_decision(s) || chooses(s))
-            {
-                self.add(List::Decisions, quote_prose(sentence));
-            }
-        }
-        for call in item_calls(item) {
-            if let Some(list) = todo_list(&call) {
-                *tasks = Some(list);
-            }
-            self.call(&call);
-        }
-    }
-
-    /// Notes what a tool call did to files, and the command it ran.
-    fn call(&mut self, call: &CallArgs) {
-        for (path, effect) in file_actions(call) {
-            self.artifacts.file(&path, effect);
-        }
-        if let Some(command) = call.command() {
-            let more = command.trim().lines().nth(1).is_some();
-            self.artifacts.command(&command_key(&command), more, 1);
-        }
-    }
-
-    /// Merges an earlier summary: ctxc's line by line, others as clipped text.
-    fn earlier_summary(&mut self, item: &Item) {
-        let text = item.text();
-        let Some(body) = text.strip_prefix(SUMMARY_MARKER) else {
-            // A runtime's summary (Claude Code, Codex): its task goes to the overview.
-            if let Some(task) = task_statement(&text) {
-                self.add(
-                    List::Requests,
-                    format!(
-                        "Task (from an earlier compaction summary): {}",
-                        quote_prose(&task)
-                    ),
-                );
-            }
-            self.add(List::Earlier, quote_prose(&text));
-            return;
-        };
-        // The index's shared root written out: its entries merge whole.
-        let body = artifacts::expand_roots(body);
-        let mut list = None;
-        for line in body.lines() {
-            let line = line.trim_end();
-            if let Some(found) = Merged::of_title(line.trim()) {
-                list = Some(found);
-            } else if line.starts_with("## ") || line.is_empty() {
-                list = None;
-            } else if let (Some(l), Some(entry)) = (list, line.strip_prefix("- ")) {
-                if entry.starts_with('(') && entry.ends_with("not shown)") {
-                    continue;
+    /// Takes an entry's notes into the lists and the artifact index.
+    fn replay(&mut self, ops: &[Op]) {
+        for op in ops {
+            match op {
+                Op::Add(list, line) => self.push(*list, line),
+                Op::ClearLastMessage => {
+                    self.lists.remove(&List::LastMessage);
+                    self.seen.retain(|(l, _)| *l != List::LastMessage);
                 }
-                match l {
-                    Merged::List(l) => self.add(l, entry.to_string()),
-                    Merged::Index(title) => self.artifacts.merge_line(title, entry),
-                    Merged::OldFiles(effect) => self.artifacts.file(entry, effect),
-                    Merged::OldCommands => {
-                        let (key, more) = match entry.strip_suffix(" …") {
-                            Some(key) => (key, true),
-                            None => (entry, false),
-                        };
-                        self.artifacts.command(key.trim_matches('`'), more, 1);
-                    }
-                }
-            } else if let Some(git) = line.strip_prefix("Git: ") {
-                self.git = Some(git.to_string());
+                Op::File(path, effect) => self.artifacts.file(path, *effect),
+                Op::Command(key, more) => self.artifacts.command(key, *more, 1),
+                Op::MergeIndex(title, line) => self.artifacts.merge_line(title, line),
+                Op::Git(stat) => self.git = Some(stat.clone()),
             }
         }
     }
@@ -627,10 +559,12 @@ struct Failure {
 }
 
 impl Failure {
-    fn new(lines: Vec<String>, call: Option<&CallArgs>, output: &str) -> Failure {
+    /// A failure of `call` (the call a failed output answers, when known) whose output
+    /// names `output_paths`.
+    fn new(lines: Vec<String>, call: Option<&CallArgs>, output_paths: &[String]) -> Failure {
         let mut files: Vec<String> = call.map(CallArgs::paths).unwrap_or_default();
         // A compiler names the file of an error on the lines around it.
-        files.extend(paths_in_text(output).take(50));
+        files.extend(output_paths.iter().cloned());
         Failure {
             source: call.map(|c| match c.command() {
                 Some(command) => format!("from `{}`", command_key(&command)),
@@ -656,12 +590,11 @@ impl Failure {
 
     /// Whether `call` is what followed this failure: the same program run again, or a call
     /// on one of its files.
-    fn is_followed_by(&self, call: &CallArgs) -> bool {
-        let same_program =
-            self.program.is_some() && call.command().and_then(|c| program(&c)) == self.program;
+    fn is_followed_by(&self, call: &Call) -> bool {
+        let same_program = self.program.is_some() && call.program == self.program;
         same_program
             || call
-                .paths()
+                .paths
                 .iter()
                 .any(|p| self.files.iter().any(|f| same_file(p, f)))
     }

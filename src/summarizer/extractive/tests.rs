@@ -6,9 +6,8 @@ use super::*;
 use crate::summarizer::MAX_SAFE_CHARS;
 use crate::summarizer::artifacts;
 use crate::tokens::{Encoding, TokenCounter};
-use crate::transcript::{ReadOptions, Transcript, read};
+use crate::transcript::{PartKind, ReadOptions, SUMMARY_MARKER, Transcript, read};
 use serde_json::{Value, json};
-use std::borrow::Cow;
 
 // ----- Building spans -----
 
@@ -85,6 +84,7 @@ fn summarize(t: &Transcript, max_tokens: usize, scope: Scope) -> String {
             scope,
             max_tokens,
             counter: &counter,
+            memo: None,
         })
         .unwrap();
     assert_eq!(summary.llm_calls, 0);
@@ -693,4 +693,66 @@ fn next_steps_are_never_empty_when_the_last_message_is_long() {
         "{text}"
     );
     assert!(counter().count(&text) <= 150, "{text}");
+}
+
+// ----- Reading each entry once -----
+
+/// The landing search summarizes overlapping runs of one conversation with one memo: each
+/// run's summary is the one it gets read afresh, whatever was summarized before it, with
+/// rewritten entries (a cut output, an earlier summary) among the stored ones.
+#[test]
+fn summaries_sharing_a_memo_equal_summaries_read_afresh() {
+    let t = everything().transcript();
+    let items = &t.conversations[0].items;
+    let n = items.len();
+    let counter = counter();
+    let ask = |entries: &[Cow<Item>], memo: Option<&EntryMemo>| {
+        let request = SummaryRequest {
+            entries,
+            scope: Scope::Span,
+            max_tokens: 1000,
+            counter: &counter,
+            memo,
+        };
+        Extractive.summarize(&request).unwrap().text
+    };
+    let stored: Vec<Cow<Item>> = items.iter().map(Cow::Borrowed).collect();
+    // The pytest output cut as trim-outputs cuts it, and the first four messages summarized.
+    let failing = items
+        .iter()
+        .position(|i| i.text().contains("AssertionError"))
+        .unwrap();
+    let mut cut = items[failing].clone();
+    cut.parts.retain(|p| p.kind != PartKind::ToolResult);
+    cut.parts.push(crate::transcript::Part::new(
+        PartKind::ToolResult,
+        "E   AssertionError: 1 != 2\n[ctxc: 2 of 4 lines cut]",
+    ));
+    let mut earlier = Item::new(
+        items[0].span.clone(),
+        items[0].line,
+        items[0].role,
+        Kind::Summary,
+    );
+    earlier.parts.push(crate::transcript::Part::new(
+        PartKind::Text,
+        crate::plan::summary_content(&ask(&stored[..4], None)),
+    ));
+    let mut rewritten = vec![Cow::Owned(earlier)];
+    rewritten.extend(stored[4..].iter().cloned());
+    rewritten[failing - 3] = Cow::Owned(cut);
+
+    let memo = EntryMemo::default();
+    for entries in [
+        &stored[..],
+        &stored[..n / 2],
+        &rewritten[..],
+        &stored[2..],
+        &rewritten[1..],
+    ] {
+        let afresh = ask(entries, None);
+        assert_eq!(ask(entries, Some(&memo)), afresh);
+        assert!(afresh.contains("AssertionError"), "{afresh}");
+    }
+    assert_ne!(ask(&rewritten, Some(&memo)), ask(&stored, Some(&memo)));
 }
