@@ -352,6 +352,37 @@ def test_the_output_equals_the_output_text_read_by_the_json_module():
     assert type(done.messages[1]["7"]) is int and type(done.messages[1]["weight"]) is float
 
 
+def corpus_files():
+    if not CORPUS.exists():
+        return []
+    return sorted(
+        str(p.relative_to(CORPUS))
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl", ".traj")
+    )
+
+
+@pytest.mark.parametrize("name", corpus_files())
+def test_every_corpus_file_compacts_as_its_text_does(name):
+    """Given as values, every corpus file compacts to what its text (ctxc.dumps) compacts to,
+    read by json.loads, or fails the same way; and the result shares no dict or list with the
+    values (the kept parts are copies)."""
+    _, value = corpus_value(name)
+    for strategy in ("adaptive", "truncate"):
+        try:
+            done = ctxc.compact(value, force=True, target_ratio=0.5, strategy=strategy)
+        except ctxc.CtxcError as e:
+            with pytest.raises(ctxc.CtxcError) as from_text:
+                ctxc.compact(ctxc.dumps(value), force=True, target_ratio=0.5, strategy=strategy)
+            assert str(from_text.value) == str(e)
+            continue
+        text = ctxc.compact(ctxc.dumps(value), force=True, target_ratio=0.5, strategy=strategy)
+        assert done.messages == parse_output(text.messages)
+        same = [k for k in done.report if k not in PLACE_OR_TIME]
+        assert {k: done.report[k] for k in same} == {k: text.report[k] for k in same}
+        assert not set(containers(done.messages)) & set(containers(value))
+
+
 def test_line_separators_inside_strings_stay_inside_them():
     """U+2028, U+0085 and friends are line breaks to str.splitlines, not to JSONL."""
     messages = small_chat()
