@@ -352,6 +352,80 @@ def test_the_output_equals_the_output_text_read_by_the_json_module():
     assert type(done.messages[1]["7"]) is int and type(done.messages[1]["weight"]) is float
 
 
+def random_value(rnd, depth=0):
+    """A JSON-able value of every kind the walk treats apart: escapes, non-ASCII, big ints,
+    float forms, keys that are no str, tuples; nested a few levels."""
+    chars = ["a", " ", "\n", "\t", '"', "\\", "/", "\x00", "\x1f", "\x7f", "é", "☃", "😀", "\u2028"]
+
+    def text():
+        return "".join(rnd.choice(chars) for _ in range(rnd.randint(0, 24)))
+
+    def number():
+        return rnd.choice(
+            [rnd.randint(-(10**6), 10**6), rnd.randint(-(10**30), 10**30), rnd.uniform(-1e9, 1e9),
+             rnd.uniform(0, 1) * 10.0 ** rnd.randint(-20, 20), -0.0, 1e16, 5e-324]
+        )
+
+    c = rnd.random()
+    if depth > 3 or c < 0.4:
+        return rnd.choice([None, True, False, text(), number()])
+    if c < 0.7:
+        keys = [text(), text(), rnd.choice([1, 2.5, True, None, 10**20, text()])]
+        return {rnd.choice(keys): random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 4))}
+    items = [random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 4))]
+    return tuple(items) if rnd.random() < 0.2 else items
+
+
+def test_random_values_hand_over_as_the_json_module_writes_and_reads_them():
+    import random
+
+    rnd = random.Random(22)
+    for _ in range(2000):
+        values = [random_value(rnd) for _ in range(rnd.randint(1, 3))]
+        assert ctxc.dumps(values) == encoded(values)
+    for _ in range(40):
+        messages = [{"role": "system", "content": "Be brief. " * 20, "meta": random_value(rnd)}]
+        for _ in range(rnd.randint(2, 10)):
+            messages.append({"role": "user", "content": "Edit src/a.rs. " * rnd.randint(1, 20),
+                             "meta": random_value(rnd)})
+            messages.append({"role": "assistant", "content": "Done. " * rnd.randint(1, 20),
+                             "extra": [random_value(rnd), random_value(rnd)]})
+        done = ctxc.compact(messages, force=True, target_ratio=0.5)
+        text = ctxc.compact(ctxc.dumps(messages), force=True, target_ratio=0.5)
+        assert done.messages == parse_output(text.messages)
+
+
+def corpus_files():
+    if not CORPUS.exists():
+        return []
+    return sorted(
+        str(p.relative_to(CORPUS))
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl", ".traj")
+    )
+
+
+@pytest.mark.parametrize("name", corpus_files())
+def test_every_corpus_file_compacts_as_its_text_does(name):
+    """Given as values, every corpus file compacts to what its text (ctxc.dumps) compacts to,
+    read by json.loads, or fails the same way; and the result shares no dict or list with the
+    values (the kept parts are copies)."""
+    _, value = corpus_value(name)
+    for strategy in ("adaptive", "truncate"):
+        try:
+            done = ctxc.compact(value, force=True, target_ratio=0.5, strategy=strategy)
+        except ctxc.CtxcError as e:
+            with pytest.raises(ctxc.CtxcError) as from_text:
+                ctxc.compact(ctxc.dumps(value), force=True, target_ratio=0.5, strategy=strategy)
+            assert str(from_text.value) == str(e)
+            continue
+        text = ctxc.compact(ctxc.dumps(value), force=True, target_ratio=0.5, strategy=strategy)
+        assert done.messages == parse_output(text.messages)
+        same = [k for k in done.report if k not in PLACE_OR_TIME]
+        assert {k: done.report[k] for k in same} == {k: text.report[k] for k in same}
+        assert not set(containers(done.messages)) & set(containers(value))
+
+
 def test_line_separators_inside_strings_stay_inside_them():
     """U+2028, U+0085 and friends are line breaks to str.splitlines, not to JSONL."""
     messages = small_chat()
