@@ -26,12 +26,13 @@ pub struct Node<'a> {
     parts: OnceCell<Parts<'a>>,
 }
 
-/// What a value holds, split once.
+/// What a value holds, split once. Boxed slices: a tree lives as long as its document is
+/// read, and a vector grown member by member would keep up to as much room again unused.
 enum Parts<'a> {
     /// The elements of an array.
-    Elements(Vec<Node<'a>>),
+    Elements(Box<[Node<'a>]>),
     /// The members of an object in their written order (a repeated key kept each time).
-    Members(Vec<(Cow<'a, str>, Node<'a>)>),
+    Members(Box<[(Cow<'a, str>, Node<'a>)]>),
     /// A scalar.
     Scalar,
 }
@@ -59,7 +60,7 @@ impl<'a> Node<'a> {
                 let mut de = serde_json::Deserializer::from_str(text);
                 let members = de.deserialize_map(MemberNodes)?;
                 de.end()?;
-                Parts::Members(members)
+                Parts::Members(members.into_boxed_slice())
             }
             _ => {
                 parse_raw(text)?;
@@ -70,6 +71,16 @@ impl<'a> Node<'a> {
             text: value,
             parts: OnceCell::from(parts),
         })
+    }
+
+    /// The same value as a node of its own, not split yet: for a question no reader asks
+    /// again (a detector looking into every message), whose split would otherwise be kept as
+    /// long as the document.
+    pub fn detached(&self) -> Node<'a> {
+        Node {
+            text: self.text,
+            parts: OnceCell::new(),
+        }
     }
 
     /// The value's text in the source.
@@ -129,7 +140,7 @@ fn split(text: &str) -> Parts<'_> {
         })
         .flatten()
     {
-        Parts::Members(members)
+        Parts::Members(members.into_boxed_slice())
     } else {
         Parts::Scalar
     }

@@ -92,11 +92,13 @@ impl Adapter for Anthropic {
 }
 
 fn is_anthropic(messages: &[&Node], owner: Option<&Node>) -> bool {
+    // Each message is split on its own: no reader looks into a message's members again (they
+    // decode its text), and keeping every message's split would weigh on the whole read.
     let system_outside = owner.is_some_and(|o| o.member("system").is_some())
         && !messages
             .iter()
-            .any(|m| role_of(m).as_deref() == Some("system"));
-    system_outside || messages.iter().any(|m| has_anthropic_block(m))
+            .any(|m| role_of(&m.detached()).as_deref() == Some("system"));
+    system_outside || messages.iter().any(|m| has_anthropic_block(&m.detached()))
 }
 
 fn role_of(message: &Node) -> Option<String> {

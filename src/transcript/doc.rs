@@ -1,11 +1,12 @@
 //! A transcript file parsed just enough to detect its format: one JSON document, or JSON Lines.
 //!
-//! Values stay borrowed [`RawValue`]s so adapters can keep byte spans, each held in a [`Node`]
-//! that is split into its parts once, whichever detector or reader asks first: detection and
-//! reading share one scan of each container. A one-line object is
-//! treated as a one-line JSONL file: Claude Code and Codex sessions of one record look exactly
-//! like that, and reading a one-line `{"messages": ...}` as "one conversation per line" gives
-//! the same result as reading it as a document.
+//! Values stay borrowed slices of the source so adapters can keep byte spans, each held in a
+//! [`Node`] that is split into its parts once, whichever detector or reader asks first: the
+//! root (each line of JSONL) is split by the scan that checks its syntax, and detection and
+//! reading share one scan of each container below it. A one-line object is treated as a
+//! one-line JSONL file: Claude Code and Codex sessions of one record look exactly like that,
+//! and reading a one-line `{"messages": ...}` as "one conversation per line" gives the same
+//! result as reading it as a document.
 
 use crate::json::{LineIndex, Node, Span, parse_raw, span_of};
 use serde_json::value::RawValue;
