@@ -274,3 +274,26 @@ fn error_lines_are_those_of_a_line_by_line_search() {
         }
     }
 }
+
+#[test]
+fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut texts: Vec<String> = [
+        "",
+        "  ",
+        " a\tb\x0bc\x0cd\re\n\nf ",
+        "x\u{85}y\u{a0}z\u{3000}é\u{2028}日本\u{1c}\u{1f}end",
+        "\u{2003}lead and trail\u{205f}",
+    ]
+    .map(String::from)
+    .to_vec();
+    for entry in walkdir::WalkDir::new(&corpus).into_iter().flatten() {
+        if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            texts.push(text.replace("\\n", "\n").replace("\\t", "\t"));
+        }
+    }
+    for text in &texts {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(collapse_whitespace(text), words.join(" "));
+    }
+}
