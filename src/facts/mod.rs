@@ -548,31 +548,30 @@ static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{
 /// or ending in a file extension. URLs, dates, fractions, devices and interpreters are not
 /// paths ([`is_file_path`]).
 pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
-    PATH_TOKEN
-        .find_ranges(text)
-        .into_iter()
-        .filter_map(move |m| {
-            let before = text[..m.start].chars().next_back();
-            let after = &text[m.end..];
-            let token = &text[m];
-            let glued = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, ':' | '/' | '.'));
-            if !token.contains('/') || after.starts_with("://") || glued {
-                return None;
-            }
-            let path = token.trim_end_matches(['.', ',']);
-            let rooted = path.starts_with('/')
-                || path.starts_with("./")
-                || path.starts_with("../")
-                || path.starts_with("~/");
-            let has_letters = path.chars().any(|c| c.is_ascii_alphabetic());
-            let parts = path.split('/').filter(|p| !p.is_empty()).count();
-            let looks_like_file = EXTENSION.is_match(path) && !path.starts_with("//");
-            ((rooted && parts >= 2 || looks_like_file)
-                && has_letters
-                && path.len() <= 200
-                && is_file_path(path))
-            .then(|| path.to_string())
-        })
+    // Every path holds a slash: a text without one is not searched.
+    let searched = if text.contains('/') { text } else { "" };
+    PATH_TOKEN.find_ranges(searched).filter_map(move |m| {
+        let before = text[..m.start].chars().next_back();
+        let after = &text[m.end..];
+        let token = &text[m];
+        let glued = before.is_some_and(|c| c.is_alphanumeric() || matches!(c, ':' | '/' | '.'));
+        if !token.contains('/') || after.starts_with("://") || glued {
+            return None;
+        }
+        let path = token.trim_end_matches(['.', ',']);
+        let rooted = path.starts_with('/')
+            || path.starts_with("./")
+            || path.starts_with("../")
+            || path.starts_with("~/");
+        let has_letters = path.chars().any(|c| c.is_ascii_alphabetic());
+        let parts = path.split('/').filter(|p| !p.is_empty()).count();
+        let looks_like_file = EXTENSION.is_match(path) && !path.starts_with("//");
+        ((rooted && parts >= 2 || looks_like_file)
+            && has_letters
+            && path.len() <= 200
+            && is_file_path(path))
+        .then(|| path.to_string())
+    })
 }
 
 /// Directories whose entries are devices, kernel views or installed programs — never a file

@@ -214,7 +214,11 @@ fn every_error_shaped_line_holds_a_shape_needle() {
         assert_eq!(ERROR_SHAPE.is_match(line), unicode, "{line:?}");
         let spans = |r: &Regex| r.find_iter(line).map(|m| m.range()).collect::<Vec<_>>();
         let paths = spans(PATH_TOKEN.unicode());
-        assert_eq!(PATH_TOKEN.find_ranges(line), paths, "{line:?}");
+        assert_eq!(
+            PATH_TOKEN.find_ranges(line).collect::<Vec<_>>(),
+            paths,
+            "{line:?}"
+        );
         if ERROR_SHAPE.unicode().is_match(line.trim()) {
             shaped += 1;
             assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
