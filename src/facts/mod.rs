@@ -251,7 +251,9 @@ impl CallArgs {
 
     /// Whether the tool runs shell commands.
     pub fn is_shell(&self) -> bool {
-        let name = self.name.to_ascii_lowercase();
+        // Compared in place, any case: lowering a copy and building a substring searcher per
+        // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file.
+        let name = self.name.as_bytes();
         [
             "bash",
             "shell",
@@ -261,7 +263,10 @@ impl CallArgs {
             "execute_command",
         ]
         .iter()
-        .any(|n| name.contains(n))
+        .any(|word| {
+            name.windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+        })
     }
 
     /// The shell command it runs, if it is a shell tool.

@@ -301,3 +301,45 @@ fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
         assert_eq!(collapse_whitespace(text), words.join(" "));
     }
 }
+
+#[test]
+fn shell_tools_are_named_so_in_any_case() {
+    let lowered = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        [
+            "bash",
+            "shell",
+            "exec",
+            "terminal",
+            "run_command",
+            "execute_command",
+        ]
+        .iter()
+        .any(|n| name.contains(n))
+    };
+    for name in [
+        "Bash",
+        "BASH",
+        "local_shell",
+        "ExecCommand",
+        "exec_command",
+        "run_command",
+        "Terminal",
+        "Run_Command",
+        "Read",
+        "Edit",
+        "",
+        "sh",
+        "bas",
+        "bäsh",
+        "ÉXEC",
+        "shellé",
+        "execute_COMMAND",
+    ] {
+        let call = CallArgs {
+            name: name.to_string(),
+            args: Value::Null,
+        };
+        assert_eq!(call.is_shell(), lowered(name), "{name:?}");
+    }
+}
