@@ -45,8 +45,22 @@ impl Pattern {
         self.ascii().is_match(&fold(text))
     }
 
-    /// The byte ranges of the Unicode pattern's successive matches in `text`.
-    pub fn find_ranges(&self, text: &str) -> Vec<Range<usize>> {
+    /// The byte ranges of the Unicode pattern's successive matches in `text`, found as they
+    /// are taken on ASCII text (a caller wanting one match searches no further).
+    pub fn find_ranges<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Range<usize>> + 'a {
+        let (ascii, other) = if text.is_ascii() {
+            (Some(self.ascii().find_iter(text).map(|m| m.range())), None)
+        } else {
+            (None, Some(self.folded_ranges(text).into_iter()))
+        };
+        ascii
+            .into_iter()
+            .flatten()
+            .chain(other.into_iter().flatten())
+    }
+
+    /// [`Self::find_ranges`] of non-ASCII text, all at once (the folded copy is searched).
+    fn folded_ranges(&self, text: &str) -> Vec<Range<usize>> {
         let folded = fold(text);
         let ranges: Vec<Range<usize>> =
             self.ascii().find_iter(&folded).map(|m| m.range()).collect();

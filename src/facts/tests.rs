@@ -214,7 +214,11 @@ fn every_error_shaped_line_holds_a_shape_needle() {
         assert_eq!(ERROR_SHAPE.is_match(line), unicode, "{line:?}");
         let spans = |r: &Regex| r.find_iter(line).map(|m| m.range()).collect::<Vec<_>>();
         let paths = spans(PATH_TOKEN.unicode());
-        assert_eq!(PATH_TOKEN.find_ranges(line), paths, "{line:?}");
+        assert_eq!(
+            PATH_TOKEN.find_ranges(line).collect::<Vec<_>>(),
+            paths,
+            "{line:?}"
+        );
         if ERROR_SHAPE.unicode().is_match(line.trim()) {
             shaped += 1;
             assert!(SHAPE_FINDER.is_match(line.trim()), "no needle in {line:?}");
@@ -272,5 +276,70 @@ fn error_lines_are_those_of_a_line_by_line_search() {
         for flagged in [false, true] {
             assert_eq!(error_lines(text, flagged), naive(text, flagged), "{text:?}");
         }
+    }
+}
+
+#[test]
+fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut texts: Vec<String> = [
+        "",
+        "  ",
+        " a\tb\x0bc\x0cd\re\n\nf ",
+        "x\u{85}y\u{a0}z\u{3000}é\u{2028}日本\u{1c}\u{1f}end",
+        "\u{2003}lead and trail\u{205f}",
+    ]
+    .map(String::from)
+    .to_vec();
+    for entry in walkdir::WalkDir::new(&corpus).into_iter().flatten() {
+        if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            texts.push(text.replace("\\n", "\n").replace("\\t", "\t"));
+        }
+    }
+    for text in &texts {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(collapse_whitespace(text), words.join(" "));
+    }
+}
+
+#[test]
+fn shell_tools_are_named_so_in_any_case() {
+    let lowered = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        [
+            "bash",
+            "shell",
+            "exec",
+            "terminal",
+            "run_command",
+            "execute_command",
+        ]
+        .iter()
+        .any(|n| name.contains(n))
+    };
+    for name in [
+        "Bash",
+        "BASH",
+        "local_shell",
+        "ExecCommand",
+        "exec_command",
+        "run_command",
+        "Terminal",
+        "Run_Command",
+        "Read",
+        "Edit",
+        "",
+        "sh",
+        "bas",
+        "bäsh",
+        "ÉXEC",
+        "shellé",
+        "execute_COMMAND",
+    ] {
+        let call = CallArgs {
+            name: name.to_string(),
+            args: Value::Null,
+        };
+        assert_eq!(call.is_shell(), lowered(name), "{name:?}");
     }
 }
