@@ -14,7 +14,7 @@ mod entry;
 pub use entry::EntryMemo;
 
 use super::artifacts::{self, ArtifactIndex};
-use super::render::{Outputs, entries_marker, fit_entries, render_entries};
+use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
@@ -36,8 +36,7 @@ impl Summarizer for Extractive {
     }
 
     fn summarize(&self, request: &SummaryRequest) -> Result<Summary> {
-        let rendered = render_entries(request.entries, Outputs::Clipped);
-        let (head, tail, omitted_chars) = fit_entries(&rendered);
+        let (head, tail, omitted_chars) = fit_rendered(request.entries, Outputs::Clipped);
         let n = request.entries.len();
         let read: Vec<&Cow<Item>> = request.entries[..head]
             .iter()
