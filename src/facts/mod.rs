@@ -509,6 +509,9 @@ static EXTENSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\.[A-Za-z0-9]{
 /// or ending in a file extension. URLs, dates, fractions, devices and interpreters are not
 /// paths ([`is_file_path`]).
 pub fn paths_in_text(text: &str) -> impl Iterator<Item = String> + '_ {
+    // Every path holds a slash, and the pattern matches every word: a text without a slash
+    // is not searched at all.
+    let text = if text.contains('/') { text } else { "" };
     PATH_TOKEN
         .for_text(text)
         .find_iter(text)
