@@ -912,11 +912,43 @@ const DECISION_CUES: [&str; 14] = [
     "the solution",
 ];
 
+static DECISION_FINDER: LazyLock<Cues> = LazyLock::new(|| Cues::new(&DECISION_CUES));
+
 /// Whether a text states a decision or a finding (the extractive summarizer keeps such
 /// sentences; importance scores them up).
 pub fn states_decision(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    DECISION_CUES.iter().any(|cue| lower.contains(cue))
+    DECISION_FINDER.in_lowercase_of(text)
+}
+
+/// Lowercase ASCII phrases looked for in a text's lowercase.
+pub struct Cues {
+    list: &'static [&'static str],
+    /// The phrases in one automaton, ASCII case folded.
+    finder: AhoCorasick,
+}
+
+impl Cues {
+    /// The phrases of `list` (lowercase ASCII).
+    pub fn new(list: &'static [&'static str]) -> Cues {
+        debug_assert!(list.iter().all(|c| c.is_ascii() && c.to_lowercase() == *c));
+        let finder = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(list)
+            .expect("fixed phrases");
+        Cues { list, finder }
+    }
+
+    /// Whether `text` lowercased holds one of the phrases. An ASCII text is searched once,
+    /// case folded, without lowercasing it (the same answer: its lowercase is its ASCII
+    /// lowercase); another is lowercased first, as some non-ASCII letters lowercase to
+    /// ASCII ones (`K`, the Kelvin sign, to `k`).
+    pub fn in_lowercase_of(&self, text: &str) -> bool {
+        if text.is_ascii() {
+            return self.finder.is_match(text);
+        }
+        let lower = text.to_lowercase();
+        self.list.iter().any(|cue| lower.contains(cue))
+    }
 }
 
 #[cfg(test)]

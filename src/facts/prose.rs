@@ -1,6 +1,9 @@
 //! Sentences of prose, and which of them state a choice: what summaries keep as decisions
 //! and `ctxc eval` asks about as decision probes.
 
+use super::Cues;
+use std::sync::LazyLock;
+
 /// The sentences of a text (split after `.`, `!`, `?` and at line ends), trimmed, none of
 /// 12 bytes or fewer.
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
@@ -34,15 +37,36 @@ const CHOICE_CUES: [&str; 20] = [
     "not going to",
 ];
 
+static CHOICE_FINDER: LazyLock<Cues> = LazyLock::new(|| Cues::new(&CHOICE_CUES));
+
 /// Whether a sentence chooses or rejects something.
 pub fn chooses(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    CHOICE_CUES.iter().any(|cue| lower.contains(cue))
+    CHOICE_FINDER.in_lowercase_of(sentence)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cues are found in any case, in ASCII text and in other text, as in its lowercase.
+    #[test]
+    fn cues_are_found_in_the_lowercase_of_any_text() {
+        for (text, chooses_it) in [
+            ("We DECIDED to keep it.", true),
+            ("Wir haben uns für Rust entschieden, rather than Go.", true),
+            ("Ökonomisch: I'LL USE the cache.", true),
+            ("Let me look at the parser first.", false),
+            ("Ünïcode prose with no choice at all.", false),
+        ] {
+            let lower = text.to_lowercase();
+            assert_eq!(chooses(text), chooses_it, "{text}");
+            assert_eq!(CHOICE_CUES.iter().any(|c| lower.contains(c)), chooses_it);
+        }
+        assert!(crate::facts::states_decision(
+            "Turns out the BUG IS in the lexer."
+        ));
+        assert!(!crate::facts::states_decision("Reading the file now."));
+    }
 
     #[test]
     fn choices_are_told_from_other_prose() {

@@ -343,3 +343,15 @@ fn shell_tools_are_named_so_in_any_case() {
         assert_eq!(call.is_shell(), lowered(name), "{name:?}");
     }
 }
+
+/// A path holds a slash: words with an extension alone are not paths, and the same words
+/// beside a slashed path leave only the path.
+#[test]
+fn words_without_a_slash_are_never_paths() {
+    assert_eq!(
+        paths_in_text("edit notes.txt, README.md and main.rs").count(),
+        0
+    );
+    let found: Vec<String> = paths_in_text("edit notes.txt and src/main.rs").collect();
+    assert_eq!(found, ["src/main.rs"]);
+}

@@ -15,9 +15,12 @@
 //! With the default threshold 3.0, user messages, errors, decisions and completions stay;
 //! routine tool rounds and chatter are summarized.
 
-use crate::facts::{Effect, error_lines, file_effect, paths_in_text, tool_calls, tool_output};
+use crate::facts::{
+    Cues, Effect, error_lines, file_effect, paths_in_text, tool_calls, tool_output,
+};
 use crate::plan::Unit;
 use crate::transcript::{Item, Kind, PartKind};
+use std::sync::LazyLock;
 
 /// What a unit shows.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -120,23 +123,25 @@ fn prose(item: &Item) -> String {
     texts.join("\n")
 }
 
+/// Phrases by which the assistant says a task is done.
+const DONE_CUES: [&str; 11] = [
+    "all tests pass",
+    "tests pass",
+    "task is complete",
+    "task complete",
+    "is now fixed",
+    "has been fixed",
+    "successfully",
+    "completed",
+    "is done",
+    "i've finished",
+    "i have finished",
+];
+
+static DONE_FINDER: LazyLock<Cues> = LazyLock::new(|| Cues::new(&DONE_CUES));
+
 fn says_done(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    [
-        "all tests pass",
-        "tests pass",
-        "task is complete",
-        "task complete",
-        "is now fixed",
-        "has been fixed",
-        "successfully",
-        "completed",
-        "is done",
-        "i've finished",
-        "i have finished",
-    ]
-    .iter()
-    .any(|cue| lower.contains(cue))
+    DONE_FINDER.in_lowercase_of(text)
 }
 
 /// Shell words that change files, the repository or installed packages.

@@ -14,11 +14,11 @@ mod entry;
 pub use entry::EntryMemo;
 
 use super::artifacts::{self, ArtifactIndex};
-use super::render::{Outputs, entries_marker, fit_entries, render_entries};
+use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
-    CallArgs, Effect, clip, collapse_whitespace, command_key, request_text, result_errors,
+    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, request_text, result_errors,
     text_action, tool_calls,
 };
 use crate::transcript::{Item, Kind};
@@ -26,6 +26,7 @@ use anyhow::Result;
 use entry::{Call, Op};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 /// The extractive summarizer.
 pub struct Extractive;
@@ -36,8 +37,7 @@ impl Summarizer for Extractive {
     }
 
     fn summarize(&self, request: &SummaryRequest) -> Result<Summary> {
-        let rendered = render_entries(request.entries, Outputs::Clipped);
-        let (head, tail, omitted_chars) = fit_entries(&rendered);
+        let (head, tail, omitted_chars) = fit_rendered(request.entries, Outputs::Clipped);
         let n = request.entries.len();
         let read: Vec<&Cow<Item>> = request.entries[..head]
             .iter()
@@ -753,22 +753,24 @@ fn quote_prose(text: &str) -> String {
     format!("\"{head} […] {tail}\"")
 }
 
+/// Phrases by which a user states a preference or a constraint.
+const PREFERENCE_CUES: [&str; 10] = [
+    "prefer",
+    "always ",
+    "never ",
+    "don't",
+    "do not",
+    "please use",
+    "make sure",
+    "must ",
+    "should not",
+    "avoid ",
+];
+
+static PREFERENCE_FINDER: LazyLock<Cues> = LazyLock::new(|| Cues::new(&PREFERENCE_CUES));
+
 fn is_preference(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    [
-        "prefer",
-        "always ",
-        "never ",
-        "don't",
-        "do not",
-        "please use",
-        "make sure",
-        "must ",
-        "should not",
-        "avoid ",
-    ]
-    .iter()
-    .any(|cue| lower.contains(cue))
+    PREFERENCE_FINDER.in_lowercase_of(sentence)
 }
 
 #[cfg(test)]

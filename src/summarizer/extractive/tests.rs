@@ -547,7 +547,7 @@ fn a_span_over_200000_characters_is_read_head_and_tail_with_a_marker() {
         span = span.user(&body);
     }
     let t = span.transcript();
-    let chars: usize = super::render_entries(
+    let chars: usize = crate::summarizer::render::render_entries(
         &t.conversations[0]
             .items
             .iter()
@@ -755,4 +755,32 @@ fn summaries_sharing_a_memo_equal_summaries_read_afresh() {
         assert!(afresh.contains("AssertionError"), "{afresh}");
     }
     assert_ne!(ask(&rewritten, Some(&memo)), ask(&stored, Some(&memo)));
+}
+
+/// The size bound that lets a span skip rendering is never under what rendering writes,
+/// entry by entry: long outputs clipped around their error lines, escapes and client
+/// wrappers cleaned away, tool calls with their arguments, non-ASCII text.
+#[test]
+fn the_rendering_bound_is_never_under_the_rendering() {
+    use crate::summarizer::render::{render_entries, rendered_chars_at_most};
+    let noisy: String = (0..400)
+        .map(|i| format!("\x1b[31msrc/a{i}.rs:{i}:1: error[E0425]: ü\x1b[0m ✗\nline {i} é\n"))
+        .collect();
+    let t = everything()
+        .bash("cargo build", &noisy)
+        .user("<system-reminder>remember</system-reminder>Go on with ünïcode ✓")
+        .tool("x", json!({}), "")
+        .transcript();
+    let entries: Vec<Cow<Item>> = t.conversations[0].items.iter().map(Cow::Borrowed).collect();
+    let rendered = render_entries(&entries, Outputs::Clipped);
+    assert!(rendered.iter().any(|r| r.contains("its error lines")));
+    for (entry, text) in entries.iter().zip(&rendered) {
+        let bound = rendered_chars_at_most(std::slice::from_ref(entry));
+        // The header names the tools of the whole span; one entry alone says "tool".
+        let alone = render_entries(std::slice::from_ref(entry), Outputs::Clipped);
+        assert!(bound >= alone[0].chars().count(), "{}", alone[0]);
+        assert!(rendered_chars_at_most(&entries) >= text.chars().count());
+    }
+    let all: usize = rendered.iter().map(|r| r.chars().count()).sum();
+    assert!(rendered_chars_at_most(&entries) >= all);
 }
