@@ -355,3 +355,21 @@ fn words_without_a_slash_are_never_paths() {
     let found: Vec<String> = paths_in_text("edit notes.txt and src/main.rs").collect();
     assert_eq!(found, ["src/main.rs"]);
 }
+
+/// ASCII text collapses byte by byte to what the character-by-character collapse gives.
+#[test]
+fn ascii_whitespace_collapses_as_any_whitespace_does() {
+    for text in [
+        "",
+        "   ",
+        "one",
+        "  two  words  ",
+        "tabs\tand\nlines\r\nand\x0Bvertical\x0Cfeeds",
+        "\n\nend\n",
+    ] {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(collapse_whitespace(text), words.join(" "), "{text:?}");
+        assert_eq!(collapse_ascii_whitespace(text), words.join(" "), "{text:?}");
+    }
+    assert_eq!(collapse_whitespace(" é\u{a0}ü  x "), "é ü x");
+}
