@@ -474,9 +474,6 @@ pub fn tool_output(item: &Item) -> Cow<'_, str> {
 
 /// `text` with runs of whitespace collapsed to one space, trimmed.
 pub fn collapse_whitespace(text: &str) -> String {
-    if text.is_ascii() {
-        return collapse_ascii_whitespace(text);
-    }
     // Built in place: collecting the words first cost 16 bytes per word, several times the
     // text itself on large tool outputs, and set the peak memory of a compaction. Read byte
     // by byte, decoding only non-ASCII characters: `split_whitespace` decoded every one, 3%
@@ -526,28 +523,6 @@ fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
     }
     let c = text[i..].chars().next().expect("a character starts here");
     (c.is_whitespace(), c.len_utf8())
-}
-
-/// [`collapse_whitespace`] of an ASCII text, byte by byte: the same words (ASCII
-/// whitespace being tab, line feed, vertical tab, form feed, carriage return and space, as
-/// for [`char::is_whitespace`]) without decoding characters.
-fn collapse_ascii_whitespace(text: &str) -> String {
-    let is_space = |c: &u8| matches!(c, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        at += bytes[at..].iter().take_while(|c| is_space(c)).count();
-        let word = bytes[at..].iter().take_while(|c| !is_space(c)).count();
-        if word > 0 {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&text[at..at + word]);
-        }
-        at += word;
-    }
-    out
 }
 
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.
