@@ -66,12 +66,14 @@ impl Members {
     /// The members `keys` names taken out of a whole decoded message (none from a value
     /// that is not an object).
     fn from_value(value: Value, keys: &'static [&'static str]) -> Members {
-        let Value::Object(mut object) = value else {
+        let Value::Object(object) = value else {
             return Members::default();
         };
-        let members = keys
-            .iter()
-            .filter_map(|key| Some((*key, object.swap_remove(*key)?)))
+        // One walk of the map, each key once (the decode kept the last of a repeated one),
+        // rather than a hashed removal per key.
+        let members = object
+            .into_iter()
+            .filter_map(|(key, value)| Some((*keys.iter().find(|k| **k == key)?, value)))
             .collect();
         Members(members)
     }
