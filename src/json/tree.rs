@@ -104,6 +104,16 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The members of an object, only if something split it already (else `None`, also
+    /// when this is not an object): for a reader that can decode the value in one scan
+    /// itself, where splitting it first would scan it twice.
+    pub fn members_if_split(&self) -> Option<&[(Cow<'a, str>, Node<'a>)]> {
+        match self.parts.get()? {
+            Parts::Members(members) => Some(members),
+            _ => None,
+        }
+    }
+
     /// Member `key` of an object (the first, if it is repeated).
     pub fn member(&self, key: &str) -> Option<&Node<'a>> {
         self.members()?
@@ -232,6 +242,11 @@ mod tests {
         assert!(elements[1].member("b").unwrap().is_string());
         assert_eq!(node.member("c").unwrap().members().unwrap().len(), 0);
         assert!(node.member("d").is_none());
+        let fresh = Node::new(parse_raw(src).unwrap());
+        assert!(fresh.members_if_split().is_none(), "not split yet");
+        fresh.member("a");
+        assert_eq!(fresh.members_if_split().map(<[_]>::len), Some(3));
+        assert!(elements[0].members_if_split().is_none(), "a split number");
     }
 
     #[test]

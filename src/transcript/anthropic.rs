@@ -14,7 +14,7 @@
 //! `source`), or a top-level `system` beside a list with no `system` message.
 
 use super::common::{block_type, drop_thinking, element_indent, replace_text_blocks};
-use super::containers::{ListRef, find_lists, read_lists};
+use super::containers::{MessageReader, Members, ListRef, find_lists, read_lists};
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
@@ -55,7 +55,7 @@ impl Adapter for Anthropic {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, parse_message, each)
+        read_lists(doc, opts, &MESSAGE, each)
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -92,13 +92,15 @@ impl Adapter for Anthropic {
 }
 
 fn is_anthropic(messages: &[&Node], owner: Option<&Node>) -> bool {
-    // Each message is split on its own: no reader looks into a message's members again (they
-    // decode its text), and keeping every message's split would weigh on the whole read.
+    // Each message's split is kept: the reader (this adapter's or the OpenAI one) takes the
+    // members it decodes from it. What lies below (a content list) is split on its own: no
+    // reader looks into it again (it decodes `content` whole), and keeping every content
+    // list's split would weigh on the whole read.
     let system_outside = owner.is_some_and(|o| o.member("system").is_some())
         && !messages
             .iter()
-            .any(|m| role_of(&m.detached()).as_deref() == Some("system"));
-    system_outside || messages.iter().any(|m| has_anthropic_block(&m.detached()))
+            .any(|m| role_of(m).as_deref() == Some("system"));
+    system_outside || messages.iter().any(|m| has_anthropic_block(m))
 }
 
 fn role_of(message: &Node) -> Option<String> {
@@ -106,7 +108,10 @@ fn role_of(message: &Node) -> Option<String> {
 }
 
 fn has_anthropic_block(message: &Node) -> bool {
-    let Some(blocks) = message.member("content").and_then(Node::elements) else {
+    let Some(content) = message.member("content").map(Node::detached) else {
+        return false;
+    };
+    let Some(blocks) = content.elements() else {
         return false;
     };
     blocks.iter().any(|b| {
@@ -119,8 +124,14 @@ fn has_anthropic_block(message: &Node) -> bool {
     })
 }
 
+/// Reads a message from the members [`parse_message`] looks at (and only those).
+pub(super) const MESSAGE: MessageReader = MessageReader {
+    keys: &["role", "content"],
+    parse: parse_message,
+};
+
 /// Fills `item` from one Messages API message.
-fn parse_message(value: &mut Value, item: &mut Item) {
+fn parse_message(value: &mut Members, item: &mut Item) {
     let Some(role) = value.get("role").and_then(Value::as_str) else {
         return;
     };

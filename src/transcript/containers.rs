@@ -36,12 +36,55 @@ pub(super) enum ListRef<'d, 'a> {
     AllLines,
 }
 
-/// Reads every list `find_lists` names, parsing each element with `parse`, and hands each
+/// How an adapter reads one message: the members its parser looks at, and the parser, which
+/// fills an item from those members.
+pub(super) struct MessageReader {
+    /// Every member `parse` asks for: only these are decoded.
+    pub(super) keys: &'static [&'static str],
+    pub(super) parse: fn(&mut Members, &mut Item),
+}
+
+/// The members of a message a [`MessageReader`] looks at, decoded, each once (the last of a
+/// repeated key, as a whole decode keeps it). A handful: looked up by a comparison each,
+/// where a `Value` map hashed every key it was asked for.
+#[derive(Debug, Default)]
+pub(super) struct Members(Vec<(&'static str, Value)>);
+
+impl Members {
+    /// Member `key`, if the message has it.
+    pub(super) fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find_map(|(k, v)| (*k == key).then_some(v))
+    }
+
+    /// Member `key`, to move its text out.
+    pub(super) fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.0
+            .iter_mut()
+            .find_map(|(k, v)| (*k == key).then_some(v))
+    }
+
+    /// The members `keys` names taken out of a whole decoded message (none from a value
+    /// that is not an object).
+    fn from_value(value: Value, keys: &'static [&'static str]) -> Members {
+        let Value::Object(object) = value else {
+            return Members::default();
+        };
+        // One walk of the map, each key once (the decode kept the last of a repeated one),
+        // rather than a hashed removal per key.
+        let members = object
+            .into_iter()
+            .filter_map(|(key, value)| Some((*keys.iter().find(|k| **k == key)?, value)))
+            .collect();
+        Members(members)
+    }
+}
+
+/// Reads every list `find_lists` names, parsing each element with `reader`, and hands each
 /// conversation to `each`; returns the container description.
 pub(super) fn read_lists(
     doc: &Doc,
     opts: &ReadOptions,
-    parse: fn(&mut Value, &mut Item),
+    reader: &MessageReader,
     each: &mut dyn FnMut(Conversation),
 ) -> Result<String, ReadError> {
     let lists = find_lists(doc, opts.messages_path.as_deref())?;
@@ -59,8 +102,8 @@ pub(super) fn read_lists(
                 location,
                 list,
                 owner,
-            } => array_conversation(doc, location, list, owner, parse)?,
-            ListRef::AllLines => lines_conversation(doc, parse)?,
+            } => array_conversation(doc, location, list, owner, reader)?,
+            ListRef::AllLines => lines_conversation(doc, reader)?,
         };
         pair_legacy_function_calls(&mut conv, &mut fn_calls);
         each(conv);
@@ -244,7 +287,7 @@ fn array_conversation(
     location: String,
     list: &Node,
     owner: Option<&Node>,
-    parse: fn(&mut Value, &mut Item),
+    reader: &MessageReader,
 ) -> Result<Conversation, ReadError> {
     let elements = list.elements().unwrap_or_default();
     let base = doc.span_of(list).start;
@@ -253,7 +296,7 @@ fn array_conversation(
     for element in elements {
         let span = doc.span_of(element);
         relative.push(span.start - base..span.end - base);
-        items.push(parse_item(doc, element.get(), span, parse)?);
+        items.push(parse_item(doc, element, span, reader)?);
     }
     Ok(Conversation {
         span: doc.span_of(list),
@@ -266,10 +309,7 @@ fn array_conversation(
     })
 }
 
-fn lines_conversation(
-    doc: &Doc,
-    parse: fn(&mut Value, &mut Item),
-) -> Result<Conversation, ReadError> {
+fn lines_conversation(doc: &Doc, reader: &MessageReader) -> Result<Conversation, ReadError> {
     let Doc::Lines {
         lines,
         newline,
@@ -281,7 +321,7 @@ fn lines_conversation(
     };
     let mut items = Vec::with_capacity(lines.len());
     for line in lines {
-        items.push(parse_item(doc, line.node.get(), line.range(), parse)?);
+        items.push(parse_item(doc, &line.node, line.range(), reader)?);
     }
     Ok(Conversation {
         span: lines_span(doc),
@@ -299,17 +339,69 @@ fn lines_conversation(
 
 fn parse_item(
     doc: &Doc,
-    text: &str,
+    message: &Node,
     span: crate::json::Span,
-    parse: fn(&mut Value, &mut Item),
+    reader: &MessageReader,
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
-    let mut value: Value =
-        crate::json::lenient::value(text).map_err(|e| value_error(line, span.start, &e))?;
+    let mut members = match picked_members(message, reader.keys) {
+        Some(members) => members,
+        None => crate::json::lenient::value(message.get())
+            .map(|value| Members::from_value(value, reader.keys))
+            .map_err(|e| value_error(line, span.start, &e))?,
+    };
     let mut item = Item::new(span, line, Role::None, Kind::NonContext);
-    // `parse` may move the message's texts out of the value rather than copy them.
-    parse(&mut value, &mut item);
+    // `parse` may move the message's texts out of the members rather than copy them.
+    (reader.parse)(&mut members, &mut item);
     Ok(item)
+}
+
+/// The members `keys` names of message `message`, decoded from the
+/// message's split when detection made one (the Anthropic detector splits every message of
+/// an OpenAI list): a tool output's `name`, a run's metadata and whatever else a message
+/// carries are never decoded. A message no detector split is left to the whole decode, one
+/// scan where splitting it first would make two. `None` where this could read differently
+/// from decoding the whole message (which the caller then does): not split, not an object,
+/// one of `keys` repeated (the whole decode keeps the last), a value serde_json refuses (the
+/// whole decode mends it), or one nested so deep that the whole decode could read it
+/// otherwise (see [`nests_too_deep`]).
+fn picked_members(message: &Node, keys: &'static [&'static str]) -> Option<Members> {
+    let mut picked: Vec<(&'static str, &str)> = Vec::with_capacity(keys.len());
+    for (key, value) in message.members_if_split()? {
+        let Some(key) = keys.iter().find(|k| **k == key.as_ref()) else {
+            continue;
+        };
+        if picked.iter().any(|(k, _)| k == key) {
+            return None;
+        }
+        picked.push((key, value.get()));
+    }
+    let mut members = Vec::with_capacity(picked.len());
+    for (key, text) in picked {
+        let value = crate::json::lenient::strict(text)?;
+        if nests_too_deep(&value) {
+            return None;
+        }
+        members.push((key, value));
+    }
+    Some(Members(members))
+}
+
+/// Whether a member nests so deep that, one level further down inside its message, the
+/// whole decode could read it otherwise: past serde_json's recursion limit, or past
+/// [`MAX_DEPTH`](crate::json::lenient::MAX_DEPTH), where the whole decode, mending something
+/// elsewhere in the message, turns it into U+FFFD. No real message nests near this.
+fn nests_too_deep(member: &Value) -> bool {
+    nesting(member) + 1 >= crate::json::lenient::MAX_DEPTH
+}
+
+/// How many containers deep `value` nests (0 for a scalar).
+fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Array(elements) => 1 + elements.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// Tool definitions and a top-level system prompt kept beside the list.
@@ -396,5 +488,114 @@ pub(super) fn each_record<'d, 'a, T>(
             .iter()
             .filter_map(|l| find(&l.node, format!("line {}", l.number)))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{lenient, parse_raw};
+
+    /// What `reader` makes of `value`, as text to compare.
+    fn item_of(mut members: Members, reader: &MessageReader) -> String {
+        let mut item = Item::new(0..0, 1, Role::None, Kind::NonContext);
+        (reader.parse)(&mut members, &mut item);
+        format!("{item:?}")
+    }
+
+    /// Message `text`, split as detection splits it, read as `parse_item` reads it, and from
+    /// a decode of the whole message.
+    fn read_both(text: &str, reader: &MessageReader) -> (String, String, bool) {
+        let node = Node::new(parse_raw(text).unwrap());
+        node.members();
+        let whole = || Members::from_value(lenient::value(text).unwrap(), reader.keys);
+        let picked = picked_members(&node, reader.keys);
+        let took_members = picked.is_some();
+        let read = item_of(picked.unwrap_or_else(whole), reader);
+        (read, item_of(whole(), reader), took_members)
+    }
+
+    fn nested(open: &str, inner: &str, close: &str, depth: usize) -> String {
+        format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
+    }
+
+    #[test]
+    fn odd_messages_read_as_a_whole_decode_reads_them() {
+        let mut messages: Vec<String> = [
+            r#"{"role": "user", "content": "hi", "name": "x", "extra": {"a": [1, 2]}}"#,
+            r#"{"role": "user", "content": "a", "role": "assistant"}"#,
+            r#"{"role": "assistant", "content": "first", "content": "second"}"#,
+            r#"{"role": "tool", "tool_call_id": "a", "tool_call_id": 7, "content": "out"}"#,
+            r#"{"role": 5, "content": "x"}"#,
+            r#"{"role": null, "content": "x"}"#,
+            r#"{"role": ["user"], "content": "x"}"#,
+            r#"{"role": "user", "content": 12}"#,
+            r#"{"role": "user", "content": {"text": "in an object"}}"#,
+            r#"{"role": "user", "content": true}"#,
+            r#"{"role": "user", "content": [[["deep"]], 1, "a", {"text": 2}, {"type": "image_url"}]}"#,
+            r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"text": "r"}]}]}"#,
+            r#"{"\u0072ole": "assistant", "cont\u0065nt": "escaped keys"}"#,
+            r#"{"role": "user", "content": "lone \ud800 surrogate"}"#,
+            r#"{"role": "user", "content": "fine", "name": "lone \udc00 elsewhere"}"#,
+            r#"{"role": "assistant", "content": "x", "usage": {"prompt_tokens": 1e400}}"#,
+            r#"{"role": "assistant", "content": "x", "usage": {"prompt_tokens": 18446744073709551615, "completion_tokens": -1}}"#,
+            r#"{"role": "assistant", "tool_calls": [{"id": "a", "id": "b", "function": {"name": "f", "arguments": {"x": 1}}}]}"#,
+            r#"{"role": "assistant", "tool_calls": "not a list", "function_call": {"name": "g"}}"#,
+            r#"{"role": "function_call", "content": "{\"name\": \"f\", \"arguments\": {}}"}"#,
+            r#"{"role": "assistant", "reasoning_content": "think", "reasoning": 3, "content": ""}"#,
+            r#""a string, not a message""#,
+            r#"[{"role": "user"}]"#,
+            r#"{}"#,
+        ]
+        .map(String::from)
+        .into();
+        // Deep members, alone and beside a member the whole decode has to mend (which mends
+        // everything nested past its depth limit too).
+        for depth in (90..=135)
+            .step_by(3)
+            .chain([97, 98, 99, 100, 126, 127, 128])
+        {
+            let content = nested("[", "\"x\"", "]", depth);
+            let arguments = nested("{\"a\": ", "1", "}", depth);
+            let call = format!(
+                r#"[{{"id": "c", "function": {{"name": "f", "arguments": {arguments}}}}}]"#
+            );
+            for elsewhere in ["", r#", "name": "\ud800""#] {
+                messages.push(format!(
+                    r#"{{"role": "user", "content": {content}{elsewhere}}}"#
+                ));
+                messages.push(format!(
+                    r#"{{"role": "assistant", "tool_calls": {call}{elsewhere}}}"#
+                ));
+            }
+        }
+        let unsplit = Node::new(parse_raw(&messages[0]).unwrap());
+        assert!(picked_members(&unsplit, super::super::openai::MESSAGE.keys).is_none());
+        let mut took_members = Vec::new();
+        for (i, message) in messages.iter().enumerate() {
+            for reader in [
+                &super::super::openai::MESSAGE,
+                &super::super::anthropic::MESSAGE,
+            ] {
+                let (read, whole, picked) = read_both(message, reader);
+                assert_eq!(read, whole, "{message}");
+                if picked {
+                    took_members.push(i);
+                }
+            }
+        }
+        // Not every message fell back to the whole decode: a plain one, an odd role, one with
+        // a broken string in a member no reader looks at, one nested 90 deep.
+        for i in [0, 4, 7, 14, 24] {
+            assert!(took_members.contains(&i), "{}", messages[i]);
+        }
+        // What a user would see of two of them: the last of a repeated key counts.
+        let (read, ..) = read_both(&messages[1], &super::super::openai::MESSAGE);
+        assert!(read.contains("role: Assistant"), "{read}");
+        let (read, ..) = read_both(&messages[2], &super::super::openai::MESSAGE);
+        assert!(
+            read.contains("\"second\"") && !read.contains("\"first\""),
+            "{read}"
+        );
     }
 }

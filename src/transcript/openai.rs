@@ -5,7 +5,7 @@
 //! this module parses, checks and writes one Chat Completions message.
 
 use super::common::{element_indent, trailing_action};
-use super::containers::{find_lists, read_lists};
+use super::containers::{MessageReader, Members, find_lists, read_lists};
 use super::{
     Adapter, Conversation, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
     SUMMARY_MARKER, ToolCall, Transcript,
@@ -26,7 +26,7 @@ impl Adapter for OpenAi {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, parse_message, &mut |mut conv| {
+        read_lists(doc, opts, &MESSAGE, &mut |mut conv| {
             mark_text_observations(&mut conv);
             each(conv);
         })
@@ -83,9 +83,15 @@ fn check_tool_order(conv: &Conversation) -> Vec<super::Finding> {
     findings
 }
 
+/// Reads a message from the members [`parse_message`] looks at (and only those).
+pub(super) const MESSAGE: MessageReader = MessageReader {
+    keys: &["role", "content", "reasoning_content", "reasoning", "tool_calls", "function_call", "tool_call_id", "tool_call_ids", "usage"],
+    parse: parse_message,
+};
+
 /// Fills `item` from one Chat Completions message, moving its content text out of `value`
 /// (a large tool output is held once, not twice, while it is read).
-pub(super) fn parse_message(value: &mut Value, item: &mut Item) {
+pub(super) fn parse_message(value: &mut Members, item: &mut Item) {
     let Some(role) = value.get("role").and_then(Value::as_str) else {
         return;
     };
