@@ -206,7 +206,7 @@ fn next_step(items: &[&Item]) -> Option<Probe> {
             action: None,
         });
     }
-    let text = assistant_prose(item);
+    let text = item.prose();
     let last = sentences(&text).last()?;
     Some(Probe {
         subject: Subject::NextStep,
@@ -225,7 +225,7 @@ fn decisions(items: &[&Item]) -> Vec<Probe> {
         .iter()
         .filter(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall))
     {
-        let text = crate::facts::clean::clean(&assistant_prose(item)).into_owned();
+        let text = crate::facts::clean::clean(&item.prose()).into_owned();
         for sentence in sentences(&text).filter(|s| chooses(s)) {
             let answer = clip(&collapse_whitespace(sentence), REQUEST_KEY_CHARS);
             if seen.insert(answer.clone()) {
@@ -240,17 +240,6 @@ fn decisions(items: &[&Item]) -> Vec<Probe> {
         }
     }
     probes
-}
-
-/// The prose of an assistant item.
-fn assistant_prose(item: &Item) -> String {
-    let texts: Vec<&str> = item
-        .parts
-        .iter()
-        .filter(|p| p.kind == PartKind::Text)
-        .map(|p| p.text.as_str())
-        .collect();
-    texts.join("\n")
 }
 
 /// The tool calls of an assistant item; a text-based agent's closing action counts as a

@@ -240,6 +240,16 @@ const PATH_KEYS: [&str; 8] = [
     "relative_path",
 ];
 
+/// Words (in any case) in the name of a tool that runs shell commands.
+pub const SHELL_TOOL_WORDS: [&str; 6] = [
+    "bash",
+    "shell",
+    "exec",
+    "terminal",
+    "run_command",
+    "execute_command",
+];
+
 impl CallArgs {
     /// A text-based agent's action (SWE-agent), seen as a shell call running it.
     pub fn text_action(action: String) -> CallArgs {
@@ -249,21 +259,12 @@ impl CallArgs {
         }
     }
 
-    /// Whether the tool runs shell commands.
+    /// Whether the tool runs shell commands: its name holds one of [`SHELL_TOOL_WORDS`].
     pub fn is_shell(&self) -> bool {
         // Compared in place, any case: lowering a copy and building a substring searcher per
         // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file.
         let name = self.name.as_bytes();
-        [
-            "bash",
-            "shell",
-            "exec",
-            "terminal",
-            "run_command",
-            "execute_command",
-        ]
-        .iter()
-        .any(|word| {
+        SHELL_TOOL_WORDS.iter().any(|word| {
             name.windows(word.len())
                 .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
         })

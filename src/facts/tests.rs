@@ -306,16 +306,7 @@ fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
 fn shell_tools_are_named_so_in_any_case() {
     let lowered = |name: &str| {
         let name = name.to_ascii_lowercase();
-        [
-            "bash",
-            "shell",
-            "exec",
-            "terminal",
-            "run_command",
-            "execute_command",
-        ]
-        .iter()
-        .any(|n| name.contains(n))
+        SHELL_TOOL_WORDS.iter().any(|n| name.contains(n))
     };
     for name in [
         "Bash",

@@ -209,16 +209,20 @@ mod tests {
     use super::*;
     use crate::json::{member, parse_raw};
 
+    /// The keys of an object node, in written order.
+    fn keys_of<'n>(node: &'n Node) -> Vec<&'n str> {
+        node.members()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.as_ref())
+            .collect()
+    }
+
     #[test]
     fn splits_as_the_one_off_helpers_do() {
         let src = r#"{"a": [1, {"b": "x\"y"}], "a": 2, "c": {}}"#;
         let node = Node::new(parse_raw(src).unwrap());
-        let keys: Vec<&str> = node
-            .members()
-            .unwrap()
-            .iter()
-            .map(|(k, _)| k.as_ref())
-            .collect();
+        let keys = keys_of(&node);
         assert_eq!(keys, ["a", "a", "c"]);
         assert_eq!(
             node.elements().map(<[_]>::len),
@@ -253,12 +257,7 @@ mod tests {
     fn escaped_keys_are_unescaped() {
         let src = r#"{"\u0072ole": "user", "a\"b": 1, "plain": 2}"#;
         let node = Node::new(parse_raw(src).unwrap());
-        let keys: Vec<&str> = node
-            .members()
-            .unwrap()
-            .iter()
-            .map(|(k, _)| k.as_ref())
-            .collect();
+        let keys = keys_of(&node);
         assert_eq!(keys, ["role", "a\"b", "plain"]);
         assert!(matches!(node.members().unwrap()[2].0, Cow::Borrowed(_)));
         assert_eq!(node.member("role").unwrap().get(), "\"user\"");

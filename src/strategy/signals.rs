@@ -19,7 +19,7 @@ use crate::facts::{
     Cues, Effect, error_lines, file_effect, paths_in_text, tool_calls, tool_output,
 };
 use crate::plan::Unit;
-use crate::transcript::{Item, Kind, PartKind};
+use crate::transcript::{Item, Kind};
 use std::sync::LazyLock;
 
 /// What a unit shows.
@@ -62,7 +62,7 @@ impl Signals {
                     s.error |= !error_lines(&tool_output(item), item.is_error).is_empty();
                 }
                 Kind::AssistantText | Kind::ToolCall => {
-                    let text = prose(item);
+                    let text = item.prose();
                     s.completion |= says_done(&text);
                     s.decision |= crate::facts::states_decision(&text);
                     s.path |= paths_in_text(&text).next().is_some();
@@ -111,16 +111,6 @@ fn base_score(kind: Kind) -> f64 {
         Kind::Thinking | Kind::ToolResult => 0.5,
         Kind::System | Kind::NonContext => 0.0,
     }
-}
-
-fn prose(item: &Item) -> String {
-    let texts: Vec<&str> = item
-        .parts
-        .iter()
-        .filter(|p| p.kind == PartKind::Text)
-        .map(|p| p.text.as_str())
-        .collect();
-    texts.join("\n")
 }
 
 /// Phrases by which the assistant says a task is done.

@@ -343,6 +343,18 @@ impl Item {
         let texts: Vec<&str> = self.parts.iter().map(|p| p.text.as_str()).collect();
         texts.join("\n")
     }
+
+    /// The item's prose: its text parts (no images, documents or reasoning), joined by
+    /// newlines.
+    pub fn prose(&self) -> String {
+        let texts: Vec<&str> = self
+            .parts
+            .iter()
+            .filter(|p| p.kind == PartKind::Text)
+            .map(|p| p.text.as_str())
+            .collect();
+        texts.join("\n")
+    }
 }
 
 /// How a conversation's items are laid out in the source, so an edited list can be written in

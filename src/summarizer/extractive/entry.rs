@@ -120,13 +120,7 @@ impl EntryNotes {
 
     /// Notes an assistant message: its prose, decisions, and what its calls did.
     fn assistant(&mut self, item: &Item) {
-        let texts: Vec<&str> = item
-            .parts
-            .iter()
-            .filter(|p| p.kind == PartKind::Text)
-            .map(|p| p.text.as_str())
-            .collect();
-        let text = texts.join("\n");
+        let text = item.prose();
         if !text.trim().is_empty() {
             self.ops.push(Op::ClearLastMessage);
             self.add(List::LastMessage, quote_prose(&text));
