@@ -59,6 +59,21 @@ from openhands.tools.terminal import TerminalAction, TerminalObservation  # noqa
 MARKER = "[ctxc summary]"
 
 
+def text(t):
+    return [TextContent(text=t)]
+
+
+def observe(add, action, output):
+    """The terminal's observation of `action`: `output`, exit code 0."""
+    add(
+        ObservationEvent,
+        tool_name="terminal",
+        tool_call_id=action.tool_call_id,
+        action_id=action.id,
+        observation=TerminalObservation.from_text(text=output, command=action.action.command, exit_code=0),
+    )
+
+
 def make():
     ids = iter(f"00000000-0000-4000-8000-{n:012d}" for n in range(1, 1000))
     clock = iter(f"2026-06-16T05:{m:02d}:00.000000" for m in range(60))
@@ -67,9 +82,6 @@ def make():
     def add(cls, **kw):
         events.append(cls(id=next(ids), timestamp=next(clock), **kw))
         return events[-1]
-
-    def text(t):
-        return [TextContent(text=t)]
 
     add(ConversationStateUpdateEvent, source="environment", key="execution_status", value="running")
     add(
@@ -108,13 +120,7 @@ def make():
                     error=error,
                 )
                 continue
-            add(
-                ObservationEvent,
-                tool_name="terminal",
-                tool_call_id=action.tool_call_id,
-                action_id=action.id,
-                observation=TerminalObservation.from_text(text=output, command=action.action.command, exit_code=0),
-            )
+            observe(add, action, output)
 
     listing = "\n".join(f"-rw-r--r-- 1 user user {100 + 37 * k} Jun 16 05:3{k % 10} module_{k}.py" for k in range(40))
     step(1, "Let me look at the repository layout first.", ["ls -la src tests"], [listing])
@@ -163,9 +169,6 @@ def make_linked():
         events.append(cls(id=next(ids), timestamp=next(clock), parent_id=parent, **kw))
         return events[-1]
 
-    def text(t):
-        return [TextContent(text=t)]
-
     def call(response, k, command, thought=None, thinking=None):
         call_id = f"toolu_{response}_{k}"
         return add(
@@ -179,15 +182,6 @@ def make_linked():
             llm_response_id=f"msg_{response}",
         )
 
-    def observe(action, output):
-        add(
-            ObservationEvent,
-            tool_name="terminal",
-            tool_call_id=action.tool_call_id,
-            action_id=action.id,
-            observation=TerminalObservation.from_text(text=output, command=action.action.command, exit_code=0),
-        )
-
     add(SystemPromptEvent, system_prompt=TextContent(text="You are OpenHands agent."), tools=[])
     add(
         MessageEvent,
@@ -195,7 +189,7 @@ def make_linked():
         llm_message=Message(role="user", content=[TextContent(text="The chart in docs/plot.png is wrong: the y axis should start at zero. Fix scripts/plot.py."), ImageContent(image_urls=["data:image/png;base64," + "iVBORw0KGgo" * 40])]),
     )
     a = call(1, 0, "cat scripts/plot.py", "I will read the plotting script.", "The user wants the axis fixed.")
-    observe(a, "\n".join(f"ax.plot(xs[{k}], ys[{k}], label='series {k}')" for k in range(50)))
+    observe(add, a, "\n".join(f"ax.plot(xs[{k}], ys[{k}], label='series {k}')" for k in range(50)))
     add(CondensationRequest)
     a = call(2, 0, "rm -rf build/", "Clearing the old build first.")
     add(UserRejectObservation, tool_name="terminal", tool_call_id=a.tool_call_id, action_id=a.id, rejection_reason="Do not delete the build directory.")
@@ -210,10 +204,10 @@ def make_linked():
     add(MessageEvent, source="user", llm_message=Message(role="user", content=text("Go on, but keep build/.")))
     a = call(3, 0, "grep -n set_ylim scripts/plot.py", "Where is the axis range set?", "Look for set_ylim.")
     b = call(3, 1, "git log --oneline -5 -- scripts/plot.py")
-    observe(a, "\n".join(f"{200 + k}: ax.set_ylim(bottom=min(ys[{k}]))" for k in range(30)))
-    observe(b, "\n".join(f"{k:07x} plot: tweak series {k}" for k in range(5)))
+    observe(add, a, "\n".join(f"{200 + k}: ax.set_ylim(bottom=min(ys[{k}]))" for k in range(30)))
+    observe(add, b, "\n".join(f"{k:07x} plot: tweak series {k}" for k in range(5)))
     a = call(4, 0, "sed -i 's/bottom=min(ys\\[k\\])/bottom=0/' scripts/plot.py", "Pin the bottom at zero.")
-    observe(a, "")
+    observe(add, a, "")
     add(
         Condensation,
         forgotten_event_ids={first.id + "-summary"} | {e.id for e in events[5:7]},
@@ -222,7 +216,7 @@ def make_linked():
         llm_response_id="condenser-2",
     )
     a = call(5, 0, "python scripts/plot.py && python -c 'print(open(\"docs/plot.png\",\"rb\").read(4))'", "Regenerate the chart.")
-    observe(a, "\\x89PNG")
+    observe(add, a, "\\x89PNG")
     add(MessageEvent, source="agent", llm_message=Message(role="assistant", content=text("The y axis of docs/plot.png now starts at zero (scripts/plot.py pins bottom=0).")), llm_response_id="msg_6")
     return [e.model_dump(mode="json", exclude_none=True) for e in events]
 

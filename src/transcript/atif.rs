@@ -51,10 +51,11 @@ impl Adapter for Atif {
     ) -> Result<String, ReadError> {
         let found = find_trajectories(doc);
         if found.is_empty() {
-            return Err(ReadError::whole(format!(
-                "no ATIF trajectory found (an object with \"schema_version\": \"ATIF-v1.x\" and \"steps\"): {}",
-                doc.describe()
-            )));
+            return Err(ReadError::none_found(
+                "ATIF trajectory",
+                r#" (an object with "schema_version": "ATIF-v1.x" and "steps")"#,
+                doc,
+            ));
         }
         for f in found {
             each(read_trajectory(doc, f)?);

@@ -89,10 +89,7 @@ pub(super) fn read_lists(
 ) -> Result<String, ReadError> {
     let lists = find_lists(doc, opts.messages_path.as_deref())?;
     if lists.is_empty() {
-        return Err(ReadError::whole(format!(
-            "no message list found: {}",
-            doc.describe()
-        )));
+        return Err(ReadError::none_found("message list", "", doc));
     }
     let container = describe_container(doc, &lists);
     let mut fn_calls = 0;

@@ -538,6 +538,12 @@ impl ReadError {
             findings: vec![Finding::new(0, message)],
         }
     }
+
+    /// A reader found none of `what` (what its format holds conversations in) in `doc`;
+    /// `hint` says what that looks like, where the name alone would not tell.
+    pub fn none_found(what: &str, hint: &str, doc: &Doc) -> Self {
+        ReadError::whole(format!("no {what} found{hint}: {}", doc.describe()))
+    }
 }
 
 /// A format's reader and writer.

@@ -56,10 +56,7 @@ impl Adapter for ShareGpt {
     ) -> Result<String, ReadError> {
         let found = find_conversations(doc);
         if found.is_empty() {
-            return Err(ReadError::whole(format!(
-                "no ShareGPT conversation found: {}",
-                doc.describe()
-            )));
+            return Err(ReadError::none_found("ShareGPT conversation", "", doc));
         }
         for (c, f) in found.into_iter().enumerate() {
             each(read_conversation(doc, c, f)?);

@@ -3,7 +3,7 @@
 //! compacted and the file succeeds; a file that is one conversation is still refused. And a
 //! batch over the whole corpus refuses no file.
 
-use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
+use crate::{ctxc, fixture, restore_to, shared, stderr_of, stdout_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -193,14 +193,7 @@ fn a_batch_over_the_whole_corpus_refuses_no_file_but_a_damaged_session() {
     let check = ctxc().arg("check").arg(&output).output().unwrap();
     assert_eq!(check.status.code(), Some(0), "{}", stderr_of(&check));
     let back = dir.path().join("back.jsonl");
-    let restore = ctxc()
-        .arg("restore")
-        .arg(&output)
-        .arg("-o")
-        .arg(&back)
-        .output()
-        .unwrap();
-    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    restore_to(&output, &back);
     let damaged = std::fs::read(shared(
         "corpus/claude-code/claude-code-log/edge_cases.jsonl",
     ));
@@ -284,13 +277,6 @@ fn compact_repair_repairs_a_parquet_row_and_restores_it() {
     assert!(format!("{:?}", before.slice(2, 1)).contains("nowhere"));
     assert!(!format!("{:?}", after.slice(2, 1)).contains("nowhere"));
     let back = dir.path().join("back.parquet");
-    let restore = ctxc()
-        .arg("restore")
-        .arg(&output)
-        .arg("-o")
-        .arg(&back)
-        .output()
-        .unwrap();
-    assert_eq!(restore.status.code(), Some(0), "{}", stderr_of(&restore));
+    restore_to(&output, &back);
     assert_same_rows(&input, &back);
 }

@@ -69,6 +69,18 @@ pub fn stdout_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// `ctxc restore ARCHIVE_OR_OUTPUT -o BACK`, which must succeed.
+pub fn restore_to(from: &std::path::Path, back: &std::path::Path) {
+    let out = ctxc()
+        .arg("restore")
+        .arg(from)
+        .arg("-o")
+        .arg(back)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
+
 /// The text of stderr.
 pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

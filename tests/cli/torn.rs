@@ -3,7 +3,7 @@
 //! `--drop-torn-tail` left out of the compaction, kept by the archive so that `restore` gives
 //! the exact file back. And usage-only Claude Code records (usage exports) pass through.
 
-use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
+use crate::{ctxc, fixture, restore_to, shared, stderr_of, stdout_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -87,14 +87,7 @@ fn drop_torn_tail_compacts_the_rest_and_the_archive_gives_the_line_back() {
     assert_eq!(checked.status.code(), Some(0), "{}", stdout_of(&checked));
 
     let back = dir.path().join("back.jsonl");
-    let restored = ctxc()
-        .arg("restore")
-        .arg(dir.path().join("out.ctxc-archive.json"))
-        .arg("-o")
-        .arg(&back)
-        .output()
-        .unwrap();
-    assert_eq!(restored.status.code(), Some(0), "{}", stderr_of(&restored));
+    restore_to(&dir.path().join("out.ctxc-archive.json"), &back);
     let cmp = std::process::Command::new("cmp")
         .arg(&input)
         .arg(&back)

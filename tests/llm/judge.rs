@@ -88,12 +88,22 @@ fn eval(server: &Server, dir: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn eval_with(server: &Server, dir: &Path, provider: &str, extra: &[&str]) -> std::process::Output {
+    eval_command(server, dir, provider)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// `ctxc eval` of the agent run (written into `dir` the first time) with `provider` judging
+/// against `server`.
+fn eval_command(server: &Server, dir: &Path, provider: &str) -> Command {
     let input = dir.join("run.json");
     if !input.exists() {
         std::fs::write(&input, agent_run()).unwrap();
     }
-    Command::cargo_bin("ctxc")
-        .unwrap()
+    let mut command = Command::cargo_bin("ctxc").unwrap();
+    command
         .current_dir(dir)
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
@@ -107,10 +117,8 @@ fn eval_with(server: &Server, dir: &Path, provider: &str, extra: &[&str]) -> std
             "0.25",
         ])
         .args(["--judge", provider, "--judge-model", "tiny"])
-        .args(["--judge-base-url", &server.base_url(), "--json"])
-        .args(extra)
-        .output()
-        .unwrap()
+        .args(["--judge-base-url", &server.base_url()]);
+    command
 }
 
 fn stderr(out: &std::process::Output) -> String {
@@ -201,26 +209,8 @@ fn answers_are_judged_per_dimension_costed_and_cached() {
     assert_eq!(second["runs"][0]["judge"], *scores);
 
     // The table gives the means per dimension, compacted / original, and the cost.
-    let table = Command::cargo_bin("ctxc")
-        .unwrap()
-        .current_dir(dir.path())
-        .env("CTXC_API_KEY", KEY)
-        .args([
-            "eval",
-            "run.json",
-            "--strategy",
-            "truncate",
-            "--target-ratio",
-            "0.25",
-        ])
-        .args([
-            "--judge",
-            "openai",
-            "--judge-model",
-            "tiny",
-            "--judge-base-url",
-        ])
-        .args([&server.base_url(), "--judge-cache", cache_arg])
+    let table = eval_command(&server, dir.path(), "openai")
+        .args(["--judge-cache", cache_arg])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&table.stdout);

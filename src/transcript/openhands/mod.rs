@@ -106,10 +106,7 @@ impl Adapter for OpenHands {
     ) -> Result<String, ReadError> {
         let found = find_histories(doc);
         if found.is_empty() {
-            return Err(ReadError::whole(format!(
-                "no OpenHands event list found: {}",
-                doc.describe()
-            )));
+            return Err(ReadError::none_found("OpenHands event list", "", doc));
         }
         let container = match (doc, found[0].location.is_empty()) {
             (Doc::Lines { .. }, _) => "jsonl, one run per line (history)",

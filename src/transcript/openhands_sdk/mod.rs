@@ -76,10 +76,7 @@ impl Adapter for OpenHandsSdk {
     ) -> Result<String, ReadError> {
         let found = find_lists(doc);
         if found.is_empty() {
-            return Err(ReadError::whole(format!(
-                "no OpenHands SDK event list found: {}",
-                doc.describe()
-            )));
+            return Err(ReadError::none_found("OpenHands SDK event list", "", doc));
         }
         let container = match (doc, &found[0]) {
             (Doc::Lines { .. }, Found::Lines) => "jsonl, one event per line",
