@@ -2,6 +2,7 @@
 //! cache in front of the engines (see the module header of [`crate::tokens`]).
 
 use super::*;
+use crossbeam_utils::CachePadded;
 
 /// Counts tokens for one encoding. Build one per run and share it by reference.
 ///
@@ -76,44 +77,60 @@ impl TokenCounter {
     }
 }
 
-const CACHE_SHARDS: usize = 16;
+const CACHE_SHARDS: usize = 64;
 
-/// xxh3-64 of a text → its token count, in shards so threads rarely wait on one lock.
-#[derive(Default)]
+/// xxh3-64 of a text → its token count, in shards so threads rarely wait on one lock, each
+/// on its own cache line so that one shard's writes do not stall readers of its neighbours.
 struct CountCache {
-    shards: [Mutex<HashMap<u64, usize, BuildHasherDefault<HashIsKey>>>; CACHE_SHARDS],
-    hits: AtomicU64,
-    misses: AtomicU64,
+    shards: [CachePadded<Mutex<Shard>>; CACHE_SHARDS],
+}
+
+impl Default for CountCache {
+    fn default() -> Self {
+        Self {
+            shards: std::array::from_fn(|_| CachePadded::default()),
+        }
+    }
+}
+
+/// One shard's counts and its tally, kept under the shard's lock: shared hit and miss
+/// counters would be one cache line that every count of every thread writes to.
+#[derive(Default)]
+struct Shard {
+    counts: HashMap<u64, usize, BuildHasherDefault<HashIsKey>>,
+    stats: CacheStats,
 }
 
 impl CountCache {
     fn get_or_count(&self, text: &str, count: impl FnOnce() -> usize) -> usize {
         let key = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
-        let shard = &self.shards[(key >> 60) as usize % CACHE_SHARDS];
-        let cached = shard
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .copied();
-        if let Some(n) = cached {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return n;
+        let shard = &self.shards[(key >> 58) as usize % CACHE_SHARDS];
+        {
+            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(&n) = shard.counts.get(&key) {
+                shard.stats.hits += 1;
+                return n;
+            }
+            shard.stats.misses += 1;
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
         // Counted outside the lock: two threads may both count a new text, which is harmless.
         let n = count();
         shard
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .counts
             .insert(key, n);
         n
     }
 
     fn stats(&self) -> CacheStats {
-        CacheStats {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
+        let mut total = CacheStats::default();
+        for shard in &self.shards {
+            let stats = shard.lock().unwrap_or_else(PoisonError::into_inner).stats;
+            total.hits += stats.hits;
+            total.misses += stats.misses;
         }
+        total
     }
 }
 
