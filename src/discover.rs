@@ -79,14 +79,22 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
         }
     }
     inputs.sort();
-    // The same file named twice (`dir` and `./dir/a.json`) is one input.
+    // One path names each file once (a walk does not follow links); only several paths can
+    // name one file twice, and resolving every path costs a system call per component.
+    if paths.len() > 1 {
+        dedupe(&mut inputs);
+    }
+    Ok((inputs, errors))
+}
+
+/// The same file named twice (`dir` and `./dir/a.json`) is one input.
+fn dedupe(inputs: &mut Vec<Input>) {
     let mut seen = std::collections::HashSet::new();
     inputs.retain(|input| match input {
         Input::File(p) => seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())),
         Input::Stdin => seen.insert(PathBuf::from("-")),
         Input::Remote(url) => seen.insert(PathBuf::from(url.to_string())),
     });
-    Ok((inputs, errors))
 }
 
 /// An object URL given on the command line: the object itself, or when it names a prefix (a

@@ -5,7 +5,7 @@ use crate::cli::CheckArgs;
 use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::transcript::{self, Finding, ReadOptions};
-use rayon::prelude::*;
+use crate::workers;
 use serde::Serialize;
 use std::io::Write;
 
@@ -62,19 +62,15 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             unreadable: e.unopened,
         })
         .collect();
-    results.extend(
-        inputs
-            .par_iter()
-            .flat_map_iter(|input| {
-                check_input(
-                    input,
-                    &opts,
-                    args.input.column.as_deref(),
-                    args.input.limit.max_input_bytes,
-                )
-            })
-            .collect::<Vec<_>>(),
-    );
+    let checked = workers::in_order(&inputs, |input| {
+        check_input(
+            input,
+            &opts,
+            args.input.column.as_deref(),
+            args.input.limit.max_input_bytes,
+        )
+    });
+    results.extend(checked.into_iter().flatten());
 
     let mut out = Vec::new();
     if args.json {

@@ -14,7 +14,7 @@ use crate::report::{self, OutputFormat, Table};
 use crate::tokens::TokenCounter;
 use crate::transcript::{self, ReadOptions, Transcript, Usage};
 use crate::trigger::{self, Measures, TriggerSettings};
-use rayon::prelude::*;
+use crate::workers;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -167,27 +167,24 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             ..Default::default()
         })
         .collect();
-    let measured: Vec<FileStats> = inputs
-        .par_iter()
-        .flat_map_iter(|input| {
-            let model = tokens.model.as_deref();
-            let stats = match dataset::sniff(input, limit) {
-                Ok(Sniffed::Parquet(file)) => {
-                    let column = args.input.column.as_deref();
-                    dataset_stats(input, file, column, &opts, &counter, &triggers, model)
-                }
-                Ok(Sniffed::Other(bytes)) => {
-                    vec![file_stats(
-                        input, bytes, &opts, &counter, &triggers, model, limit,
-                    )]
-                }
-                Err(e) => vec![failed(input.display(), e.line, e.message)],
-            };
-            progress.advance();
-            stats
-        })
-        .collect();
-    files.extend(measured);
+    let measured = workers::in_order(&inputs, |input| {
+        let model = tokens.model.as_deref();
+        let stats = match dataset::sniff(input, limit) {
+            Ok(Sniffed::Parquet(file)) => {
+                let column = args.input.column.as_deref();
+                dataset_stats(input, file, column, &opts, &counter, &triggers, model)
+            }
+            Ok(Sniffed::Other(bytes)) => {
+                vec![file_stats(
+                    input, bytes, &opts, &counter, &triggers, model, limit,
+                )]
+            }
+            Err(e) => vec![failed(input.display(), e.line, e.message)],
+        };
+        progress.advance();
+        stats
+    });
+    files.extend(measured.into_iter().flatten());
     // Unusable paths among the others, all in path order (a dataset's rows in row order).
     files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
     progress.finish();

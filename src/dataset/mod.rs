@@ -21,7 +21,8 @@ pub use self::parquet::{Dataset, Done, Rewritten};
 
 use crate::discover::{Input, LoadError};
 use std::cmp::Ordering;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
+use std::path::Path;
 
 /// The magic number a Parquet file starts (and ends) with.
 pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
@@ -57,28 +58,13 @@ pub enum Sniffed {
     Other(Option<Vec<u8>>),
 }
 
-/// Tells whether `input` is a dataset. Reads 4 bytes of a regular file (a pipe or a device is
-/// the text loader's: its first bytes would be gone); reads standard input whole, up to `limit`
-/// bytes for a text (a dataset into a temporary file, so that memory does not grow with it).
+/// Tells whether `input` is a dataset. Reads a regular file's text whole through the handle
+/// that read its first 4 bytes (a pipe, a device or a file over `limit` is the text loader's
+/// to read or refuse); reads standard input whole, up to `limit` bytes for a text (a dataset
+/// into a temporary file, so that memory does not grow with it).
 pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
     match input {
-        Input::File(path) => {
-            if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-                return Ok(Sniffed::Other(None));
-            }
-            let mut head = [0u8; 4];
-            let is_parquet = std::fs::File::open(path)
-                .and_then(|mut f| f.read_exact(&mut head))
-                .is_ok()
-                && &head == PARQUET_MAGIC;
-            if !is_parquet {
-                // Missing files, directories and short files are the text loader's to report.
-                return Ok(Sniffed::Other(None));
-            }
-            std::fs::File::open(path)
-                .map(Sniffed::Parquet)
-                .map_err(|e| load_error(&e))
-        }
+        Input::File(path) => sniff_file(path, limit),
         Input::Stdin => sniff_reader(&mut std::io::stdin().lock(), limit),
         // An object is read whole (capped) in one request either way; a dataset's bytes then go
         // to a temporary file, which Parquet is read from.
@@ -90,6 +76,51 @@ pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
             sniff_bytes(bytes)
         }
     }
+}
+
+/// A dataset, or a text file read whole through the same handle: one open per input.
+fn sniff_file(path: &Path, limit: u64) -> Result<Sniffed, LoadError> {
+    // Missing files, directories, pipes and files over the limit are the text loader's to
+    // report, with its messages.
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(Sniffed::Other(None));
+    };
+    if !meta.is_file() || meta.len() > limit {
+        return Ok(Sniffed::Other(None));
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(Sniffed::Other(None));
+    };
+    let mut head = Vec::with_capacity(PARQUET_MAGIC.len());
+    (&mut file)
+        .take(PARQUET_MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| load_error(&e))?;
+    if head.as_slice() == PARQUET_MAGIC {
+        file.rewind().map_err(|e| load_error(&e))?;
+        return Ok(Sniffed::Parquet(file));
+    }
+    let text = crate::discover::read_capped(head.as_slice().chain(file), meta.len(), limit)?;
+    Ok(Sniffed::Other(Some(text)))
+}
+
+/// Whether the file at `path` is a dataset, from its first bytes alone: for a file that is
+/// read later under a claim (`--in-place`).
+pub fn sniff_head(path: &Path) -> Result<Sniffed, LoadError> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(Sniffed::Other(None));
+    }
+    let mut head = [0u8; 4];
+    let is_parquet = std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == PARQUET_MAGIC;
+    if !is_parquet {
+        return Ok(Sniffed::Other(None));
+    }
+    std::fs::File::open(path)
+        .map(Sniffed::Parquet)
+        .map_err(|e| load_error(&e))
 }
 
 /// What `bytes` read whole (an object's) are: a dataset's go to a temporary file, which

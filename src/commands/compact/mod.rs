@@ -21,8 +21,8 @@ use crate::store::{self, Url};
 use crate::summarizer::Summarizer;
 use crate::summarizer::extractive::Extractive;
 use crate::transcript::Transcript;
+use crate::workers;
 use anyhow::{Context, Result, bail};
-use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -176,7 +176,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         // Questions come one at a time, in order.
         jobs.iter().for_each(|job| conduct.file(job, &settings));
     } else {
-        jobs.par_iter().for_each(|job| conduct.file(job, &settings));
+        workers::in_order(&jobs, |job| conduct.file(job, &settings));
     }
     // Every output in place (or failed) before anything is reported.
     conduct.land_all();
@@ -399,6 +399,10 @@ impl Conduct<'_> {
                         message: format!("{e:#}"),
                     })
                     .and_then(|(sniffed, claim)| Ok((sniffed?, claim)))
+            }
+            // A file replaced in place is read whole under its claim (`load`).
+            Input::File(path) if self.args.outputs.in_place => {
+                dataset::sniff_head(path).map(|sniffed| (sniffed, None))
             }
             input => dataset::sniff(input, limit).map(|sniffed| (sniffed, None)),
         };
