@@ -14,9 +14,10 @@ use crate::transcript::{Conversation, Item, Kind, PartKind, Transcript};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
-/// Conversations with at least this many items are counted item-parallel, so one huge file
-/// keeps every core busy instead of one.
-const PARALLEL_ITEMS: usize = 64;
+/// Conversations with at least this many texts are counted in parallel, [`CHUNK_TEXTS`] at a
+/// time, so one huge file keeps every core busy instead of one.
+const PARALLEL_TEXTS: usize = 256;
+const CHUNK_TEXTS: usize = 64;
 
 /// Token counts of one conversation, per item.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,17 +35,60 @@ impl ConversationTokens {
     }
 }
 
-/// Counts every item of `conv`.
+/// Counts every item of `conv`: what [`item_tokens`] gives for each, its texts counted
+/// together ([`TokenCounter::count_all`]).
 pub fn count_conversation(counter: &TokenCounter, conv: &Conversation) -> ConversationTokens {
     let first = first_of_message(conv);
-    let count = |(i, item): (usize, &Item)| item_tokens(counter, item, first[i]);
-    let items = if conv.items.len() >= PARALLEL_ITEMS {
-        conv.items.par_iter().enumerate().map(count).collect()
+    let texts: Vec<&str> = conv
+        .preamble
+        .iter()
+        .map(|p| p.text.as_str())
+        .chain(
+            conv.items
+                .iter()
+                .filter(|item| item.in_context)
+                .flat_map(|item| &item.parts)
+                .filter(|part| part.kind != PartKind::Media)
+                .map(|part| part.text.as_str()),
+        )
+        .collect();
+    let counts: Vec<usize> = if texts.len() >= PARALLEL_TEXTS {
+        texts
+            .par_chunks(CHUNK_TEXTS)
+            .flat_map_iter(|chunk| counter.count_all(chunk))
+            .collect()
     } else {
-        conv.items.iter().enumerate().map(count).collect()
+        counter.count_all(&texts)
     };
-    let preamble = conv.preamble.iter().map(|p| counter.count(&p.text)).sum();
-    ConversationTokens { items, preamble }
+    let (preamble, mut counts) = counts.split_at(conv.preamble.len());
+    let items = conv
+        .items
+        .iter()
+        .zip(first)
+        .map(|(item, pays_overhead)| {
+            if !item.in_context {
+                return 0;
+            }
+            let overhead = if pays_overhead { TOKENS_PER_MESSAGE } else { 0 };
+            let parts: usize = item
+                .parts
+                .iter()
+                .map(|part| {
+                    if part.kind == PartKind::Media {
+                        return MEDIA_TOKENS;
+                    }
+                    let (n, rest) = counts.split_first().expect("one count per text");
+                    counts = rest;
+                    *n
+                })
+                .sum();
+            overhead + parts
+        })
+        .collect();
+    ConversationTokens {
+        items,
+        preamble: preamble.iter().sum(),
+    }
 }
 
 /// Tokens an embedded image or document is counted as: OpenAI's base price of a low-detail

@@ -45,7 +45,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::str::FromStr;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -344,6 +344,43 @@ mod tests {
         let parallel: Vec<usize> =
             pool.install(|| texts.par_iter().map(|t| counter.count(t)).collect());
         assert_eq!(serial, parallel);
+    }
+
+    #[test]
+    fn threads_counting_one_list_together_tokenize_each_text_once() {
+        // Copies of one file read at once: every thread counts the same texts, in order.
+        let mut texts: Vec<String> = samples();
+        texts.extend((0..300).map(|i| format!("text number {i} ").repeat(1 + i % 40)));
+        texts.push(String::new());
+        texts.push(texts[3].clone());
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let reference = TokenCounter::without_cache(Encoding::O200kBase).unwrap();
+        let expected: Vec<usize> = texts.iter().map(|t| reference.count(t)).collect();
+        assert_eq!(reference.count_all(&texts), expected);
+
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let threads = 8;
+        let barrier = std::sync::Barrier::new(threads);
+        let counts: Vec<Vec<usize>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        counter.count_all(&texts)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for got in counts {
+            assert_eq!(got, expected);
+        }
+        let unique: HashSet<&str> = texts.iter().copied().filter(|t| !t.is_empty()).collect();
+        let stats = counter.cache_stats();
+        assert_eq!(stats.misses, unique.len() as u64, "{stats:?}");
+        // A later single count of a cached text is a hit.
+        assert_eq!(counter.count(texts[5]), expected[5]);
+        assert_eq!(counter.cache_stats().misses, unique.len() as u64);
     }
 
     #[test]
