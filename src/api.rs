@@ -24,6 +24,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -220,22 +221,17 @@ const SHARED_CACHE_TEXTS: u64 = 1 << 20;
 /// system prompt and tools: each text is tokenized once per process instead of once per call.
 /// Counts stay exact (the cache holds what the tokenizer said).
 ///
-/// A forked child (another process id) builds its own: the parent's locks may be held by a
-/// thread the child does not have, so the inherited counter is left alone, never used.
+/// A forked child (another process id) builds its own: the parent's locks, the one around
+/// these counters included, may be held by a thread the child does not have, so everything
+/// inherited is left alone, never used.
 pub fn counter(tokens: &TokenSettings) -> anyhow::Result<Arc<TokenCounter>> {
-    type Shared = HashMap<Encoding, Arc<TokenCounter>>;
-    static SHARED: Mutex<Option<(u32, Shared)>> = Mutex::new(None);
     if !tokens.cache {
         return tokens.counter().map(Arc::new);
     }
-    let pid = std::process::id();
-    let mut held = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-    if held.as_ref().is_none_or(|(owner, _)| *owner != pid) {
-        if let Some(inherited) = held.replace((pid, Shared::new())) {
-            std::mem::forget(inherited);
-        }
-    }
-    let counters = &mut held.as_mut().expect("set above").1;
+    let mut counters = this_process()
+        .counters
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let full = |c: &Arc<TokenCounter>| c.cache_stats().misses >= SHARED_CACHE_TEXTS;
     match counters.get(&tokens.encoding) {
         Some(counter) if !full(counter) => Ok(counter.clone()),
@@ -245,6 +241,47 @@ pub fn counter(tokens: &TokenSettings) -> anyhow::Result<Arc<TokenCounter>> {
             Ok(counter)
         }
     }
+}
+
+/// One process's shared counters.
+struct ProcessCounters {
+    pid: u32,
+    counters: Mutex<HashMap<Encoding, Arc<TokenCounter>>>,
+}
+
+/// The shared counters of this process, made on first use in each process. Found through an
+/// atomic pointer, not a lock: a child forked while a thread of its parent held a lock here
+/// would wait for it forever.
+fn this_process() -> &'static ProcessCounters {
+    static CURRENT: AtomicPtr<ProcessCounters> = AtomicPtr::new(std::ptr::null_mut());
+    let pid = std::process::id();
+    loop {
+        let seen = CURRENT.load(Ordering::Acquire);
+        if let Some(current) = leaked(seen).filter(|c| c.pid == pid) {
+            return current;
+        }
+        let fresh: &'static ProcessCounters = Box::leak(Box::new(ProcessCounters {
+            pid,
+            counters: Mutex::default(),
+        }));
+        let fresh_ptr = std::ptr::from_ref(fresh).cast_mut();
+        // Another thread of this process may have set its own first; then that one is used
+        // (the loser's few bytes stay leaked, once per such race).
+        if CURRENT
+            .compare_exchange(seen, fresh_ptr, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return fresh;
+        }
+    }
+}
+
+/// The counters a pointer of [`this_process`] points to.
+#[allow(unsafe_code)]
+fn leaked(ptr: *mut ProcessCounters) -> Option<&'static ProcessCounters> {
+    // SAFETY: the pointer is null or was made by `Box::leak`, and is never freed or written
+    // through, so it stays valid and shared for the rest of the process (a fork copies it).
+    unsafe { ptr.as_ref() }
 }
 
 /// `text` without its torn last line (see [`transcript::Doc::torn_tail`]), with that line's
