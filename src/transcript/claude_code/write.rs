@@ -141,23 +141,33 @@ pub(super) fn block_type(block: &RawValue) -> Option<String> {
 /// `record` with each `tool_result` block's content and the `toolUseResult` copy replaced by
 /// `text`; everything else byte-for-byte.
 pub(super) fn replace_result(record: &str, text: &str) -> String {
-    let Ok(raw) = parse_raw(record) else {
+    // A tree split once, level by level: looking each member up in the raw text scanned the
+    // record once per question (six times for a one-block result).
+    let Ok(node) = Node::parse(record) else {
         return record.to_string();
     };
     let value = quote(text);
-    let mut edits: Vec<(Span, String)> = message_content(raw)
-        .and_then(array_elements)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|b| block_type(b).as_deref() == Some("tool_result"))
-        .filter_map(|b| member(b, "content"))
+    let blocks = node
+        .member("message")
+        .and_then(|m| m.member("content"))
+        .and_then(Node::elements)
+        .unwrap_or_default();
+    let mut edits: Vec<(Span, String)> = blocks
+        .iter()
+        .filter(|b| node_type(b).as_deref() == Some("tool_result"))
+        .filter_map(|b| b.member("content"))
         .map(|c| (span_of(record, c.get()), value.clone()))
         .collect();
-    if let Some(copy) = member(raw, "toolUseResult") {
+    if let Some(copy) = node.member("toolUseResult") {
         edits.push((span_of(record, copy.get()), value));
     }
     edits.sort_by_key(|(span, _)| span.start);
     splice(record, &edits)
+}
+
+/// The `type` of a content block, as [`block_type`] reads it.
+fn node_type(block: &Node) -> Option<String> {
+    serde_json::from_str(block.member("type")?.get()).ok()
 }
 
 /// `record` with its message text replaced: string content, or the first text block (other
