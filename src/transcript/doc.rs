@@ -117,7 +117,7 @@ impl<'a> Doc<'a> {
         let mut lines = Vec::new();
         let mut errors = Vec::new();
         let mut offset = bom;
-        for (i, text) in body.split('\n').enumerate() {
+        for (i, text) in lines_of(body).enumerate() {
             let start = offset;
             offset += text.len() + 1;
             let text = text.strip_suffix('\r').unwrap_or(text);
@@ -356,14 +356,54 @@ pub(super) fn strip_position(e: &serde_json::Error) -> String {
     }
 }
 
+/// `body` split at each `\n`, as `str::split('\n')` splits it (a last piece after the last
+/// terminator, empty or not), found with memchr's SIMD search.
+fn lines_of(body: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', body.as_bytes());
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(end) => end,
+            None if start <= body.len() => body.len(),
+            None => return None,
+        };
+        let line = &body[start..end];
+        start = end + 1;
+        Some(line)
+    })
+}
+
 /// Whether more than half of `body`'s line ends are `\r\n`. One search for `\n` (memchr),
 /// where counting `"\r\n"` as a substring cost a two-way search of the whole file.
 fn mostly_crlf(body: &str) -> bool {
     let bytes = body.as_bytes();
     let (mut crlf, mut all) = (0usize, 0usize);
-    for (at, _) in body.match_indices('\n') {
+    for at in memchr::memchr_iter(b'\n', bytes) {
         all += 1;
         crlf += usize::from(at > 0 && bytes[at - 1] == b'\r');
     }
     crlf * 2 > all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_as_str_split_does() {
+        for body in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\n\na\n\n",
+            "é\nü",
+        ] {
+            let got: Vec<&str> = lines_of(body).collect();
+            let want: Vec<&str> = body.split('\n').collect();
+            assert_eq!(got, want, "{body:?}");
+        }
+    }
 }
