@@ -284,6 +284,10 @@ pub struct Item {
     /// [`Format::copy_members`] (Claude Code's `toolUseResult`), so non-zero exactly when it
     /// has one (`strip-payloads` relies on that rather than parsing the record again).
     pub stored_only_bytes: usize,
+    /// The bytes of the item's span that [`OutItem::Strip`] cuts to remove its one stored-only
+    /// copy, relative to the span's start, when the read split the record and found exactly
+    /// one (Claude Code): stripping a record without large media then needs no parse.
+    pub copy_cut: Option<Span>,
     /// Usage the provider reported for this message, if any.
     pub usage: Option<Box<Usage>>,
     /// Whether the item is a summary written by ctxc.
@@ -326,6 +330,7 @@ impl Item {
             results: Vec::new(),
             message_id: None,
             stored_only_bytes: 0,
+            copy_cut: None,
             usage: None,
             ctxc_summary: false,
             is_error: false,

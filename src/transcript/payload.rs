@@ -97,7 +97,7 @@ pub fn strip(record: &str, copies: &[&str]) -> String {
 /// The bytes to cut to remove member `j` of an object whose members' value spans are `spans`:
 /// from the end of the previous value (taking its comma), or for the first member from its
 /// key up to the next member's key.
-fn member_removal(
+pub(super) fn member_removal(
     record: &str,
     spans: &[std::ops::Range<usize>],
     j: usize,
@@ -117,7 +117,8 @@ fn member_removal(
     }
 }
 
-fn might_hold_media(record: &str) -> bool {
+/// Whether `record` is large enough and says enough to hold media [`strip`] would stub.
+pub(super) fn might_hold_media(record: &str) -> bool {
     record.len() >= MEDIA_STUB_MIN_BYTES && (record.contains("base64") || record.contains("data:"))
 }
 

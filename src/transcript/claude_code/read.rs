@@ -125,10 +125,13 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
     let mut chains = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let read = match Members::read(record.node) {
-            Some(members) => members,
-            None => Members::decoded(record.node)
-                .map_err(|e| value_error(line, record.span.start, &e))?,
+        let (read, split) = match Members::read(record.node) {
+            Some(members) => (members, true),
+            None => (
+                Members::decoded(record.node)
+                    .map_err(|e| value_error(line, record.span.start, &e))?,
+                false,
+            ),
         };
         let value = read.value;
         chains.push(read.chain);
@@ -147,6 +150,9 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.anchor = is_boundary;
         item.boundary = is_boundary;
         item.stored_only_bytes = read.stored_only_bytes;
+        if split && read.stored_only_bytes > 0 {
+            item.copy_cut = copy_cut(&doc.src()[record.span.clone()], record.node);
+        }
         item.disposable = value
             .get("type")
             .and_then(Value::as_str)
@@ -180,6 +186,22 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.chain = Some(Box::new(chain));
     }
     Ok((items, model))
+}
+
+/// The bytes [`crate::transcript::payload::strip`] cuts from `text`, the text of record
+/// `node`, to remove its one stored-only copy (none when it has several).
+fn copy_cut(text: &str, node: &Node) -> Option<Span> {
+    let members = node.members()?;
+    let mut copies = members
+        .iter()
+        .enumerate()
+        .filter(|(_, (key, _))| COPY_MEMBERS.contains(&key.as_ref()))
+        .map(|(j, _)| j);
+    let (Some(j), None) = (copies.next(), copies.next()) else {
+        return None;
+    };
+    let spans: Vec<Span> = members.iter().map(|(_, v)| span_of(text, v.get())).collect();
+    Some(crate::transcript::payload::member_removal(text, &spans, j))
 }
 
 /// What reading a record needs of it: the members [`read_items`] looks at as a `Value`, its

@@ -42,7 +42,7 @@ pub(super) fn render_item<'t>(
     match out {
         OutItem::Keep(i) => links.relink(Cow::Borrowed(raw(*i)), &chains[*i]),
         OutItem::Strip(i) => links.relink(
-            Cow::Owned(crate::transcript::payload::strip(raw(*i), &COPY_MEMBERS)),
+            Cow::Owned(strip_record(raw(*i), &conv.items[*i])),
             &chains[*i],
         ),
         OutItem::ReplaceResult(i, text) => {
@@ -64,6 +64,18 @@ pub(super) fn render_item<'t>(
             text,
             &links.summaries[&at],
         )),
+    }
+}
+
+/// `record`, item `item`, as [`crate::transcript::payload::strip`] strips it: where the read
+/// found where its one stored-only copy is and it holds no media to stub, that cut alone.
+pub(super) fn strip_record(record: &str, item: &Item) -> String {
+    use crate::transcript::payload;
+    match &item.copy_cut {
+        Some(cut) if !payload::might_hold_media(record) => {
+            splice(record, &[(cut.clone(), String::new())])
+        }
+        _ => payload::strip(record, &COPY_MEMBERS),
     }
 }
 
