@@ -18,6 +18,10 @@ pub struct Chain {
     /// (`transcript::replay`).
     #[serde(skip)]
     pub(crate) replay: Option<Option<crate::transcript::replay::Stamped>>,
+    /// Whether reading set aside results of the record that answer calls stored outside the
+    /// file: its item's `results` are then not all its text names.
+    #[serde(skip)]
+    pub(super) results_dropped: bool,
 }
 
 impl Chain {

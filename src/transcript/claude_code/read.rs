@@ -118,13 +118,33 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
 
 /// The records' items, and the model that answered last (`message.model` of the last
 /// assistant record; `<synthetic>` marks messages Claude Code wrote itself).
-pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String>), ReadError> {
+///
+/// A record `copied` names (verifying an output, [`Adapter::read_back`]) is taken from the
+/// input's item as its own reading left it; the items then carry no usage, and no model is
+/// named.
+pub(super) fn read_items(
+    doc: &Doc,
+    records: &[Record],
+    copied: Option<&CopiedRecords>,
+) -> Result<(Vec<Item>, Option<String>), ReadError> {
     let mut items = Vec::with_capacity(records.len());
     let mut boundary = None;
     let mut model = None;
     let mut chains = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
+        let text = &doc.src()[record.span.clone()];
+        if let Some((item, chain)) = copied
+            .and_then(|copied| copied(0, i, text))
+            .and_then(|c| as_read(c, record.span.clone(), line))
+        {
+            if item.boundary {
+                boundary = Some(i);
+            }
+            chains.push(chain);
+            items.push(item);
+            continue;
+        }
         let (read, split) = match Members::read(record.node) {
             Some(members) => (members, true),
             None => (
@@ -151,7 +171,7 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.boundary = is_boundary;
         item.stored_only_bytes = read.stored_only_bytes;
         if split && read.stored_only_bytes > 0 {
-            item.copy_cut = copy_cut(&doc.src()[record.span.clone()], record.node);
+            item.copy_cut = copy_cut(text, record.node);
         }
         item.disposable = value
             .get("type")
@@ -181,11 +201,42 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.anchor = true;
         item.stale_history = false;
     }
-    drop_external_results(&mut items, &chains);
+    drop_external_results(&mut items, &mut chains);
     for (item, chain) in items.iter_mut().zip(chains) {
         item.chain = Some(Box::new(chain));
     }
+    if copied.is_some() {
+        // Copied records bring no usage of their own (the input's was merged per message).
+        items.iter_mut().for_each(|item| item.usage = None);
+        model = None;
+    }
     Ok((items, model))
+}
+
+/// Copied input item `c` as reading its record on its own gives it, at `span` and `line` of
+/// the output: before the steps that look at its neighbours (the live context, merged usage,
+/// stale history, the title's anchor, results set aside), which [`read_items`] takes again.
+/// `None` when its reading cannot be told apart from theirs: results were set aside, or it
+/// kept no links.
+fn as_read(c: Copied, span: Span, line: usize) -> Option<(Item, Chain)> {
+    let input = c.item;
+    let chain = Chain::clone(input.chain.as_deref()?);
+    if chain.results_dropped {
+        return None;
+    }
+    let item = Item {
+        span,
+        line,
+        in_context: input.kind != Kind::NonContext,
+        usage: None,
+        anchor: input.boundary,
+        stale_history: false,
+        stored_only_bytes: if c.cut { 0 } else { input.stored_only_bytes },
+        copy_cut: if c.cut { None } else { input.copy_cut.clone() },
+        chain: None,
+        ..input.clone()
+    };
+    Some((item, chain))
 }
 
 /// The bytes [`crate::transcript::payload::strip`] cuts from `text`, the text of record
@@ -304,6 +355,7 @@ impl Members {
                 logical_parent_uuid,
                 leaf_uuid,
                 replay: None,
+                results_dropped: false,
             },
             _ => Chain::default(),
         };
@@ -509,15 +561,20 @@ pub(super) fn larger(a: Usage, b: Usage) -> Usage {
 /// of the file, answers a call stored elsewhere: the pairing rules cannot see that call, so the
 /// result is not recorded as answering one. A result on a chain rooted in the file keeps its
 /// id, and a missing call is reported.
-pub(super) fn drop_external_results(items: &mut [Item], chains: &[Chain]) {
+pub(super) fn drop_external_results(items: &mut [Item], chains: &mut [Chain]) {
     let index = uuid_index(chains);
     let mut calls: HashSet<String> = HashSet::new();
+    let mut dropped = Vec::new();
     for (i, item) in items.iter_mut().enumerate() {
         let unseen = item.results.iter().any(|id| !calls.contains(id));
         if unseen && leaves_file(i, chains, &index) {
             item.results.retain(|id| calls.contains(id));
+            dropped.push(i);
         }
         calls.extend(item.calls.iter().map(|c| c.id.clone()));
+    }
+    for i in dropped {
+        chains[i].results_dropped = true;
     }
 }
 
