@@ -82,6 +82,16 @@ pub struct TornTail {
 impl<'a> Doc<'a> {
     /// Parses `src` as one JSON document or as JSON Lines.
     pub fn parse(src: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+        Self::parse_with_copies(src, &|_, _| false)
+    }
+
+    /// Like [`Doc::parse`], for an output whose JSONL lines `copied(k, text)` (the `k`-th
+    /// non-blank line) says are copies of lines that parsed: those are not checked again and
+    /// are split only when something asks (a reader taking them from the input never does).
+    pub fn parse_with_copies(
+        src: &'a str,
+        copied: &dyn Fn(usize, &str) -> bool,
+    ) -> Result<Doc<'a>, Vec<ParseError>> {
         let body = src.strip_prefix(BOM).unwrap_or(src);
         let trimmed = body.trim();
         if trimmed.is_empty() {
@@ -97,11 +107,11 @@ impl<'a> Doc<'a> {
                 root,
                 lines: LineIndex::new(src),
             }),
-            Ok(_) => Self::parse_lines(src, body),
+            Ok(_) => Self::parse_lines(src, body, copied),
             Err(whole) => {
                 let first_line = body.trim_start().lines().next().unwrap_or("");
                 if !one_line && parse_raw(first_line).is_ok() {
-                    Self::parse_lines(src, body)
+                    Self::parse_lines(src, body, copied)
                 } else {
                     Err(vec![json_error(src, body, &whole)])
                 }
@@ -109,7 +119,11 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn parse_lines(src: &'a str, body: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+    fn parse_lines(
+        src: &'a str,
+        body: &'a str,
+        copied: &dyn Fn(usize, &str) -> bool,
+    ) -> Result<Doc<'a>, Vec<ParseError>> {
         // What most lines end with: each line written keeps its own ending; this is only
         // for a line that had none.
         let newline = if mostly_crlf(body) { "\r\n" } else { "\n" };
@@ -122,6 +136,14 @@ impl<'a> Doc<'a> {
             offset += text.len() + 1;
             let text = text.strip_suffix('\r').unwrap_or(text);
             if text.trim().is_empty() {
+                continue;
+            }
+            if copied(lines.len(), text) {
+                lines.push(Line {
+                    span: (start, start + text.len()),
+                    number: i + 1,
+                    node: Node::copied(text),
+                });
                 continue;
             }
             match parse_node(text) {

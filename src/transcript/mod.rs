@@ -610,6 +610,7 @@ trait Adapter: Sync {
 
     /// Whether [`Adapter::read_back`] takes copied records from the input: only then is it
     /// worth keeping the decoded content of the items a plan keeps until the output is read.
+    /// A format that does holds one conversation a file, its JSONL records one a line.
     fn reads_back_copies(&self) -> bool {
         false
     }
@@ -807,7 +808,10 @@ pub fn read_back(
     copied: &CopiedRecords,
     each: &mut dyn FnMut(Conversation),
 ) -> Result<(), ReadError> {
-    let doc = Doc::parse(source).map_err(|e| ReadError {
+    // Copied lines parsed in the input; their nodes are split only if a record is decoded.
+    let takes_copies = format.reads_back_copies();
+    let lines = |k: usize, text: &str| takes_copies && copied(0, k, text).is_some();
+    let doc = Doc::parse_with_copies(source, &lines).map_err(|e| ReadError {
         findings: e.into_iter().map(Finding::from).collect(),
     })?;
     format.adapter().read_back(&doc, opts, copied, each)?;
