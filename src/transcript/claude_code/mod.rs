@@ -137,8 +137,9 @@ impl Adapter for ClaudeCode {
 
     fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
         let chains = chains_of(source, conv);
-        let mut findings = dangling_links(conv, &chains);
-        findings.extend(cycles(conv, &chains));
+        let index = uuid_index(&chains);
+        let mut findings = dangling_links(conv, &chains, &index);
+        findings.extend(cycles(conv, &chains, &index));
         findings.extend(repeated_uuids(conv, &chains));
         findings
     }

@@ -130,7 +130,7 @@ pub(super) fn read_items(
     let mut items = Vec::with_capacity(records.len());
     let mut boundary = None;
     let mut model = None;
-    let mut chains = Vec::with_capacity(records.len());
+    let mut chains: Vec<Cow<Chain>> = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
         let text = &doc.src()[record.span.clone()];
@@ -141,7 +141,7 @@ pub(super) fn read_items(
             if item.boundary {
                 boundary = Some(i);
             }
-            chains.push(chain);
+            chains.push(Cow::Owned(chain));
             items.push(item);
             continue;
         }
@@ -154,7 +154,7 @@ pub(super) fn read_items(
             ),
         };
         let value = read.value;
-        chains.push(read.chain);
+        chains.push(Cow::Owned(read.chain));
         let is_boundary = is_compact_boundary(&value);
         if is_boundary {
             boundary = Some(i);
@@ -203,7 +203,7 @@ pub(super) fn read_items(
     }
     drop_external_results(&mut items, &mut chains);
     for (item, chain) in items.iter_mut().zip(chains) {
-        item.chain = Some(Box::new(chain));
+        item.chain = Some(Box::new(chain.into_owned()));
     }
     if copied.is_some() {
         // Copied records bring no usage of their own (the input's was merged per message).
@@ -561,7 +561,7 @@ pub(super) fn larger(a: Usage, b: Usage) -> Usage {
 /// of the file, answers a call stored elsewhere: the pairing rules cannot see that call, so the
 /// result is not recorded as answering one. A result on a chain rooted in the file keeps its
 /// id, and a missing call is reported.
-pub(super) fn drop_external_results(items: &mut [Item], chains: &mut [Chain]) {
+pub(super) fn drop_external_results(items: &mut [Item], chains: &mut [Cow<Chain>]) {
     let index = uuid_index(chains);
     let mut calls: HashSet<String> = HashSet::new();
     let mut dropped = Vec::new();
@@ -574,12 +574,12 @@ pub(super) fn drop_external_results(items: &mut [Item], chains: &mut [Chain]) {
         calls.extend(item.calls.iter().map(|c| c.id.clone()));
     }
     for i in dropped {
-        chains[i].results_dropped = true;
+        chains[i].to_mut().results_dropped = true;
     }
 }
 
 /// Whether walking up from record `i` reaches a parent that is not in the file.
-pub(super) fn leaves_file(i: usize, chains: &[Chain], index: &HashMap<&str, usize>) -> bool {
+pub(super) fn leaves_file(i: usize, chains: &[Cow<Chain>], index: &HashMap<&str, usize>) -> bool {
     let mut at = i;
     // Bounded: a cycle of links must not hang the reader.
     for _ in 0..chains.len() {

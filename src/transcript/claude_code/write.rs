@@ -33,7 +33,7 @@ pub(super) fn plan_around(n: usize, out: &OutItem) -> Vec<OutItem> {
 pub(super) fn render_item<'t>(
     t: &'t Transcript,
     conv: &Conversation,
-    chains: &[Chain],
+    chains: &[Cow<Chain>],
     links: &Links,
     at: usize,
     out: &OutItem,
