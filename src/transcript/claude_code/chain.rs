@@ -157,25 +157,35 @@ pub(super) fn cycles(
 /// be the link's own descendant, closing a loop). One finding per repeat, at its line; a
 /// repeat that a chain link (`parentUuid`, `logicalParentUuid`) names blocks compaction,
 /// whose re-linking goes by uuid. A title's `leafUuid` is no chain link: nothing walks it.
-pub(super) fn repeated_uuids(conv: &Conversation, chains: &[Cow<Chain>]) -> Vec<Finding> {
-    let named: HashSet<&str> = chains
-        .iter()
-        .flat_map(|c| [c.parent_uuid.as_deref(), c.logical_parent_uuid.as_deref()])
-        .flatten()
-        .collect();
-    let mut first: HashMap<&str, usize> = HashMap::new();
+/// `index` is [`uuid_index`] of `chains`.
+pub(super) fn repeated_uuids(
+    conv: &Conversation,
+    chains: &[Cow<Chain>],
+    index: &HashMap<&str, usize>,
+) -> Vec<Finding> {
+    // The uuids chain links name, gathered only once a repeat is found (sessions rarely
+    // have one).
+    let mut named: Option<HashSet<&str>> = None;
     let mut findings = Vec::new();
-    for (item, chain) in conv.items.iter().zip(chains) {
+    for (i, (item, chain)) in conv.items.iter().zip(chains).enumerate() {
         let Some(uuid) = chain.uuid.as_deref() else {
             continue;
         };
-        let Some(&line) = first.get(uuid) else {
-            first.insert(uuid, item.line);
+        let first = index[uuid];
+        if first == i {
             continue;
-        };
+        }
+        let line = conv.items[first].line;
         let message = format!(
             "uuid '{uuid}' appears again (first at line {line}): the chain cannot be followed"
         );
+        let named = named.get_or_insert_with(|| {
+            chains
+                .iter()
+                .flat_map(|c| [c.parent_uuid.as_deref(), c.logical_parent_uuid.as_deref()])
+                .flatten()
+                .collect()
+        });
         let finding = if named.contains(uuid) {
             Finding::blocking(item.line, message)
         } else {

@@ -140,7 +140,7 @@ impl Adapter for ClaudeCode {
         let index = uuid_index(&chains);
         let mut findings = dangling_links(conv, &chains, &index);
         findings.extend(cycles(conv, &chains, &index));
-        findings.extend(repeated_uuids(conv, &chains));
+        findings.extend(repeated_uuids(conv, &chains, &index));
         findings
     }
 
