@@ -155,19 +155,19 @@ struct Stamp<'a> {
 /// [`replays`], so the result is the same. `None` (every record a candidate) when some
 /// record cannot be scanned (a member repeated, a value serde_json refuses).
 fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>> {
-    let mut keys: Vec<Option<Stamped>> = Vec::with_capacity(conv.items.len());
+    let mut keys: Vec<Cow<Option<Stamped>>> = Vec::with_capacity(conv.items.len());
     for item in &conv.items {
-        // Read with the record when it was read in one scan ([`Item::chain`]).
-        let read = item.chain.as_ref().and_then(|c| c.replay.clone());
+        // Read with the record when it was read in one scan ([`Item::chain`]); borrowed.
+        let read = item.chain.as_ref().and_then(|c| c.replay.as_ref());
         let key = match read {
-            Some(key) => key,
-            None => scan(&source[item.span.clone()])?,
+            Some(key) => Cow::Borrowed(key),
+            None => Cow::Owned(scan(&source[item.span.clone()])?),
         };
         keys.push(key);
     }
     let mut uuids: HashMap<&str, usize> = HashMap::new();
     let mut stamps: HashMap<u128, usize> = HashMap::new();
-    for Stamped { uuid, content } in keys.iter().flatten() {
+    for Stamped { uuid, content } in keys.iter().filter_map(|key| Option::as_ref(key)) {
         if let Some(uuid) = uuid {
             *uuids.entry(uuid).or_default() += 1;
         }
@@ -175,8 +175,8 @@ fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>
             *stamps.entry(*content).or_default() += 1;
         }
     }
-    let shared = |key: &Option<Stamped>| {
-        key.as_ref().is_some_and(|Stamped { uuid, content }| {
+    let shared = |key: &Cow<Option<Stamped>>| {
+        Option::as_ref(key).is_some_and(|Stamped { uuid, content }| {
             uuid.as_deref().is_some_and(|u| uuids[u] > 1) || content.is_some_and(|c| stamps[&c] > 1)
         })
     };
