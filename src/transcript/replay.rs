@@ -203,8 +203,20 @@ pub(crate) fn stamped(
     let stamped = timestamp.is_some() || kind_name == "file-history-snapshot";
     let repeatable = CLAUDE_CODE_REPEATABLE.contains(&kind_name) || !stamped;
     let content = (!repeatable).then(|| {
-        let [kind, timestamp] = [&kind, &timestamp].map(|v| v.as_ref().map(|(text, _)| text));
-        xxhash_rust::xxh3::xxh3_128(format!("{kind:?} {timestamp:?}").as_bytes())
+        // Each member absent, or its length and text: no two pairs hash alike (up to a
+        // collision), without formatting a string per record.
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for member in [&kind, &timestamp] {
+            match member {
+                None => h.update(&[0]),
+                Some((text, _)) => {
+                    h.update(&[1]);
+                    h.update(&(text.len() as u64).to_le_bytes());
+                    h.update(text.as_bytes());
+                }
+            }
+        }
+        h.digest128()
     });
     let uuid = string_of(&uuid).map(String::from);
     Some(Stamped { uuid, content })

@@ -162,7 +162,10 @@ pub(super) fn read_items(
         let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
         parse_record(&value, &mut item);
         if item.role == Role::Assistant {
-            let named = value.pointer("/message/model").and_then(Value::as_str);
+            let named = value
+                .get("message")
+                .and_then(|m| m.get("model"))
+                .and_then(Value::as_str);
             if let Some(name) = named.filter(|m| !m.is_empty() && !m.starts_with('<')) {
                 model = Some(name.to_owned());
             }
