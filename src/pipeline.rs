@@ -381,8 +381,18 @@ impl Streaming<'_, '_> {
             }
         }
         let read_to = self.batch.last().map_or(0, |c| c.span.end);
-        for mut conv in self.batch.drain(..) {
-            conv.release_parts();
+        let first = self.read - self.batch.len();
+        // Plans for every conversation read so far, this batch's included: none failed.
+        let planned = self.planned.len() == self.read && format.reads_back_copies();
+        for (k, mut conv) in self.batch.drain(..).enumerate() {
+            // What a plan copies is taken from here when the output is read back, where the
+            // format can (`verify`), rather than decoded again: the same text in memory then
+            // as the read-back would hold.
+            let kept = match self.planned.get(first + k) {
+                Some(p) if planned => p.copied(conv.items.len()),
+                _ => Vec::new(),
+            };
+            conv.release_parts_except(&kept);
             done.push(conv);
         }
         // Every few MB, not every batch: reading /proc/self/smaps and faulting pages back
@@ -553,6 +563,18 @@ enum Fate {
 }
 
 impl Planned {
+    /// For each of the conversation's `n` items, whether its edit copies it to the output
+    /// (kept, or stripped of stored-only copies).
+    fn copied(&self, n: usize) -> Vec<bool> {
+        let mut copied = vec![false; n];
+        for out in self.edited().map_or(&[][..], |(plan, _)| &plan.items) {
+            if let OutItem::Keep(i) | OutItem::Strip(i) = out {
+                copied[*i] = true;
+            }
+        }
+        copied
+    }
+
     /// The plan written and what checks it, when the conversation changes.
     fn edited(&self) -> Option<(&Plan, &EditCheck)> {
         match (&self.fate, &self.compaction) {

@@ -10,8 +10,8 @@ use crate::plan::Plan;
 use crate::preserve::Hold;
 use crate::tokens::TokenCounter;
 use crate::transcript::{
-    self, Conversation, Finding, Kind, OutItem, Part, PartKind, ReadOptions, Transcript,
-    conversation_findings, sort_findings,
+    self, Conversation, Copied, Finding, Item, Kind, OutItem, Part, PartKind, ReadOptions,
+    Transcript, conversation_findings, sort_findings,
 };
 use std::collections::HashMap;
 
@@ -78,9 +78,10 @@ pub fn verify(
     // The first broken conversation, reported once the whole output has read back and
     // passed `check`, in the order the checks always ran.
     let mut broken: Option<Violation> = None;
+    let copied = |c: usize, k: usize, text: &str| copied(original, edits, c, k, text);
     let mut edits = edits.iter().peekable();
     let mut c = 0;
-    let read = transcript::read_each(output, format, opts, &mut |after| {
+    let read = transcript::read_back(output, format, opts, &copied, &mut |after| {
         found.extend(conversation_findings(format, output, &after));
         if let Some(edit) = edits.next_if(|e| e.index == c) {
             let tokens = count_conversation(counter, &after).total();
@@ -109,6 +110,46 @@ pub fn verify(
     sort_findings(&mut found);
     check_findings(findings, &found)?;
     broken.map_or(Ok(()), Err)
+}
+
+/// The input record that record `k` of edited conversation `c` copies, when `text` (the
+/// record as written) is byte for byte what the plan copied and the input's item still holds
+/// its decoded content: reading it back would only decode that content again. Checked on the
+/// bytes, not taken on trust from the plan: a writer that copied the wrong span or edited a
+/// kept record is still read back, and caught.
+fn copied<'a>(
+    original: &'a Transcript,
+    edits: &[Edited],
+    c: usize,
+    k: usize,
+    text: &str,
+) -> Option<Copied<'a>> {
+    let edit = edits.iter().find(|e| e.index == c)?;
+    let (i, strip) = match edit.plan.items.get(k)? {
+        OutItem::Keep(i) => (*i, false),
+        OutItem::Strip(i) => (*i, true),
+        _ => return None,
+    };
+    let item = &original.conversations[c].items[i];
+    let raw = &original.source[item.span.clone()];
+    let cut = if text == raw {
+        false
+    } else if strip && is_cut(raw, item, text) {
+        true
+    } else {
+        return None;
+    };
+    // Released content reads as no parts, which the digest of what was read tells apart.
+    (digest(&item.parts) == edit.digests[i]).then_some(Copied { item, cut })
+}
+
+/// Whether `text` is `raw`, item `item`, with its stored-only copy cut where the read found it.
+fn is_cut(raw: &str, item: &Item, text: &str) -> bool {
+    item.copy_cut.as_ref().is_some_and(|cut| {
+        text.len() + cut.len() == raw.len()
+            && text.as_bytes()[..cut.start] == raw.as_bytes()[..cut.start]
+            && text.as_bytes()[cut.start..] == raw.as_bytes()[cut.end..]
+    })
 }
 
 /// The output may only repeat findings the input already had.
@@ -274,5 +315,145 @@ mod tests {
         assert!(err.0.contains("was not kept"), "{err}");
         let err = check("[{\"role\": ", vec![OutItem::Keep(0)]).unwrap_err();
         assert!(err.0.contains("does not read back"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod read_back {
+    use super::*;
+    use crate::transcript::Format;
+
+    fn session(rel: &str) -> Transcript {
+        let path = format!(
+            "{}/../shared/corpus/claude-code/{rel}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let t = transcript::read(text, &ReadOptions::default()).unwrap();
+        assert_eq!(t.format, Format::ClaudeCode);
+        t
+    }
+
+    /// A plan that drops every third disposable record (their neighbours are re-linked),
+    /// strips every stored copy and keeps the rest.
+    fn plan_of(t: &Transcript) -> Plan {
+        let items = &t.conversations[0].items;
+        let mut disposable = 0;
+        let items = (0..items.len())
+            .filter(|&i| {
+                disposable += usize::from(items[i].disposable);
+                !(items[i].disposable && disposable % 3 == 0)
+            })
+            .map(|i| match items[i].stored_only_bytes {
+                0 => OutItem::Keep(i),
+                _ => OutItem::Strip(i),
+            })
+            .collect();
+        Plan { items }
+    }
+
+    /// `conv` as the read-back gives it: no usage, no model.
+    fn shown(mut conv: Conversation) -> String {
+        conv.items.iter_mut().for_each(|item| item.usage = None);
+        conv.model = None;
+        format!("{conv:?}")
+    }
+
+    #[test]
+    fn copied_records_read_back_as_decoding_them_again_does() {
+        for rel in [
+            "spotter/tool_heavy.jsonl",
+            "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+        ] {
+            let t = session(rel);
+            let plan = plan_of(&t);
+            let output = t.write(&[Some(plan.items.clone())]);
+            let digests: Vec<u128> = t.conversations[0]
+                .items
+                .iter()
+                .map(|i| digest(&i.parts))
+                .collect();
+            let edit = Edited {
+                index: 0,
+                plan: &plan,
+                holds: &[],
+                tokens_before: 0,
+                digests: &digests,
+            };
+            let edits = [edit];
+            let taken = std::cell::Cell::new(0);
+            let copies = |c: usize, k: usize, text: &str| {
+                let found = copied(&t, &edits, c, k, text);
+                taken.set(taken.get() + usize::from(found.is_some()));
+                found
+            };
+            let opts = ReadOptions::default();
+            let mut decoded = Vec::new();
+            transcript::read_each(&output, t.format, &opts, &mut |c| decoded.push(shown(c)))
+                .unwrap();
+            let mut back = Vec::new();
+            transcript::read_back(&output, t.format, &opts, &copies, &mut |c| {
+                back.push(shown(c))
+            })
+            .unwrap();
+            assert_eq!(back, decoded, "{rel}");
+            assert!(
+                taken.get() * 2 > plan.items.len(),
+                "{rel}: {} of {} records taken as copies",
+                taken.get(),
+                plan.items.len()
+            );
+        }
+    }
+
+    #[test]
+    fn a_copied_record_written_wrong_is_decoded_and_caught() {
+        let t = session("spotter/tool_heavy.jsonl");
+        let conv = &t.conversations[0];
+        let plan = Plan {
+            items: (0..conv.items.len()).map(OutItem::Keep).collect(),
+        };
+        let digests: Vec<u128> = conv.items.iter().map(|i| digest(&i.parts)).collect();
+        let holds = vec![Hold::Free; conv.items.len()];
+        let counter = TokenCounter::new(crate::tokens::Encoding::O200kBase).unwrap();
+        let verify_output = |output: &str| {
+            let edit = Edited {
+                index: 0,
+                plan: &plan,
+                holds: &holds,
+                tokens_before: usize::MAX,
+                digests: &digests,
+            };
+            let findings = transcript::check(&t);
+            let opts = ReadOptions::default();
+            verify(
+                &t,
+                &findings,
+                output,
+                &[edit],
+                &opts,
+                &counter,
+                &mut |_, _, _| {},
+            )
+        };
+        assert_eq!(verify_output(&t.source), Ok(()));
+        // A user message's text changed in place, and two messages in each other's place.
+        let user = conv
+            .items
+            .iter()
+            .position(|i| i.kind == Kind::User)
+            .unwrap();
+        let raw = t.raw(0, user);
+        let changed = raw.replacen("\"content\":\"", "\"content\":\"(edited) ", 1);
+        assert_ne!(changed, raw);
+        let output = t.source.replacen(raw, &changed, 1);
+        let err = verify_output(&output).unwrap_err();
+        assert!(err.0.contains("a kept message reads back changed"), "{err}");
+        let (a, b) = (user, user + 1);
+        let mut swapped = t.source.clone();
+        let (ra, rb) = (t.raw(0, a).to_string(), t.raw(0, b).to_string());
+        swapped.replace_range(conv.items[b].span.clone(), &ra);
+        swapped.replace_range(conv.items[a].span.clone(), &rb);
+        assert!(verify_output(&swapped).is_err());
     }
 }

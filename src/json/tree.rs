@@ -73,6 +73,15 @@ impl<'a> Node<'a> {
         })
     }
 
+    /// `text`, a copy of a value that parsed (with whitespace around it), not checked again
+    /// and not split until something asks.
+    pub fn copied(text: &'a str) -> Self {
+        Node {
+            text: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            parts: OnceCell::new(),
+        }
+    }
+
     /// The same value as a node of its own, not split yet: for a question no reader asks
     /// again (a detector looking into every message), whose split would otherwise be kept as
     /// long as the document.

@@ -82,6 +82,16 @@ pub struct TornTail {
 impl<'a> Doc<'a> {
     /// Parses `src` as one JSON document or as JSON Lines.
     pub fn parse(src: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+        Self::parse_with_copies(src, &|_, _| false)
+    }
+
+    /// Like [`Doc::parse`], for an output whose JSONL lines `copied(k, text)` (the `k`-th
+    /// non-blank line) says are copies of lines that parsed: those are not checked again and
+    /// are split only when something asks (a reader taking them from the input never does).
+    pub fn parse_with_copies(
+        src: &'a str,
+        copied: &dyn Fn(usize, &str) -> bool,
+    ) -> Result<Doc<'a>, Vec<ParseError>> {
         let body = src.strip_prefix(BOM).unwrap_or(src);
         let trimmed = body.trim();
         if trimmed.is_empty() {
@@ -97,11 +107,11 @@ impl<'a> Doc<'a> {
                 root,
                 lines: LineIndex::new(src),
             }),
-            Ok(_) => Self::parse_lines(src, body),
+            Ok(_) => Self::parse_lines(src, body, copied),
             Err(whole) => {
                 let first_line = body.trim_start().lines().next().unwrap_or("");
                 if !one_line && parse_raw(first_line).is_ok() {
-                    Self::parse_lines(src, body)
+                    Self::parse_lines(src, body, copied)
                 } else {
                     Err(vec![json_error(src, body, &whole)])
                 }
@@ -109,7 +119,11 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn parse_lines(src: &'a str, body: &'a str) -> Result<Doc<'a>, Vec<ParseError>> {
+    fn parse_lines(
+        src: &'a str,
+        body: &'a str,
+        copied: &dyn Fn(usize, &str) -> bool,
+    ) -> Result<Doc<'a>, Vec<ParseError>> {
         // What most lines end with: each line written keeps its own ending; this is only
         // for a line that had none.
         let newline = if mostly_crlf(body) { "\r\n" } else { "\n" };
@@ -117,11 +131,19 @@ impl<'a> Doc<'a> {
         let mut lines = Vec::new();
         let mut errors = Vec::new();
         let mut offset = bom;
-        for (i, text) in body.split('\n').enumerate() {
+        for (i, text) in lines_of(body).enumerate() {
             let start = offset;
             offset += text.len() + 1;
             let text = text.strip_suffix('\r').unwrap_or(text);
             if text.trim().is_empty() {
+                continue;
+            }
+            if copied(lines.len(), text) {
+                lines.push(Line {
+                    span: (start, start + text.len()),
+                    number: i + 1,
+                    node: Node::copied(text),
+                });
                 continue;
             }
             match parse_node(text) {
@@ -356,14 +378,54 @@ pub(super) fn strip_position(e: &serde_json::Error) -> String {
     }
 }
 
+/// `body` split at each `\n`, as `str::split('\n')` splits it (a last piece after the last
+/// terminator, empty or not), found with memchr's SIMD search.
+fn lines_of(body: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', body.as_bytes());
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(end) => end,
+            None if start <= body.len() => body.len(),
+            None => return None,
+        };
+        let line = &body[start..end];
+        start = end + 1;
+        Some(line)
+    })
+}
+
 /// Whether more than half of `body`'s line ends are `\r\n`. One search for `\n` (memchr),
 /// where counting `"\r\n"` as a substring cost a two-way search of the whole file.
 fn mostly_crlf(body: &str) -> bool {
     let bytes = body.as_bytes();
     let (mut crlf, mut all) = (0usize, 0usize);
-    for (at, _) in body.match_indices('\n') {
+    for at in memchr::memchr_iter(b'\n', bytes) {
         all += 1;
         crlf += usize::from(at > 0 && bytes[at - 1] == b'\r');
     }
     crlf * 2 > all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_as_str_split_does() {
+        for body in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\n\na\n\n",
+            "é\nü",
+        ] {
+            let got: Vec<&str> = lines_of(body).collect();
+            let want: Vec<&str> = body.split('\n').collect();
+            assert_eq!(got, want, "{body:?}");
+        }
+    }
 }

@@ -92,6 +92,12 @@ impl Format {
         self.adapter().strict_alternation()
     }
 
+    /// Whether verifying an output of this format takes the records it copies from the input
+    /// ([`read_back`]): the items a plan keeps must then keep their decoded content until then.
+    pub fn reads_back_copies(self) -> bool {
+        self.adapter().reads_back_copies()
+    }
+
     /// Whether [`OutItem::DropThinking`] removes thinking blocks from this format's messages.
     pub fn drops_thinking_blocks(self) -> bool {
         self.adapter().drops_thinking_blocks()
@@ -284,6 +290,10 @@ pub struct Item {
     /// [`Format::copy_members`] (Claude Code's `toolUseResult`), so non-zero exactly when it
     /// has one (`strip-payloads` relies on that rather than parsing the record again).
     pub stored_only_bytes: usize,
+    /// The bytes of the item's span that [`OutItem::Strip`] cuts to remove its one stored-only
+    /// copy, relative to the span's start, when the read split the record and found exactly
+    /// one (Claude Code): stripping a record without large media then needs no parse.
+    pub copy_cut: Option<Span>,
     /// Usage the provider reported for this message, if any.
     pub usage: Option<Box<Usage>>,
     /// Whether the item is a summary written by ctxc.
@@ -326,6 +336,7 @@ impl Item {
             results: Vec::new(),
             message_id: None,
             stored_only_bytes: 0,
+            copy_cut: None,
             usage: None,
             ctxc_summary: false,
             is_error: false,
@@ -401,8 +412,15 @@ impl Conversation {
     /// spans, lines, links, flags and the preamble: all that writing, verifying and archiving
     /// read. A large input's decoded text weighs about as much as the input itself.
     pub fn release_parts(&mut self) {
-        for item in &mut self.items {
-            item.parts = Vec::new();
+        self.release_parts_except(&[]);
+    }
+
+    /// Like [`Conversation::release_parts`], but items `keep[i]` keep theirs.
+    pub fn release_parts_except(&mut self, keep: &[bool]) {
+        for (i, item) in self.items.iter_mut().enumerate() {
+            if !keep.get(i).copied().unwrap_or(false) {
+                item.parts = Vec::new();
+            }
         }
     }
 
@@ -546,6 +564,21 @@ impl ReadError {
     }
 }
 
+/// An output record that verification knows before reading it: byte-identical to the record
+/// of input item `item` (when `cut`, to that record with its stored-only copy cut at
+/// [`Item::copy_cut`]), so reading it gives what reading the input gave (see [`read_back`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Copied<'a> {
+    /// The input's item, its parts still decoded.
+    pub item: &'a Item,
+    /// Whether the record is the input's less its stored-only copy.
+    pub cut: bool,
+}
+
+/// For record `k` of conversation `c` of an output, and the record's text, the input record
+/// it copies, if it is one ([`Copied`]).
+pub type CopiedRecords<'a> = dyn Fn(usize, usize, &str) -> Option<Copied<'a>> + 'a;
+
 /// A format's reader and writer.
 trait Adapter: Sync {
     /// Whether `doc` looks like this format (used by auto-detection, in [`Format::ALL`] order).
@@ -560,6 +593,27 @@ trait Adapter: Sync {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError>;
+
+    /// Reads an output to verify it, as [`Adapter::read`] does, except that a record `copied`
+    /// names is taken from the input's item instead of decoded again, and no usage or model is
+    /// read (verifying needs neither). The default decodes every record.
+    fn read_back(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+        copied: &CopiedRecords,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        let _ = copied;
+        self.read(doc, opts, each)
+    }
+
+    /// Whether [`Adapter::read_back`] takes copied records from the input: only then is it
+    /// worth keeping the decoded content of the items a plan keeps until the output is read.
+    /// A format that does holds one conversation a file, its JSONL records one a line.
+    fn reads_back_copies(&self) -> bool {
+        false
+    }
 
     /// Writes one item of an edited conversation (a new or changed item) as raw text.
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String;
@@ -740,6 +794,27 @@ pub fn read_each(
         findings: e.into_iter().map(Finding::from).collect(),
     })?;
     format.adapter().read(&doc, opts, each)?;
+    Ok(())
+}
+
+/// Reads `source`, an output written as `format`, one conversation at a time as
+/// [`read_each`] does, to verify it: the records `copied` names are taken from the input's
+/// items rather than decoded again (by the formats that can, [`Format::reads_back_copies`]),
+/// and the conversations carry no usage and no model.
+pub fn read_back(
+    source: &str,
+    format: Format,
+    opts: &ReadOptions,
+    copied: &CopiedRecords,
+    each: &mut dyn FnMut(Conversation),
+) -> Result<(), ReadError> {
+    // Copied lines parsed in the input; their nodes are split only if a record is decoded.
+    let takes_copies = format.reads_back_copies();
+    let lines = |k: usize, text: &str| takes_copies && copied(0, k, text).is_some();
+    let doc = Doc::parse_with_copies(source, &lines).map_err(|e| ReadError {
+        findings: e.into_iter().map(Finding::from).collect(),
+    })?;
+    format.adapter().read_back(&doc, opts, copied, each)?;
     Ok(())
 }
 

@@ -8,7 +8,9 @@
 //! "image_url": "data:..."}` (Codex, Responses API). A stub is a text block of the same family
 //! (`text` or `input_text`), so the message stays valid for the API.
 
-use crate::json::{array_elements, member, object_members, parse_raw, quote, span_of, splice};
+use crate::json::{
+    Node, array_elements, member, object_members, parse_raw, quote, span_of, splice,
+};
 use serde_json::value::RawValue;
 
 /// Embedded media smaller than this stays: small icons cost little and may matter.
@@ -65,21 +67,22 @@ pub fn stubs(record: &str, copies: &[&str]) -> Vec<String> {
 /// `record` with the top-level members `copies` removed and every base64 media block of at
 /// least [`MEDIA_STUB_MIN_BYTES`] replaced by a text stub.
 pub fn strip(record: &str, copies: &[&str]) -> String {
-    let Ok(raw) = parse_raw(record) else {
+    // One scan checks the record and finds its members (a record stripped is mostly the copy
+    // it loses: scanning it twice cost half of writing a stripped Claude Code session).
+    let Ok(node) = Node::parse(record) else {
         return record.to_string();
     };
-    let mut edits = if might_hold_media(record) {
-        media_edits(record, raw)
-    } else {
-        Vec::new()
+    let mut edits = match might_hold_media(record).then(|| parse_raw(record)) {
+        Some(Ok(raw)) => media_edits(record, raw),
+        _ => Vec::new(),
     };
-    if let Some(members) = object_members(raw) {
-        let spans: Vec<(String, std::ops::Range<usize>)> = members
+    if let Some(members) = node.members() {
+        let spans: Vec<std::ops::Range<usize>> = members
             .iter()
-            .map(|(k, v)| (k.clone(), span_of(record, v.get())))
+            .map(|(_, v)| span_of(record, v.get()))
             .collect();
-        for (j, (key, _)) in spans.iter().enumerate() {
-            if copies.contains(&key.as_str()) {
+        for (j, (key, _)) in members.iter().enumerate() {
+            if copies.contains(&key.as_ref()) {
                 let removal = member_removal(record, &spans, j);
                 // Media inside a removed copy goes with it.
                 edits.retain(|(span, _)| span.end <= removal.start || span.start >= removal.end);
@@ -94,18 +97,18 @@ pub fn strip(record: &str, copies: &[&str]) -> String {
 /// The bytes to cut to remove member `j` of an object whose members' value spans are `spans`:
 /// from the end of the previous value (taking its comma), or for the first member from its
 /// key up to the next member's key.
-fn member_removal(
+pub(super) fn member_removal(
     record: &str,
-    spans: &[(String, std::ops::Range<usize>)],
+    spans: &[std::ops::Range<usize>],
     j: usize,
 ) -> std::ops::Range<usize> {
-    let value = &spans[j].1;
+    let value = &spans[j];
     if j > 0 {
-        return spans[j - 1].1.end..value.end;
+        return spans[j - 1].end..value.end;
     }
     let key_start = record.find('"').unwrap_or(value.start);
     match spans.get(1) {
-        Some((_, next)) => {
+        Some(next) => {
             let comma = value.end + record[value.end..].find(',').unwrap_or(0);
             let next_key = comma + record[comma..next.start].find('"').unwrap_or(0);
             key_start..next_key
@@ -114,7 +117,8 @@ fn member_removal(
     }
 }
 
-fn might_hold_media(record: &str) -> bool {
+/// Whether `record` is large enough and says enough to hold media [`strip`] would stub.
+pub(super) fn might_hold_media(record: &str) -> bool {
     record.len() >= MEDIA_STUB_MIN_BYTES && (record.contains("base64") || record.contains("data:"))
 }
 

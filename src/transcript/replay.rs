@@ -155,19 +155,19 @@ struct Stamp<'a> {
 /// [`replays`], so the result is the same. `None` (every record a candidate) when some
 /// record cannot be scanned (a member repeated, a value serde_json refuses).
 fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>> {
-    let mut keys: Vec<Option<Stamped>> = Vec::with_capacity(conv.items.len());
+    let mut keys: Vec<Cow<Option<Stamped>>> = Vec::with_capacity(conv.items.len());
     for item in &conv.items {
-        // Read with the record when it was read in one scan ([`Item::chain`]).
-        let read = item.chain.as_ref().and_then(|c| c.replay.clone());
+        // Read with the record when it was read in one scan ([`Item::chain`]); borrowed.
+        let read = item.chain.as_ref().and_then(|c| c.replay.as_ref());
         let key = match read {
-            Some(key) => key,
-            None => scan(&source[item.span.clone()])?,
+            Some(key) => Cow::Borrowed(key),
+            None => Cow::Owned(scan(&source[item.span.clone()])?),
         };
         keys.push(key);
     }
     let mut uuids: HashMap<&str, usize> = HashMap::new();
     let mut stamps: HashMap<u128, usize> = HashMap::new();
-    for Stamped { uuid, content } in keys.iter().flatten() {
+    for Stamped { uuid, content } in keys.iter().filter_map(|key| Option::as_ref(key)) {
         if let Some(uuid) = uuid {
             *uuids.entry(uuid).or_default() += 1;
         }
@@ -175,8 +175,8 @@ fn claude_code_candidates(source: &str, conv: &Conversation) -> Option<Vec<bool>
             *stamps.entry(*content).or_default() += 1;
         }
     }
-    let shared = |key: &Option<Stamped>| {
-        key.as_ref().is_some_and(|Stamped { uuid, content }| {
+    let shared = |key: &Cow<Option<Stamped>>| {
+        Option::as_ref(key).is_some_and(|Stamped { uuid, content }| {
             uuid.as_deref().is_some_and(|u| uuids[u] > 1) || content.is_some_and(|c| stamps[&c] > 1)
         })
     };
@@ -203,8 +203,20 @@ pub(crate) fn stamped(
     let stamped = timestamp.is_some() || kind_name == "file-history-snapshot";
     let repeatable = CLAUDE_CODE_REPEATABLE.contains(&kind_name) || !stamped;
     let content = (!repeatable).then(|| {
-        let [kind, timestamp] = [&kind, &timestamp].map(|v| v.as_ref().map(|(text, _)| text));
-        xxhash_rust::xxh3::xxh3_128(format!("{kind:?} {timestamp:?}").as_bytes())
+        // Each member absent, or its length and text: no two pairs hash alike (up to a
+        // collision), without formatting a string per record.
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for member in [&kind, &timestamp] {
+            match member {
+                None => h.update(&[0]),
+                Some((text, _)) => {
+                    h.update(&[1]);
+                    h.update(&(text.len() as u64).to_le_bytes());
+                    h.update(text.as_bytes());
+                }
+            }
+        }
+        h.digest128()
     });
     let uuid = string_of(&uuid).map(String::from);
     Some(Stamped { uuid, content })

@@ -18,6 +18,10 @@ pub struct Chain {
     /// (`transcript::replay`).
     #[serde(skip)]
     pub(crate) replay: Option<Option<crate::transcript::replay::Stamped>>,
+    /// Whether reading set aside results of the record that answer calls stored outside the
+    /// file: its item's `results` are then not all its text names.
+    #[serde(skip)]
+    pub(super) results_dropped: bool,
 }
 
 impl Chain {
@@ -44,19 +48,20 @@ impl Chain {
     }
 }
 
-/// The links of each item's record: those read with it, else parsed from `source`.
-pub(super) fn chains_of(source: &str, conv: &Conversation) -> Vec<Chain> {
+/// The links of each item's record: those read with it (borrowed: checking and writing a
+/// session copied every uuid of every record), else parsed from `source`.
+pub(super) fn chains_of<'c>(source: &str, conv: &'c Conversation) -> Vec<Cow<'c, Chain>> {
     conv.items
         .iter()
         .map(|item| match &item.chain {
-            Some(chain) => Chain::clone(chain),
-            None => Chain::of(&source[item.span.clone()]),
+            Some(chain) => Cow::Borrowed(&**chain),
+            None => Cow::Owned(Chain::of(&source[item.span.clone()])),
         })
         .collect()
 }
 
 /// Each uuid's first record.
-pub(super) fn uuid_index(chains: &[Chain]) -> HashMap<&str, usize> {
+pub(super) fn uuid_index<'a>(chains: &'a [Cow<'_, Chain>]) -> HashMap<&'a str, usize> {
     let mut index = HashMap::new();
     for (i, chain) in chains.iter().enumerate() {
         if let Some(uuid) = &chain.uuid {
@@ -69,8 +74,12 @@ pub(super) fn uuid_index(chains: &[Chain]) -> HashMap<&str, usize> {
 /// `parentUuid`s naming no record of the file. The file may begin mid-chain: records before
 /// the first one that is a root or links inside the file may point outside it (single-record
 /// samples do, and compaction agents link their opening records into the parent session).
-pub(super) fn dangling_links(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
-    let index = uuid_index(chains);
+/// `index` is [`uuid_index`] of `chains`.
+pub(super) fn dangling_links(
+    conv: &Conversation,
+    chains: &[Cow<Chain>],
+    index: &HashMap<&str, usize>,
+) -> Vec<Finding> {
     let mut opening = true;
     let mut findings = Vec::new();
     for (item, chain) in conv.items.iter().zip(chains) {
@@ -95,8 +104,12 @@ pub(super) fn dangling_links(conv: &Conversation, chains: &[Chain]) -> Vec<Findi
 /// `parentUuid` chains that loop (a record its own parent, or a ring of records): Claude Code
 /// walks up the chain to resume and never reaches a root. One finding per loop, at the line
 /// of its first record in the file. Iterative, so a long chain cannot overflow the stack.
-pub(super) fn cycles(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
-    let index = uuid_index(chains);
+/// `index` is [`uuid_index`] of `chains`.
+pub(super) fn cycles(
+    conv: &Conversation,
+    chains: &[Cow<Chain>],
+    index: &HashMap<&str, usize>,
+) -> Vec<Finding> {
     // 0 = not seen, 1 = on the walk in progress, 2 = known to end at a root or outside.
     let mut state = vec![0u8; chains.len()];
     let mut findings = Vec::new();
@@ -144,25 +157,35 @@ pub(super) fn cycles(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
 /// be the link's own descendant, closing a loop). One finding per repeat, at its line; a
 /// repeat that a chain link (`parentUuid`, `logicalParentUuid`) names blocks compaction,
 /// whose re-linking goes by uuid. A title's `leafUuid` is no chain link: nothing walks it.
-pub(super) fn repeated_uuids(conv: &Conversation, chains: &[Chain]) -> Vec<Finding> {
-    let named: HashSet<&str> = chains
-        .iter()
-        .flat_map(|c| [c.parent_uuid.as_deref(), c.logical_parent_uuid.as_deref()])
-        .flatten()
-        .collect();
-    let mut first: HashMap<&str, usize> = HashMap::new();
+/// `index` is [`uuid_index`] of `chains`.
+pub(super) fn repeated_uuids(
+    conv: &Conversation,
+    chains: &[Cow<Chain>],
+    index: &HashMap<&str, usize>,
+) -> Vec<Finding> {
+    // The uuids chain links name, gathered only once a repeat is found (sessions rarely
+    // have one).
+    let mut named: Option<HashSet<&str>> = None;
     let mut findings = Vec::new();
-    for (item, chain) in conv.items.iter().zip(chains) {
+    for (i, (item, chain)) in conv.items.iter().zip(chains).enumerate() {
         let Some(uuid) = chain.uuid.as_deref() else {
             continue;
         };
-        let Some(&line) = first.get(uuid) else {
-            first.insert(uuid, item.line);
+        let first = index[uuid];
+        if first == i {
             continue;
-        };
+        }
+        let line = conv.items[first].line;
         let message = format!(
             "uuid '{uuid}' appears again (first at line {line}): the chain cannot be followed"
         );
+        let named = named.get_or_insert_with(|| {
+            chains
+                .iter()
+                .flat_map(|c| [c.parent_uuid.as_deref(), c.logical_parent_uuid.as_deref()])
+                .flatten()
+                .collect()
+        });
         let finding = if named.contains(uuid) {
             Finding::blocking(item.line, message)
         } else {
@@ -199,7 +222,7 @@ pub(super) struct Links<'a> {
 }
 
 impl<'a> Links<'a> {
-    pub(super) fn new(chains: &'a [Chain], items: &[OutItem]) -> Self {
+    pub(super) fn new(chains: &'a [Cow<'_, Chain>], items: &[OutItem]) -> Self {
         let mut kept = vec![false; chains.len()];
         let mut summarized = vec![None; chains.len()];
         for (at, out) in items.iter().enumerate() {
@@ -244,7 +267,7 @@ impl<'a> Links<'a> {
     }
 
     /// The nearest ancestor of the first linked record a summary replaces.
-    pub(super) fn summary_parent(&self, replaced: &[Chain], at: usize) -> Option<String> {
+    pub(super) fn summary_parent(&self, replaced: &[Cow<Chain>], at: usize) -> Option<String> {
         let first = replaced.iter().find(|c| c.is_linked())?;
         self.resolve(first.parent_uuid.as_deref()?, Some(at))
     }
@@ -286,7 +309,7 @@ impl<'a> Links<'a> {
 }
 
 pub(super) fn fates<'a>(
-    chains: &'a [Chain],
+    chains: &'a [Cow<'_, Chain>],
     kept: &[bool],
     summarized: &[Option<usize>],
 ) -> HashMap<&'a str, Fate<'a>> {
@@ -312,7 +335,7 @@ pub(super) fn fates<'a>(
 /// A uuid derived from the replaced records' uuids (or, when they have none, from where they
 /// are), so the same edit always writes the same file. Formatted as a version-4 UUID because
 /// Claude Code expects UUIDs there.
-pub(super) fn summary_uuid(chains: &[Chain], replaces: &Range<usize>) -> String {
+pub(super) fn summary_uuid(chains: &[Cow<Chain>], replaces: &Range<usize>) -> String {
     let uuids: Vec<&str> = chains[replaces.clone()]
         .iter()
         .filter_map(|c| c.uuid.as_deref())

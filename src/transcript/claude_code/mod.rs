@@ -24,7 +24,7 @@ use write::*;
 
 use super::common::{element_indent, lines_span, value_error};
 use super::{
-    Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
+    Adapter, Conversation, Copied, CopiedRecords, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage, render_layout,
 };
 use crate::json::{Node, 
@@ -89,39 +89,23 @@ impl Adapter for ClaudeCode {
         _opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        let (records, container) = records(doc);
-        let (items, model) = read_items(doc, &records)?;
-        let (span, location, layout, description) = match container {
-            Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
-            Container::Array { list, location } => {
-                let base = doc.span_of(list).start;
-                let relative: Vec<Span> = records
-                    .iter()
-                    .map(|r| r.span.start - base..r.span.end - base)
-                    .collect();
-                let layout = ListLayout::Array(ArrayLayout::of(list.get(), &relative));
-                (doc.span_of(list), location.to_string(), layout, "json array")
-            }
-            Container::Single(root) => {
-                (doc.span_of(root), String::new(), ListLayout::Single, "json")
-            }
-        };
-        let description = match location.as_str() {
-            "" => description.to_string(),
-            location => format!("json {location}"),
-        };
-        let conversation = Conversation {
-            span,
-            location,
-            items,
-            preamble: Vec::new(),
-            layout,
-            model,
-            context_window: None,
-        };
-        each(conversation);
-        Ok(description)
+        read_session(doc, None, each)
     }
+
+    fn read_back(
+        &self,
+        doc: &Doc,
+        _opts: &ReadOptions,
+        copied: &CopiedRecords,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_session(doc, Some(copied), each)
+    }
+
+    fn reads_back_copies(&self) -> bool {
+        true
+    }
+
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         // Alone, an item is written as if every other record were kept.
@@ -153,9 +137,10 @@ impl Adapter for ClaudeCode {
 
     fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
         let chains = chains_of(source, conv);
-        let mut findings = dangling_links(conv, &chains);
-        findings.extend(cycles(conv, &chains));
-        findings.extend(repeated_uuids(conv, &chains));
+        let index = uuid_index(&chains);
+        let mut findings = dangling_links(conv, &chains, &index);
+        findings.extend(cycles(conv, &chains, &index));
+        findings.extend(repeated_uuids(conv, &chains, &index));
         findings
     }
 
@@ -167,6 +152,48 @@ impl Adapter for ClaudeCode {
         true
     }
 }
+
+/// Reads a session: its records, each decoded unless `copied` names it (see
+/// [`Adapter::read_back`]).
+fn read_session(
+    doc: &Doc,
+    copied: Option<&CopiedRecords>,
+    each: &mut dyn FnMut(Conversation),
+) -> Result<String, ReadError> {
+    let (records, container) = records(doc);
+    let (items, model) = read_items(doc, &records, copied)?;
+    let (span, location, layout, description) = match container {
+        Container::Lines(layout) => (lines_span(doc), String::new(), layout, "jsonl"),
+        Container::Array { list, location } => {
+            let base = doc.span_of(list).start;
+            let relative: Vec<Span> = records
+                .iter()
+                .map(|r| r.span.start - base..r.span.end - base)
+                .collect();
+            let layout = ListLayout::Array(ArrayLayout::of(list.get(), &relative));
+            (doc.span_of(list), location.to_string(), layout, "json array")
+        }
+        Container::Single(root) => {
+            (doc.span_of(root), String::new(), ListLayout::Single, "json")
+        }
+    };
+    let description = match location.as_str() {
+        "" => description.to_string(),
+        location => format!("json {location}"),
+    };
+    let conversation = Conversation {
+        span,
+        location,
+        items,
+        preamble: Vec::new(),
+        layout,
+        model,
+        context_window: None,
+    };
+    each(conversation);
+    Ok(description)
+}
+
 
 /// The structured copy of a tool result kept for Claude Code's UI; the model gets the
 /// `tool_result` block.

@@ -118,20 +118,43 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
 
 /// The records' items, and the model that answered last (`message.model` of the last
 /// assistant record; `<synthetic>` marks messages Claude Code wrote itself).
-pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Option<String>), ReadError> {
+///
+/// A record `copied` names (verifying an output, [`Adapter::read_back`]) is taken from the
+/// input's item as its own reading left it; the items then carry no usage, and no model is
+/// named.
+pub(super) fn read_items(
+    doc: &Doc,
+    records: &[Record],
+    copied: Option<&CopiedRecords>,
+) -> Result<(Vec<Item>, Option<String>), ReadError> {
     let mut items = Vec::with_capacity(records.len());
     let mut boundary = None;
     let mut model = None;
-    let mut chains = Vec::with_capacity(records.len());
+    let mut chains: Vec<Cow<Chain>> = Vec::with_capacity(records.len());
     for (i, record) in records.iter().enumerate() {
         let line = doc.line_of(record.span.start);
-        let read = match Members::read(record.node) {
-            Some(members) => members,
-            None => Members::decoded(record.node)
-                .map_err(|e| value_error(line, record.span.start, &e))?,
+        let text = &doc.src()[record.span.clone()];
+        if let Some((item, chain)) = copied
+            .and_then(|copied| copied(0, i, text))
+            .and_then(|c| as_read(c, record.span.clone(), line))
+        {
+            if item.boundary {
+                boundary = Some(i);
+            }
+            chains.push(Cow::Owned(chain));
+            items.push(item);
+            continue;
+        }
+        let (read, split) = match Members::read(record.node) {
+            Some(members) => (members, true),
+            None => (
+                Members::decoded(record.node)
+                    .map_err(|e| value_error(line, record.span.start, &e))?,
+                false,
+            ),
         };
         let value = read.value;
-        chains.push(read.chain);
+        chains.push(Cow::Owned(read.chain));
         let is_boundary = is_compact_boundary(&value);
         if is_boundary {
             boundary = Some(i);
@@ -139,7 +162,10 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         let mut item = Item::new(record.span.clone(), line, Role::None, Kind::NonContext);
         parse_record(&value, &mut item);
         if item.role == Role::Assistant {
-            let named = value.pointer("/message/model").and_then(Value::as_str);
+            let named = value
+                .get("message")
+                .and_then(|m| m.get("model"))
+                .and_then(Value::as_str);
             if let Some(name) = named.filter(|m| !m.is_empty() && !m.starts_with('<')) {
                 model = Some(name.to_owned());
             }
@@ -147,6 +173,9 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.anchor = is_boundary;
         item.boundary = is_boundary;
         item.stored_only_bytes = read.stored_only_bytes;
+        if split && read.stored_only_bytes > 0 {
+            item.copy_cut = copy_cut(text, record.node);
+        }
         item.disposable = value
             .get("type")
             .and_then(Value::as_str)
@@ -175,11 +204,58 @@ pub(super) fn read_items(doc: &Doc, records: &[Record]) -> Result<(Vec<Item>, Op
         item.anchor = true;
         item.stale_history = false;
     }
-    drop_external_results(&mut items, &chains);
+    drop_external_results(&mut items, &mut chains);
     for (item, chain) in items.iter_mut().zip(chains) {
-        item.chain = Some(Box::new(chain));
+        item.chain = Some(Box::new(chain.into_owned()));
+    }
+    if copied.is_some() {
+        // Copied records bring no usage of their own (the input's was merged per message).
+        items.iter_mut().for_each(|item| item.usage = None);
+        model = None;
     }
     Ok((items, model))
+}
+
+/// Copied input item `c` as reading its record on its own gives it, at `span` and `line` of
+/// the output: before the steps that look at its neighbours (the live context, merged usage,
+/// stale history, the title's anchor, results set aside), which [`read_items`] takes again.
+/// `None` when its reading cannot be told apart from theirs: results were set aside, or it
+/// kept no links.
+fn as_read(c: Copied, span: Span, line: usize) -> Option<(Item, Chain)> {
+    let input = c.item;
+    let chain = Chain::clone(input.chain.as_deref()?);
+    if chain.results_dropped {
+        return None;
+    }
+    let item = Item {
+        span,
+        line,
+        in_context: input.kind != Kind::NonContext,
+        usage: None,
+        anchor: input.boundary,
+        stale_history: false,
+        stored_only_bytes: if c.cut { 0 } else { input.stored_only_bytes },
+        copy_cut: if c.cut { None } else { input.copy_cut.clone() },
+        chain: None,
+        ..input.clone()
+    };
+    Some((item, chain))
+}
+
+/// The bytes [`crate::transcript::payload::strip`] cuts from `text`, the text of record
+/// `node`, to remove its one stored-only copy (none when it has several).
+fn copy_cut(text: &str, node: &Node) -> Option<Span> {
+    let members = node.members()?;
+    let mut copies = members
+        .iter()
+        .enumerate()
+        .filter(|(_, (key, _))| COPY_MEMBERS.contains(&key.as_ref()))
+        .map(|(j, _)| j);
+    let (Some(j), None) = (copies.next(), copies.next()) else {
+        return None;
+    };
+    let spans: Vec<Span> = members.iter().map(|(_, v)| span_of(text, v.get())).collect();
+    Some(crate::transcript::payload::member_removal(text, &spans, j))
 }
 
 /// What reading a record needs of it: the members [`read_items`] looks at as a `Value`, its
@@ -282,6 +358,7 @@ impl Members {
                 logical_parent_uuid,
                 leaf_uuid,
                 replay: None,
+                results_dropped: false,
             },
             _ => Chain::default(),
         };
@@ -487,20 +564,25 @@ pub(super) fn larger(a: Usage, b: Usage) -> Usage {
 /// of the file, answers a call stored elsewhere: the pairing rules cannot see that call, so the
 /// result is not recorded as answering one. A result on a chain rooted in the file keeps its
 /// id, and a missing call is reported.
-pub(super) fn drop_external_results(items: &mut [Item], chains: &[Chain]) {
+pub(super) fn drop_external_results(items: &mut [Item], chains: &mut [Cow<Chain>]) {
     let index = uuid_index(chains);
     let mut calls: HashSet<String> = HashSet::new();
+    let mut dropped = Vec::new();
     for (i, item) in items.iter_mut().enumerate() {
         let unseen = item.results.iter().any(|id| !calls.contains(id));
         if unseen && leaves_file(i, chains, &index) {
             item.results.retain(|id| calls.contains(id));
+            dropped.push(i);
         }
         calls.extend(item.calls.iter().map(|c| c.id.clone()));
+    }
+    for i in dropped {
+        chains[i].to_mut().results_dropped = true;
     }
 }
 
 /// Whether walking up from record `i` reaches a parent that is not in the file.
-pub(super) fn leaves_file(i: usize, chains: &[Chain], index: &HashMap<&str, usize>) -> bool {
+pub(super) fn leaves_file(i: usize, chains: &[Cow<Chain>], index: &HashMap<&str, usize>) -> bool {
     let mut at = i;
     // Bounded: a cycle of links must not hang the reader.
     for _ in 0..chains.len() {

@@ -528,3 +528,28 @@ fn a_record_read_in_one_scan_reads_as_decoded_whole() {
     // The array, the repeated type and the lone surrogate in a message give way.
     assert_eq!(scanned, 7);
 }
+
+#[test]
+fn stripping_at_the_cut_the_read_found_is_what_a_parse_strips() {
+    let records = [
+        r#"{"toolUseResult":{"a":1},"type":"user","message":{"role":"user","content":"x"}}"#,
+        r#"  {"type":"user", "toolUseResult" : "s" ,"message":{"role":"user","content":"x"}}  "#,
+        r#"{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":[1,2]}"#,
+        r#"{"type":"user","toolUseResult":1,"toolUseResult":2,"message":{"role":"user","content":"x"}}"#,
+    ];
+    let t = load(records.join("\n") + "\n");
+    let items = &t.conversations[0].items;
+    assert!(items[..3].iter().all(|i| i.copy_cut.is_some()));
+    assert!(items[3].copy_cut.is_none(), "a repeated copy is left to the parse");
+    let big = "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
+    let mut cut = 0;
+    for t in [t, load(corpus(TOOL_HEAVY)), load(corpus(big))] {
+        for (i, item) in t.conversations[0].items.iter().enumerate() {
+            let raw = t.raw(0, i);
+            let want = crate::transcript::payload::strip(raw, &COPY_MEMBERS);
+            assert_eq!(strip_record(raw, item), want, "{raw}");
+            cut += usize::from(item.copy_cut.is_some());
+        }
+    }
+    assert!(cut > 10, "only {cut} records had a cut");
+}

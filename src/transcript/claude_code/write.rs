@@ -33,7 +33,7 @@ pub(super) fn plan_around(n: usize, out: &OutItem) -> Vec<OutItem> {
 pub(super) fn render_item<'t>(
     t: &'t Transcript,
     conv: &Conversation,
-    chains: &[Chain],
+    chains: &[Cow<Chain>],
     links: &Links,
     at: usize,
     out: &OutItem,
@@ -42,7 +42,7 @@ pub(super) fn render_item<'t>(
     match out {
         OutItem::Keep(i) => links.relink(Cow::Borrowed(raw(*i)), &chains[*i]),
         OutItem::Strip(i) => links.relink(
-            Cow::Owned(crate::transcript::payload::strip(raw(*i), &COPY_MEMBERS)),
+            Cow::Owned(strip_record(raw(*i), &conv.items[*i])),
             &chains[*i],
         ),
         OutItem::ReplaceResult(i, text) => {
@@ -64,6 +64,18 @@ pub(super) fn render_item<'t>(
             text,
             &links.summaries[&at],
         )),
+    }
+}
+
+/// `record`, item `item`, as [`crate::transcript::payload::strip`] strips it: where the read
+/// found where its one stored-only copy is and it holds no media to stub, that cut alone.
+pub(super) fn strip_record(record: &str, item: &Item) -> String {
+    use crate::transcript::payload;
+    match &item.copy_cut {
+        Some(cut) if !payload::might_hold_media(record) => {
+            splice(record, &[(cut.clone(), String::new())])
+        }
+        _ => payload::strip(record, &COPY_MEMBERS),
     }
 }
 
@@ -141,23 +153,33 @@ pub(super) fn block_type(block: &RawValue) -> Option<String> {
 /// `record` with each `tool_result` block's content and the `toolUseResult` copy replaced by
 /// `text`; everything else byte-for-byte.
 pub(super) fn replace_result(record: &str, text: &str) -> String {
-    let Ok(raw) = parse_raw(record) else {
+    // A tree split once, level by level: looking each member up in the raw text scanned the
+    // record once per question (six times for a one-block result).
+    let Ok(node) = Node::parse(record) else {
         return record.to_string();
     };
     let value = quote(text);
-    let mut edits: Vec<(Span, String)> = message_content(raw)
-        .and_then(array_elements)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|b| block_type(b).as_deref() == Some("tool_result"))
-        .filter_map(|b| member(b, "content"))
+    let blocks = node
+        .member("message")
+        .and_then(|m| m.member("content"))
+        .and_then(Node::elements)
+        .unwrap_or_default();
+    let mut edits: Vec<(Span, String)> = blocks
+        .iter()
+        .filter(|b| node_type(b).as_deref() == Some("tool_result"))
+        .filter_map(|b| b.member("content"))
         .map(|c| (span_of(record, c.get()), value.clone()))
         .collect();
-    if let Some(copy) = member(raw, "toolUseResult") {
+    if let Some(copy) = node.member("toolUseResult") {
         edits.push((span_of(record, copy.get()), value));
     }
     edits.sort_by_key(|(span, _)| span.start);
     splice(record, &edits)
+}
+
+/// The `type` of a content block, as [`block_type`] reads it.
+fn node_type(block: &Node) -> Option<String> {
+    serde_json::from_str(block.member("type")?.get()).ok()
 }
 
 /// `record` with its message text replaced: string content, or the first text block (other
