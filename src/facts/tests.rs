@@ -288,6 +288,9 @@ fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
         " a\tb\x0bc\x0cd\re\n\nf ",
         "x\u{85}y\u{a0}z\u{3000}é\u{2028}日本\u{1c}\u{1f}end",
         "\u{2003}lead and trail\u{205f}",
+        // One space before other white space, a control or a non-ASCII letter.
+        "a \u{a0}b c\u{a0} d e \x01f g \u{e9}h i \tj k  ",
+        "end with one space ",
     ]
     .map(String::from)
     .to_vec();
