@@ -114,7 +114,8 @@ impl Collector {
                     .for_each(|e| self.push(2, e));
             }
             Kind::AssistantText | Kind::ToolCall => {
-                calls.note(item);
+                // Parsed once, for the facts and the index.
+                let parsed = tool_calls(item);
                 for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
                     if answered && !has_tool_parts(item) {
                         if let Some(action) = trailing_action(&part.text) {
@@ -123,12 +124,13 @@ impl Collector {
                         }
                     }
                 }
-                for call in tool_calls(item) {
+                for call in &parsed {
                     call.paths().into_iter().for_each(|p| self.push(0, p));
                     if let Some(command) = call.command() {
                         self.push(1, command_key(&command));
                     }
                 }
+                calls.note(item, parsed);
             }
             Kind::ToolResult => {
                 let answered: Vec<&CallArgs> = calls.answered_by(item);
@@ -148,10 +150,11 @@ pub struct CallIndex {
 }
 
 impl CallIndex {
-    /// Notes the calls of an assistant item (a text-based action counts as a shell call).
-    pub fn note(&mut self, item: &Item) {
+    /// Notes the calls of an assistant item, `parsed` its [`tool_calls`] (a text-based action
+    /// counts as a shell call).
+    pub fn note(&mut self, item: &Item, parsed: Vec<CallArgs>) {
         if has_tool_parts(item) {
-            for (call, args) in item.calls.iter().zip(tool_calls(item)) {
+            for (call, args) in item.calls.iter().zip(parsed) {
                 self.calls.insert(call.id.clone(), args);
             }
             return;
@@ -263,10 +266,17 @@ impl CallArgs {
     pub fn is_shell(&self) -> bool {
         // Compared in place, any case: lowering a copy and building a substring searcher per
         // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file.
+        // A word is compared only where the name has its first letter: tools are asked
+        // this of every call they read, and most names hold none.
         let name = self.name.as_bytes();
-        SHELL_TOOL_WORDS.iter().any(|word| {
-            name.windows(word.len())
-                .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+        let firsts = SHELL_TOOL_WORDS.map(|w| w.as_bytes()[0]);
+        (0..name.len()).any(|at| {
+            firsts.contains(&name[at].to_ascii_lowercase())
+                && SHELL_TOOL_WORDS.iter().any(|word| {
+                    name[at..]
+                        .get(..word.len())
+                        .is_some_and(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+                })
         })
     }
 
@@ -539,10 +549,22 @@ fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
 
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.
 pub fn request_key(text: &str) -> String {
-    collapse_whitespace(text)
-        .chars()
-        .take(REQUEST_KEY_CHARS)
-        .collect()
+    // Only a start of the text is collapsed, longer until it gives enough characters: the
+    // words of a prefix collapsed are a prefix of the whole text's, so the key is the same.
+    let mut end = 0;
+    loop {
+        end = (end.max(REQUEST_KEY_CHARS) * 4).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let flat = collapse_whitespace(&text[..end]);
+        let mut chars = flat.char_indices().map(|(at, _)| at);
+        match chars.nth(REQUEST_KEY_CHARS) {
+            Some(at) => return flat[..at].to_string(),
+            None if end == text.len() => return flat,
+            None => {}
+        }
+    }
 }
 
 /// The key of a command: its first non-empty line, clipped.

@@ -180,7 +180,11 @@ impl<'a> Context<'a> {
 
     /// Whether `plan` lands in [0.85, 1.0] × target.
     pub fn in_band(&self, plan: &Plan) -> bool {
-        let tokens = self.tokens(plan);
+        self.tokens_in_band(self.tokens(plan))
+    }
+
+    /// Whether a plan of `tokens` lands in [0.85, 1.0] × target.
+    fn tokens_in_band(&self, tokens: usize) -> bool {
         tokens <= self.target && tokens * 100 >= self.target * 85
     }
 
@@ -195,7 +199,7 @@ impl<'a> Context<'a> {
         };
         let whole = probe(usize::MAX, plan.clone())?;
         let tokens = self.tokens(&whole.0);
-        if full || self.in_band(&whole.0) || !self.summarizer.deterministic() {
+        if full || self.tokens_in_band(tokens) || !self.summarizer.deterministic() {
             return Ok(whole);
         }
         if tokens > self.target {
@@ -217,19 +221,20 @@ impl<'a> Context<'a> {
             .map(|u| plan.items[u.elements.end - 1].originals().end)
             .collect();
         let (mut lo, mut hi) = (0, ends.len());
-        let mut best = whole;
+        let (mut best, mut best_tokens) = (whole, tokens);
         // Invariant: reaching ends[hi - 1] meets the target (hi = len: the whole run did).
         while lo + 1 < hi {
             let mid = lo + (hi - lo) / 2;
             let next = probe(ends[mid - 1], plan.clone())?;
-            if self.tokens(&next.0) <= self.target {
+            let next_tokens = self.tokens(&next.0);
+            if next_tokens <= self.target {
                 hi = mid;
-                best = next;
+                (best, best_tokens) = (next, next_tokens);
             } else {
                 lo = mid;
             }
         }
-        if self.in_band(&best.0) || name == StrategyName::TrimOutputs {
+        if self.tokens_in_band(best_tokens) || name == StrategyName::TrimOutputs {
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller
