@@ -4,6 +4,7 @@
 //! budget the target leaves ([`Context::summarize_runs`]), and the summaries' cost
 //! ([`SummaryStats`]). Strategies themselves live one per file beside this one.
 
+use super::signals::{Signals, SignalsMemo};
 use super::{StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
@@ -71,6 +72,8 @@ pub struct Context<'a> {
     /// What each entry gave a summary, shared by every probe of the conversation: the
     /// landing search summarizes overlapping runs, and each entry is read once.
     memo: Rc<EntryMemo>,
+    /// The signals of each unit kept as stored, shared the same way.
+    signals: Rc<SignalsMemo>,
 }
 
 /// A step that landed under 85% of the target because the least it could take was one unit
@@ -121,6 +124,7 @@ impl<'a> Context<'a> {
             fit_summaries: false,
             coarse: RefCell::new(None),
             memo: Rc::default(),
+            signals: Rc::default(),
         }
     }
 
@@ -130,8 +134,15 @@ impl<'a> Context<'a> {
         Context {
             horizon,
             memo: Rc::clone(&self.memo),
+            signals: Rc::clone(&self.signals),
             ..Context::new(self.subject, self.summarizer, self.settings, self.target)
         }
+    }
+
+    /// What `unit` of `plan` shows ([`Signals::of`]), read once per conversation where the
+    /// unit is kept as stored.
+    pub fn signals(&self, plan: &Plan, unit: &Unit) -> Signals {
+        self.signals.of(self.subject, plan, unit)
     }
 
     /// Tokens of `plan`.
