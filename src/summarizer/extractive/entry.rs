@@ -131,8 +131,12 @@ impl EntryNotes {
         for pin in pins(&text) {
             self.add(List::Pins, pin);
         }
-        for sentence in sentences(&text).filter(|s| is_preference(s)) {
-            self.add(List::Preferences, quote_prose(sentence));
+        // A sentence holds a cue only where the whole text does (its lowercase is part of
+        // the text's): one search of the text spares a search a sentence in most messages.
+        if is_preference(&text) {
+            for sentence in sentences(&text).filter(|s| is_preference(s)) {
+                self.add(List::Preferences, quote_prose(sentence));
+            }
         }
     }
 
@@ -142,10 +146,12 @@ impl EntryNotes {
         if !text.trim().is_empty() {
             self.ops.push(Op::ClearLastMessage);
             self.add(List::LastMessage, quote_prose(&text));
-            for sentence in
-                sentences(&text).filter(|s| crate::facts::states_decision(s) || chooses(s))
-            {
-                self.add(List::Decisions, quote_prose(sentence));
+            let decides = |s: &str| crate::facts::states_decision(s) || chooses(s);
+            // As for preferences: no sentence holds a cue the whole text does not.
+            if decides(&text) {
+                for sentence in sentences(&text).filter(|s| decides(s)) {
+                    self.add(List::Decisions, quote_prose(sentence));
+                }
             }
         }
         let ids = call_ids(item);
