@@ -144,6 +144,15 @@ pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
         ],
         &text,
     );
+    // No requests to look for (a conversation of tool calls only): no flat copy to make.
+    if facts.user_requests.is_empty() {
+        return Retention {
+            paths,
+            commands,
+            errors,
+            user_requests: Tally::default(),
+        };
+    }
     // One copy of the conversation's text at a time: they are as large as the input.
     let flat = collapse_whitespace(&text);
     drop(text);

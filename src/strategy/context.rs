@@ -317,15 +317,17 @@ impl<'a> Context<'a> {
         self.stats.borrow_mut().add(one);
     }
 
-    /// Replaces each run of units with a summary of it, when the summary is smaller than the
-    /// run. Runs are narrowed first where the format needs it (strict alternation).
+    /// Replaces each run of `units` (the plan's, [`Self::units`]: the strategy chose the runs
+    /// from them) with a summary of it, when the summary is smaller than the run. Runs are
+    /// narrowed first where the format needs it (strict alternation).
     pub fn summarize_runs(
         &self,
         mut plan: Plan,
+        units: Vec<Unit>,
         runs: Vec<Range<usize>>,
         scope: Scope,
     ) -> Result<Plan> {
-        let units = self.units(&plan);
+        debug_assert!(units == self.units(&plan), "units of another plan");
         let runs: Vec<Range<usize>> = runs
             .into_iter()
             .map(|run| absorb_earlier_summary(self.subject, &plan, &units, run))

@@ -23,7 +23,7 @@ impl Strategy for Importance {
             .collect();
         let spare = recent_indices(&low, cx.settings.importance_keep_recent);
         let picked = runs(&units, |i, _| low[i] && !spare.contains(&i));
-        cx.summarize_runs(plan, picked, Scope::Span)
+        cx.summarize_runs(plan, units, picked, Scope::Span)
     }
 }
 

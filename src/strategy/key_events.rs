@@ -24,6 +24,6 @@ impl Strategy for KeyEvents {
             .collect();
         let spare = recent_indices(&routine, cx.settings.key_events_keep_recent);
         let picked = runs(&units, |i, _| routine[i] && !spare.contains(&i));
-        cx.summarize_runs(plan, picked, Scope::Span)
+        cx.summarize_runs(plan, units, picked, Scope::Span)
     }
 }
