@@ -81,15 +81,19 @@ pub fn compact(
     let cx = Context::new(subject, summarizer, settings, goal.target_tokens);
     let (task_type, chain) = expand(subject, settings, strategies);
     let mut plan = subject.keep_all();
-    let tokens_before = plan.tokens(subject);
+    // The plan's tokens and messages, measured again only when a step changes it: pricing a
+    // plan counts its summaries and rewritten outputs again.
+    let mut tokens = plan.tokens(subject);
+    let mut messages = None;
+    let tokens_before = tokens;
     let mut steps: Vec<Step> = Vec::new();
     for name in chain {
         let changed_yet = steps.iter().any(|s| s.changed);
-        let under = met(subject, &plan, &goal);
+        let under = tokens <= goal.target_tokens;
         if under && (changed_yet || !goal.at_least_one_step) {
             break;
         }
-        let before = plan.tokens(subject);
+        let before = tokens;
         // A forced step under target is taken in full; otherwise only as far as needed.
         let next = cx.apply_to_target(name, plan.clone(), under)?;
         let after = next.tokens(subject);
@@ -98,12 +102,15 @@ pub fn compact(
         if changed {
             thinking_dropped = crate::strategy::thinking_dropped(subject, &plan, &next);
             plan = next;
+            tokens = after;
+            messages = None;
         }
+        let messages_after = *messages.get_or_insert_with(|| plan.measures(subject).1);
         steps.push(Step {
             strategy: name,
             tokens_before: before,
-            tokens_after: plan.tokens(subject),
-            messages_after: plan.measures(subject).1,
+            tokens_after: tokens,
+            messages_after,
             changed,
             thinking_dropped,
             plan: (changed && settings.step_plans).then(|| plan.clone()),
@@ -113,8 +120,8 @@ pub fn compact(
     if let Some(last) = steps.iter_mut().rev().find(|s| s.changed) {
         last.plan = None;
     }
-    let tokens_after = plan.tokens(subject);
-    let shortfall = (!met(subject, &plan, &goal)).then(|| shortfall(subject, &plan, &goal));
+    let tokens_after = tokens;
+    let shortfall = (tokens > goal.target_tokens).then(|| shortfall(subject, &plan, &goal));
     let undershoot = cx
         .coarse
         .take()
@@ -162,10 +169,6 @@ fn expand(
         }
     }
     (task_type, chain)
-}
-
-fn met(subject: &Subject, plan: &Plan, goal: &Goal) -> bool {
-    plan.tokens(subject) <= goal.target_tokens
 }
 
 /// Why a plan misses its goal: what its tokens are made of, in parts that add up to the

@@ -114,7 +114,8 @@ impl Collector {
                     .for_each(|e| self.push(2, e));
             }
             Kind::AssistantText | Kind::ToolCall => {
-                calls.note(item);
+                // Parsed once, for the facts and the index.
+                let parsed = tool_calls(item);
                 for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
                     if answered && !has_tool_parts(item) {
                         if let Some(action) = trailing_action(&part.text) {
@@ -123,12 +124,13 @@ impl Collector {
                         }
                     }
                 }
-                for call in tool_calls(item) {
+                for call in &parsed {
                     call.paths().into_iter().for_each(|p| self.push(0, p));
                     if let Some(command) = call.command() {
                         self.push(1, command_key(&command));
                     }
                 }
+                calls.note(item, parsed);
             }
             Kind::ToolResult => {
                 let answered: Vec<&CallArgs> = calls.answered_by(item);
@@ -148,10 +150,11 @@ pub struct CallIndex {
 }
 
 impl CallIndex {
-    /// Notes the calls of an assistant item (a text-based action counts as a shell call).
-    pub fn note(&mut self, item: &Item) {
+    /// Notes the calls of an assistant item, `parsed` its [`tool_calls`] (a text-based action
+    /// counts as a shell call).
+    pub fn note(&mut self, item: &Item, parsed: Vec<CallArgs>) {
         if has_tool_parts(item) {
-            for (call, args) in item.calls.iter().zip(tool_calls(item)) {
+            for (call, args) in item.calls.iter().zip(parsed) {
                 self.calls.insert(call.id.clone(), args);
             }
             return;
@@ -262,11 +265,19 @@ impl CallArgs {
     /// Whether the tool runs shell commands: its name holds one of [`SHELL_TOOL_WORDS`].
     pub fn is_shell(&self) -> bool {
         // Compared in place, any case: lowering a copy and building a substring searcher per
-        // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file.
+        // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file. A word
+        // is compared only where the name has its first two letters (one letter passes at
+        // most places of names like `search_direct_flight`): every call read asks this.
         let name = self.name.as_bytes();
-        SHELL_TOOL_WORDS.iter().any(|word| {
-            name.windows(word.len())
-                .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+        let starts = SHELL_TOOL_WORDS.map(|w| [w.as_bytes()[0], w.as_bytes()[1]]);
+        name.windows(2).enumerate().any(|(at, two)| {
+            let two = [two[0].to_ascii_lowercase(), two[1].to_ascii_lowercase()];
+            starts.contains(&two)
+                && SHELL_TOOL_WORDS.iter().any(|word| {
+                    name[at..]
+                        .get(..word.len())
+                        .is_some_and(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+                })
         })
     }
 
@@ -478,7 +489,8 @@ pub fn collapse_whitespace(text: &str) -> String {
     // Built in place: collecting the words first cost 16 bytes per word, several times the
     // text itself on large tool outputs, and set the peak memory of a compaction. Read byte
     // by byte, decoding only non-ASCII characters: `split_whitespace` decoded every one, 3%
-    // of compacting the tau-bench file.
+    // of compacting the tau-bench file. Words already one space apart are copied as one
+    // stretch: a copy per word cost three times the scan on prose.
     let mut out = String::with_capacity(text.len());
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -493,11 +505,16 @@ pub fn collapse_whitespace(text: &str) -> String {
         if i == bytes.len() {
             return out;
         }
-        let word = i;
+        let stretch = i;
         while i < bytes.len() {
             // Printable ASCII is never white space: the common case, one comparison a byte.
-            if (b'!'..=b'~').contains(&bytes[i]) {
+            if is_printable_ascii(bytes[i]) {
                 i += 1;
+                continue;
+            }
+            // One plain space before printable ASCII stays as it is: the stretch goes on.
+            if bytes[i] == b' ' && bytes.get(i + 1).copied().is_some_and(is_printable_ascii) {
+                i += 2;
                 continue;
             }
             let (space, len) = whitespace_at(text, i);
@@ -509,8 +526,13 @@ pub fn collapse_whitespace(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&text[word..i]);
+        out.push_str(&text[stretch..i]);
     }
+}
+
+/// Whether `b` is printable ASCII, never white space.
+fn is_printable_ascii(b: u8) -> bool {
+    (b'!'..=b'~').contains(&b)
 }
 
 /// Whether the character at byte `i` of `text` is white space ([`char::is_whitespace`]), and
@@ -528,10 +550,22 @@ fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
 
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.
 pub fn request_key(text: &str) -> String {
-    collapse_whitespace(text)
-        .chars()
-        .take(REQUEST_KEY_CHARS)
-        .collect()
+    // Only a start of the text is collapsed, longer until it gives enough characters: the
+    // words of a prefix collapsed are a prefix of the whole text's, so the key is the same.
+    let mut end = 0;
+    loop {
+        end = (end.max(REQUEST_KEY_CHARS) * 4).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let flat = collapse_whitespace(&text[..end]);
+        let mut chars = flat.char_indices().map(|(at, _)| at);
+        match chars.nth(REQUEST_KEY_CHARS) {
+            Some(at) => return flat[..at].to_string(),
+            None if end == text.len() => return flat,
+            None => {}
+        }
+    }
 }
 
 /// The key of a command: its first non-empty line, clipped.

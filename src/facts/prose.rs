@@ -68,6 +68,31 @@ mod tests {
         assert!(!crate::facts::states_decision("Reading the file now."));
     }
 
+    /// A sentence holds a cue only where its whole text does: the summarizer searches a
+    /// message once before its sentences.
+    #[test]
+    fn a_sentence_holds_a_cue_only_where_its_text_does() {
+        for text in [
+            "Let me look. We DECIDED to keep it.\nThe FIX IS a \u{212A}ey swap! Done?",
+            "Über alles: I'LL USE the cache. ΣΑΣ ΣΑΣ. İstanbul, because it is closer.",
+            "Nothing here at all. Still nothing.",
+            "rather than\nthis. Turns out",
+        ] {
+            let lower = text.to_lowercase();
+            for sentence in sentences(text) {
+                assert!(!chooses(sentence) || chooses(text), "{sentence:?}");
+                assert!(
+                    !crate::facts::states_decision(sentence) || crate::facts::states_decision(text),
+                    "{sentence:?}"
+                );
+                let sentence_lower = sentence.to_lowercase();
+                for cue in CHOICE_CUES {
+                    assert!(!sentence_lower.contains(cue) || lower.contains(cue));
+                }
+            }
+        }
+    }
+
     #[test]
     fn choices_are_told_from_other_prose() {
         let text = "Let me look at the parser first. I'll use serde_json instead of a hand parser.\nWe won't touch the CLI. Done!";

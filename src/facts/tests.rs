@@ -288,6 +288,9 @@ fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
         " a\tb\x0bc\x0cd\re\n\nf ",
         "x\u{85}y\u{a0}z\u{3000}é\u{2028}日本\u{1c}\u{1f}end",
         "\u{2003}lead and trail\u{205f}",
+        // One space before other white space, a control or a non-ASCII letter.
+        "a \u{a0}b c\u{a0} d e \x01f g \u{e9}h i \tj k  ",
+        "end with one space ",
     ]
     .map(String::from)
     .to_vec();
@@ -362,4 +365,29 @@ fn ascii_whitespace_collapses_as_any_whitespace_does() {
         assert_eq!(collapse_whitespace(text), words.join(" "), "{text:?}");
     }
     assert_eq!(collapse_whitespace(" é\u{a0}ü  x "), "é ü x");
+}
+
+/// A request's key is the first characters of the whole text collapsed, however much white
+/// space or how many multi-byte characters stand before them (only a start is collapsed).
+#[test]
+fn request_keys_are_the_start_of_the_whole_text_collapsed() {
+    let long_words = "word ".repeat(100);
+    let spaced = format!("{}{}", " \n\t".repeat(400), "end of it ".repeat(30));
+    let wide = "日本語のテキスト ".repeat(60);
+    let split_at_the_end = format!("{}tail", "x ".repeat(79));
+    for text in [
+        "",
+        "   ",
+        "short request",
+        long_words.as_str(),
+        spaced.as_str(),
+        wide.as_str(),
+        split_at_the_end.as_str(),
+    ] {
+        let whole: String = collapse_whitespace(text)
+            .chars()
+            .take(REQUEST_KEY_CHARS)
+            .collect();
+        assert_eq!(request_key(text), whole, "{text:?}");
+    }
 }

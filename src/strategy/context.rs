@@ -4,6 +4,7 @@
 //! budget the target leaves ([`Context::summarize_runs`]), and the summaries' cost
 //! ([`SummaryStats`]). Strategies themselves live one per file beside this one.
 
+use super::signals::{Signals, SignalsMemo};
 use super::{StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
@@ -71,6 +72,8 @@ pub struct Context<'a> {
     /// What each entry gave a summary, shared by every probe of the conversation: the
     /// landing search summarizes overlapping runs, and each entry is read once.
     memo: Rc<EntryMemo>,
+    /// The signals of each unit kept as stored, shared the same way.
+    signals: Rc<SignalsMemo>,
 }
 
 /// A step that landed under 85% of the target because the least it could take was one unit
@@ -121,6 +124,7 @@ impl<'a> Context<'a> {
             fit_summaries: false,
             coarse: RefCell::new(None),
             memo: Rc::default(),
+            signals: Rc::default(),
         }
     }
 
@@ -130,8 +134,15 @@ impl<'a> Context<'a> {
         Context {
             horizon,
             memo: Rc::clone(&self.memo),
+            signals: Rc::clone(&self.signals),
             ..Context::new(self.subject, self.summarizer, self.settings, self.target)
         }
+    }
+
+    /// What `unit` of `plan` shows ([`Signals::of`]), read once per conversation where the
+    /// unit is kept as stored.
+    pub fn signals(&self, plan: &Plan, unit: &Unit) -> Signals {
+        self.signals.of(self.subject, plan, unit)
     }
 
     /// Tokens of `plan`.
@@ -180,7 +191,11 @@ impl<'a> Context<'a> {
 
     /// Whether `plan` lands in [0.85, 1.0] × target.
     pub fn in_band(&self, plan: &Plan) -> bool {
-        let tokens = self.tokens(plan);
+        self.tokens_in_band(self.tokens(plan))
+    }
+
+    /// Whether a plan of `tokens` lands in [0.85, 1.0] × target.
+    fn tokens_in_band(&self, tokens: usize) -> bool {
         tokens <= self.target && tokens * 100 >= self.target * 85
     }
 
@@ -195,7 +210,7 @@ impl<'a> Context<'a> {
         };
         let whole = probe(usize::MAX, plan.clone())?;
         let tokens = self.tokens(&whole.0);
-        if full || self.in_band(&whole.0) || !self.summarizer.deterministic() {
+        if full || self.tokens_in_band(tokens) || !self.summarizer.deterministic() {
             return Ok(whole);
         }
         if tokens > self.target {
@@ -217,19 +232,20 @@ impl<'a> Context<'a> {
             .map(|u| plan.items[u.elements.end - 1].originals().end)
             .collect();
         let (mut lo, mut hi) = (0, ends.len());
-        let mut best = whole;
+        let (mut best, mut best_tokens) = (whole, tokens);
         // Invariant: reaching ends[hi - 1] meets the target (hi = len: the whole run did).
         while lo + 1 < hi {
             let mid = lo + (hi - lo) / 2;
             let next = probe(ends[mid - 1], plan.clone())?;
-            if self.tokens(&next.0) <= self.target {
+            let next_tokens = self.tokens(&next.0);
+            if next_tokens <= self.target {
                 hi = mid;
-                best = next;
+                (best, best_tokens) = (next, next_tokens);
             } else {
                 lo = mid;
             }
         }
-        if self.in_band(&best.0) || name == StrategyName::TrimOutputs {
+        if self.tokens_in_band(best_tokens) || name == StrategyName::TrimOutputs {
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller
@@ -301,15 +317,17 @@ impl<'a> Context<'a> {
         self.stats.borrow_mut().add(one);
     }
 
-    /// Replaces each run of units with a summary of it, when the summary is smaller than the
-    /// run. Runs are narrowed first where the format needs it (strict alternation).
+    /// Replaces each run of `units` (the plan's, [`Self::units`]: the strategy chose the runs
+    /// from them) with a summary of it, when the summary is smaller than the run. Runs are
+    /// narrowed first where the format needs it (strict alternation).
     pub fn summarize_runs(
         &self,
         mut plan: Plan,
+        units: Vec<Unit>,
         runs: Vec<Range<usize>>,
         scope: Scope,
     ) -> Result<Plan> {
-        let units = self.units(&plan);
+        debug_assert!(units == self.units(&plan), "units of another plan");
         let runs: Vec<Range<usize>> = runs
             .into_iter()
             .map(|run| absorb_earlier_summary(self.subject, &plan, &units, run))

@@ -19,6 +19,6 @@ impl Strategy for FullSummary {
     fn apply(&self, cx: &Context, plan: Plan) -> Result<Plan> {
         let units = cx.units(&plan);
         let free = runs(&units, |_, u| u.free);
-        cx.summarize_runs(plan, free, Scope::Full)
+        cx.summarize_runs(plan, units, free, Scope::Full)
     }
 }

@@ -2,7 +2,6 @@
 //! scoring at least `importance_score_threshold` (3.0), keep the most recent low-scoring
 //! units anyway (5), and summarize the rest, each run of low-scoring units on its own.
 
-use super::signals::Signals;
 use super::{Context, Strategy, StrategyName, compactable};
 use crate::plan::{Plan, runs};
 use crate::summarizer::Scope;
@@ -20,15 +19,11 @@ impl Strategy for Importance {
         let units = cx.units(&plan);
         let low: Vec<bool> = units
             .iter()
-            .map(|u| {
-                let entries = plan.entries(cx.subject, u.elements.clone());
-                compactable(u)
-                    && Signals::of(u, &entries).score() < cx.settings.importance_threshold
-            })
+            .map(|u| compactable(u) && cx.signals(&plan, u).score() < cx.settings.importance_threshold)
             .collect();
         let spare = recent_indices(&low, cx.settings.importance_keep_recent);
         let picked = runs(&units, |i, _| low[i] && !spare.contains(&i));
-        cx.summarize_runs(plan, picked, Scope::Span)
+        cx.summarize_runs(plan, units, picked, Scope::Span)
     }
 }
 

@@ -36,7 +36,7 @@ impl Strategy for Incremental {
                     .map(|r| r.start + chunk.start..r.end + chunk.start),
             );
         }
-        cx.summarize_runs(plan, picked, Scope::Span)
+        cx.summarize_runs(plan, units, picked, Scope::Span)
     }
 }
 

@@ -3,7 +3,6 @@
 //! keep the most recent non-key units (5), and summarize the other runs of non-key units.
 
 use super::importance::recent_indices;
-use super::signals::Signals;
 use super::{Context, Strategy, StrategyName, compactable};
 use crate::plan::{Plan, runs};
 use crate::summarizer::Scope;
@@ -21,13 +20,10 @@ impl Strategy for KeyEvents {
         let units = cx.units(&plan);
         let routine: Vec<bool> = units
             .iter()
-            .map(|u| {
-                let entries = plan.entries(cx.subject, u.elements.clone());
-                compactable(u) && !Signals::of(u, &entries).is_key()
-            })
+            .map(|u| compactable(u) && !cx.signals(&plan, u).is_key())
             .collect();
         let spare = recent_indices(&routine, cx.settings.key_events_keep_recent);
         let picked = runs(&units, |i, _| routine[i] && !spare.contains(&i));
-        cx.summarize_runs(plan, picked, Scope::Span)
+        cx.summarize_runs(plan, units, picked, Scope::Span)
     }
 }

@@ -18,8 +18,10 @@
 use crate::facts::{
     Cues, Effect, error_lines, file_effect, paths_in_text, tool_calls, tool_output,
 };
-use crate::plan::Unit;
-use crate::transcript::{Item, Kind};
+use crate::plan::{Plan, Subject, Unit};
+use crate::transcript::{Item, Kind, OutItem};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 /// What a unit shows.
@@ -99,6 +101,40 @@ impl Signals {
     /// completed task.
     pub fn is_key(&self) -> bool {
         self.user || self.error || self.state_change || self.completion
+    }
+}
+
+/// The signals of units kept as stored, by the original items they hold: `importance` and
+/// `key-events` read every unit of the same conversation, and each landing probe reads them
+/// again. Made with a conversation's strategy context and dropped with it.
+#[derive(Default)]
+pub struct SignalsMemo {
+    kept: RefCell<HashMap<Vec<usize>, Signals>>,
+}
+
+impl SignalsMemo {
+    /// The signals of `unit` of `plan` ([`Signals::of`] its entries).
+    pub fn of(&self, subject: &Subject, plan: &Plan, unit: &Unit) -> Signals {
+        let elements = &plan.items[unit.elements.clone()];
+        let read = || Signals::of(unit, &plan.entries(subject, unit.elements.clone()));
+        // Only a unit of items kept whole is known by its items: its entries are those
+        // items, and its tokens theirs.
+        let Some(key) = elements
+            .iter()
+            .map(|o| match o {
+                OutItem::Keep(i) => Some(*i),
+                _ => None,
+            })
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return read();
+        };
+        if let Some(signals) = self.kept.borrow().get(&key) {
+            return *signals;
+        }
+        let signals = read();
+        self.kept.borrow_mut().insert(key, signals);
+        signals
     }
 }
 

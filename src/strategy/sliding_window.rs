@@ -29,7 +29,7 @@ impl Strategy for SlidingWindow {
         );
         let start = grow_to_target(cx, &plan, &units, least);
         let older = runs(&units[..start], |_, u| compactable(u));
-        cx.summarize_runs(plan, older, Scope::Span)
+        cx.summarize_runs(plan, units, older, Scope::Span)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::facts::clean::clean;
 use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
     CallArgs, Effect, command_key, has_tool_parts, paths_in_text, reported_errors, request_text,
-    tool_output,
+    result_errors, tool_output,
 };
 use crate::summarizer::artifacts;
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
@@ -68,6 +68,9 @@ pub(super) struct EntryNotes {
     pub git: Option<String>,
     /// The files a tool output's text names (asked only of failed calls).
     output_paths: OnceCell<Vec<String>>,
+    /// A tool output's error lines, by the calls it answers in the span (by address: they
+    /// are notes of the same memo, which keeps them): each probe's summary asks again.
+    errors: RefCell<Vec<(Vec<usize>, Vec<String>)>>,
 }
 
 impl EntryNotes {
@@ -97,6 +100,21 @@ impl EntryNotes {
         })
     }
 
+    /// The error lines of the tool output `item` (the entry these notes are of) answering
+    /// `answered` ([`result_errors`]), worked out once per set of calls answered.
+    pub fn result_errors(&self, item: &Item, answered: &[&CallArgs]) -> Vec<String> {
+        let key: Vec<usize> = answered
+            .iter()
+            .map(|c| std::ptr::from_ref(*c) as usize)
+            .collect();
+        if let Some((_, lines)) = self.errors.borrow().iter().find(|(k, _)| *k == key) {
+            return lines.clone();
+        }
+        let lines = result_errors(item, answered);
+        self.errors.borrow_mut().push((key, lines.clone()));
+        lines
+    }
+
     fn add(&mut self, list: List, line: String) {
         let line = clean(&line).trim().to_string();
         self.ops.push(Op::Add(list, line));
@@ -113,8 +131,12 @@ impl EntryNotes {
         for pin in pins(&text) {
             self.add(List::Pins, pin);
         }
-        for sentence in sentences(&text).filter(|s| is_preference(s)) {
-            self.add(List::Preferences, quote_prose(sentence));
+        // A sentence holds a cue only where the whole text does (its lowercase is part of
+        // the text's): one search of the text spares a search a sentence in most messages.
+        if is_preference(&text) {
+            for sentence in sentences(&text).filter(|s| is_preference(s)) {
+                self.add(List::Preferences, quote_prose(sentence));
+            }
         }
     }
 
@@ -124,10 +146,12 @@ impl EntryNotes {
         if !text.trim().is_empty() {
             self.ops.push(Op::ClearLastMessage);
             self.add(List::LastMessage, quote_prose(&text));
-            for sentence in
-                sentences(&text).filter(|s| crate::facts::states_decision(s) || chooses(s))
-            {
-                self.add(List::Decisions, quote_prose(sentence));
+            let decides = |s: &str| crate::facts::states_decision(s) || chooses(s);
+            // As for preferences: no sentence holds a cue the whole text does not.
+            if decides(&text) {
+                for sentence in sentences(&text).filter(|s| decides(s)) {
+                    self.add(List::Decisions, quote_prose(sentence));
+                }
             }
         }
         let ids = call_ids(item);

@@ -18,8 +18,8 @@ use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
-    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, request_text, result_errors,
-    text_action, tool_calls,
+    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, request_text, text_action,
+    tool_calls,
 };
 use crate::transcript::{Item, Kind};
 use anyhow::Result;
@@ -266,10 +266,9 @@ impl Notes {
 
     /// Adds a cleaned line to `list`, unless it is empty or already there.
     fn push(&mut self, list: List, line: &str) {
-        if matches!(line, "" | "\"\"" | "``") || self.seen.contains(&(list, line.to_string())) {
+        if matches!(line, "" | "\"\"" | "``") || !self.seen.insert((list, line.to_string())) {
             return;
         }
-        self.seen.insert((list, line.to_string()));
         self.lists.entry(list).or_default().push(line.to_string());
     }
 
@@ -305,7 +304,7 @@ impl Notes {
                     .iter()
                     .filter_map(|id| calls.get(id.as_str()).copied())
                     .collect();
-                let lines = result_errors(item, &answered);
+                let lines = notes.result_errors(item, &answered);
                 if !lines.is_empty() {
                     let paths = notes.output_paths(item);
                     failures.push(Failure::new(lines, answered.first().copied(), paths));
