@@ -80,25 +80,31 @@ pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
 
 /// A dataset, or a text file read whole through the same handle: one open per input.
 fn sniff_file(path: &Path, limit: u64) -> Result<Sniffed, LoadError> {
-    // Missing files, directories, pipes and files over the limit are the text loader's to
-    // report, with its messages.
+    // Missing files, directories, pipes, unreadable files and texts over the limit are the
+    // text loader's to report, with its messages. A dataset may be larger than the limit: its
+    // rows are read one at a time.
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(Sniffed::Other(None));
     };
-    if !meta.is_file() || meta.len() > limit {
+    if !meta.is_file() {
         return Ok(Sniffed::Other(None));
     }
     let Ok(mut file) = std::fs::File::open(path) else {
         return Ok(Sniffed::Other(None));
     };
     let mut head = Vec::with_capacity(PARQUET_MAGIC.len());
-    (&mut file)
+    let read = (&mut file)
         .take(PARQUET_MAGIC.len() as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| load_error(&e))?;
+        .read_to_end(&mut head);
+    if read.is_err() {
+        return Ok(Sniffed::Other(None));
+    }
     if head.as_slice() == PARQUET_MAGIC {
         file.rewind().map_err(|e| load_error(&e))?;
         return Ok(Sniffed::Parquet(file));
+    }
+    if meta.len() > limit {
+        return Ok(Sniffed::Other(None));
     }
     let text = crate::discover::read_capped(head.as_slice().chain(file), meta.len(), limit)?;
     Ok(Sniffed::Other(Some(text)))
@@ -198,6 +204,41 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_file_is_read_once_and_a_dataset_over_the_text_limit_is_still_a_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            Input::File(path)
+        };
+        let text = write("a.json", b"[{\"role\": \"user\", \"content\": \"hi\"}]");
+        match sniff(&text, u64::MAX).unwrap() {
+            Sniffed::Other(Some(bytes)) => {
+                assert_eq!(bytes, std::fs::read(dir.path().join("a.json")).unwrap())
+            }
+            other => panic!("{other:?}"),
+        }
+        // Over the limit, a text is left to the loader, which refuses it with its message.
+        assert!(matches!(sniff(&text, 4).unwrap(), Sniffed::Other(None)));
+        let short = write("b.json", b"[]");
+        assert!(matches!(sniff(&short, u64::MAX).unwrap(), Sniffed::Other(Some(b)) if b == b"[]"));
+        let dataset = write("c.parquet", b"PAR1 and the rest, larger than the limit");
+        match sniff(&dataset, 8).unwrap() {
+            Sniffed::Parquet(mut f) => {
+                let mut all = String::new();
+                f.read_to_string(&mut all).unwrap();
+                assert_eq!(all, "PAR1 and the rest, larger than the limit");
+            }
+            other => panic!("{other:?}"),
+        }
+        let missing = Input::File(dir.path().join("none.json"));
+        assert!(matches!(
+            sniff(&missing, u64::MAX).unwrap(),
+            Sniffed::Other(None)
+        ));
     }
 
     #[test]
