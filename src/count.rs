@@ -61,28 +61,21 @@ pub fn count_conversation(counter: &TokenCounter, conv: &Conversation) -> Conver
         counter.count_all(&texts)
     };
     let (preamble, mut counts) = counts.split_at(conv.preamble.len());
+    let mut next_count = |_: &str| {
+        let (n, rest) = counts.split_first().expect("one count per text");
+        counts = rest;
+        *n
+    };
     let items = conv
         .items
         .iter()
         .zip(first)
         .map(|(item, pays_overhead)| {
-            if !item.in_context {
-                return 0;
+            if item.in_context {
+                tokens_with(item, pays_overhead, &mut next_count)
+            } else {
+                0
             }
-            let overhead = if pays_overhead { TOKENS_PER_MESSAGE } else { 0 };
-            let parts: usize = item
-                .parts
-                .iter()
-                .map(|part| {
-                    if part.kind == PartKind::Media {
-                        return MEDIA_TOKENS;
-                    }
-                    let (n, rest) = counts.split_first().expect("one count per text");
-                    counts = rest;
-                    *n
-                })
-                .sum();
-            overhead + parts
         })
         .collect();
     ConversationTokens {
@@ -116,13 +109,25 @@ pub fn item_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> 
 /// Tokens of an item's parts, plus the per-message overhead when `pays_overhead`, whether or
 /// not the item is in the live context (history a call before a compaction was sent).
 pub fn message_tokens(counter: &TokenCounter, item: &Item, pays_overhead: bool) -> usize {
+    tokens_with(item, pays_overhead, |text| counter.count(text))
+}
+
+/// [`message_tokens`], with each non-media part's text counted by `text_tokens`.
+fn tokens_with(
+    item: &Item,
+    pays_overhead: bool,
+    mut text_tokens: impl FnMut(&str) -> usize,
+) -> usize {
     let overhead = if pays_overhead { TOKENS_PER_MESSAGE } else { 0 };
-    overhead
-        + item
-            .parts
-            .iter()
-            .map(|p| part_tokens(counter, p))
-            .sum::<usize>()
+    let parts: usize = item
+        .parts
+        .iter()
+        .map(|part| match part.kind {
+            PartKind::Media => MEDIA_TOKENS,
+            _ => text_tokens(&part.text),
+        })
+        .sum();
+    overhead + parts
 }
 
 /// For each item, whether it pays its logical message's overhead: the first in-context record

@@ -80,53 +80,62 @@ pub fn sniff(input: &Input, limit: u64) -> Result<Sniffed, LoadError> {
 
 /// A dataset, or a text file read whole through the same handle: one open per input.
 fn sniff_file(path: &Path, limit: u64) -> Result<Sniffed, LoadError> {
-    // Missing files, directories, pipes, unreadable files and texts over the limit are the
-    // text loader's to report, with its messages. A dataset may be larger than the limit: its
-    // rows are read one at a time.
-    let Ok(meta) = std::fs::metadata(path) else {
-        return Ok(Sniffed::Other(None));
-    };
-    if !meta.is_file() {
-        return Ok(Sniffed::Other(None));
+    // A dataset may be larger than the limit: its rows are read one at a time. A text over it
+    // is the text loader's to refuse, with its message.
+    match open_head(path)? {
+        Head::Dataset(file) => Ok(Sniffed::Parquet(file)),
+        Head::Text(file, head, size) if size <= limit => {
+            let text = crate::discover::read_capped(head.as_slice().chain(file), size, limit)?;
+            Ok(Sniffed::Other(Some(text)))
+        }
+        Head::Text(..) | Head::Unread => Ok(Sniffed::Other(None)),
     }
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return Ok(Sniffed::Other(None));
-    };
-    let mut head = Vec::with_capacity(PARQUET_MAGIC.len());
-    let read = (&mut file)
-        .take(PARQUET_MAGIC.len() as u64)
-        .read_to_end(&mut head);
-    if read.is_err() {
-        return Ok(Sniffed::Other(None));
-    }
-    if head.as_slice() == PARQUET_MAGIC {
-        file.rewind().map_err(|e| load_error(&e))?;
-        return Ok(Sniffed::Parquet(file));
-    }
-    if meta.len() > limit {
-        return Ok(Sniffed::Other(None));
-    }
-    let text = crate::discover::read_capped(head.as_slice().chain(file), meta.len(), limit)?;
-    Ok(Sniffed::Other(Some(text)))
 }
 
 /// Whether the file at `path` is a dataset, from its first bytes alone: for a file that is
 /// read later under a claim (`--in-place`).
 pub fn sniff_head(path: &Path) -> Result<Sniffed, LoadError> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(Sniffed::Other(None));
+    match open_head(path)? {
+        Head::Dataset(file) => Ok(Sniffed::Parquet(file)),
+        Head::Text(..) | Head::Unread => Ok(Sniffed::Other(None)),
     }
-    let mut head = [0u8; 4];
-    let is_parquet = std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && &head == PARQUET_MAGIC;
-    if !is_parquet {
-        return Ok(Sniffed::Other(None));
+}
+
+/// A regular file opened and its first bytes read.
+enum Head {
+    /// A dataset, rewound to its start.
+    Dataset(std::fs::File),
+    /// Another file, its first bytes read, with its size.
+    Text(std::fs::File, Vec<u8>, u64),
+    /// Missing, not a regular file, or unreadable: the text loader's to report, with its
+    /// messages.
+    Unread,
+}
+
+fn open_head(path: &Path) -> Result<Head, LoadError> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(Head::Unread);
+    };
+    // Checked before opening: opening a named pipe waits for a writer.
+    if !meta.is_file() {
+        return Ok(Head::Unread);
     }
-    std::fs::File::open(path)
-        .map(Sniffed::Parquet)
-        .map_err(|e| load_error(&e))
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(Head::Unread);
+    };
+    let mut head = Vec::with_capacity(PARQUET_MAGIC.len());
+    if (&mut file)
+        .take(PARQUET_MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return Ok(Head::Unread);
+    }
+    if head.as_slice() != PARQUET_MAGIC {
+        return Ok(Head::Text(file, head, meta.len()));
+    }
+    file.rewind().map_err(|e| load_error(&e))?;
+    Ok(Head::Dataset(file))
 }
 
 /// What `bytes` read whole (an object's) are: a dataset's go to a temporary file, which
