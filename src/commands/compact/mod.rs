@@ -116,8 +116,13 @@ struct Uploading {
 /// Runs `ctxc compact`.
 pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let config = CompactConfig::resolve(args)?;
-    let counter = config.tokens.counter()?;
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    // The tokenizer builds while the inputs are found.
+    let (counter, found) = rayon::join(
+        || config.tokens.counter(),
+        || discover::discover(&args.input.inputs, &args.input.globs),
+    );
+    let counter = counter?;
+    let (inputs, errors) = found?;
     let mut jobs = jobs(args, inputs)?;
     prepare_remote(&mut jobs, args);
     if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
