@@ -94,31 +94,27 @@ fn chunk_end(text: &str, max: usize) -> usize {
     })
 }
 
-/// o200k and cl100k: tables read in place from the binary ([`super::table`]), one
-/// pre-tokenizer regex per process, a search cache and scratch buffers per thread.
+/// o200k and cl100k: tables and pre-tokenizer DFAs read in place from the binary
+/// ([`super::table`]), scratch buffers per thread.
 mod bpe {
     use super::*;
+    use crate::tokens::patterns::{CL100K_PATTERNS, O200K_PATTERNS};
     use crate::tokens::table::{Scratch, Splitter, Table};
-    use regex_automata::hybrid::dfa::Cache;
     use std::cell::RefCell;
-
-    // The pre-tokenizers of bpe-openai 0.3.2 (src/lib.rs), tiktoken's patterns with the
-    // look-ahead `\s+(?!\S)` rewritten as `\s+\s` minus its last character. The tests
-    // compare our counts with bpe-openai's and tiktoken-rs's.
-    const O200K_PAT1: &str = concat!(
-        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "|\\p{N}{1,3}",
-        "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-        "|\\s*[\\r\\n]+",
-        "|\\s+$",
-    );
-    const CL100K_PAT1: &str = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$";
-    const LOOKAHEAD_PAT: &str = "\\s+\\s";
-    const SPACE_PAT: &str = "\\s+";
 
     static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bpe"));
     static CL100K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bpe"));
+
+    /// The DFAs are arrays of `u32`, read in place: their bytes must be 4-byte aligned.
+    #[repr(C, align(4))]
+    struct Aligned<T: ?Sized>(T);
+
+    static O200K_DFA: &Aligned<[u8]> =
+        &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.dfa")));
+    static CL100K_DFA: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/cl100k_base.dfa"
+    )));
 
     /// What one encoding shares between threads: read-only, built once per process.
     struct Shared {
@@ -130,21 +126,18 @@ mod bpe {
     static CL100K: OnceLock<Result<Shared, String>> = OnceLock::new();
 
     thread_local! {
-        static O200K_CACHE: OnceCell<RefCell<Cache>> = const { OnceCell::new() };
-        static CL100K_CACHE: OnceCell<RefCell<Cache>> = const { OnceCell::new() };
         static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
     }
 
     fn shared(encoding: Encoding) -> &'static Result<Shared, String> {
-        let (cell, bytes, pat1) = match encoding {
-            Encoding::Cl100kBase => (&CL100K, CL100K_TABLE, CL100K_PAT1),
-            _ => (&O200K, O200K_TABLE, O200K_PAT1),
+        let (cell, bytes, dfa, patterns) = match encoding {
+            Encoding::Cl100kBase => (&CL100K, CL100K_TABLE, CL100K_DFA, &CL100K_PATTERNS),
+            _ => (&O200K, O200K_TABLE, O200K_DFA, &O200K_PATTERNS),
         };
         cell.get_or_init(|| {
             let table = Table::parse(bytes).ok_or("the embedded table is damaged")?;
-            let patterns = [(pat1, false), (LOOKAHEAD_PAT, true), (SPACE_PAT, false)];
-            let splitter =
-                Splitter::new(&patterns).map_err(|e| format!("pre-tokenizer regex: {e}"))?;
+            let splitter = Splitter::new(&dfa.0, patterns)
+                .map_err(|e| format!("the embedded pre-tokenizer: {e}"))?;
             Ok(Shared { table, splitter })
         })
     }
@@ -161,19 +154,12 @@ mod bpe {
         let Ok(shared) = shared(encoding) else {
             return super::super::estimate::count(text);
         };
-        let key = match encoding {
-            Encoding::Cl100kBase => &CL100K_CACHE,
-            _ => &O200K_CACHE,
-        };
-        key.with(|cache| {
-            let mut cache = cache.get_or_init(|| shared.splitter.cache()).borrow_mut();
-            SCRATCH.with_borrow_mut(|scratch| {
-                let mut total = 0;
-                shared.splitter.for_each_piece(&mut cache, text, |piece| {
-                    total += shared.table.count(piece.as_bytes(), scratch);
-                });
-                total
-            })
+        SCRATCH.with_borrow_mut(|scratch| {
+            let mut total = 0;
+            shared.splitter.for_each_piece(text, |piece| {
+                total += shared.table.count(piece.as_bytes(), scratch);
+            });
+            total
         })
     }
 }

@@ -40,7 +40,6 @@
 //!
 //! Fitted on half of these texts, the other half stays within ±3.5% in total per kind.
 
-use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -56,6 +55,7 @@ mod counter;
 mod engine;
 mod estimate;
 mod models;
+mod patterns;
 mod table;
 
 pub use counter::{CacheStats, TokenCounter};

@@ -6,13 +6,12 @@
 //! run only touches the pages it uses. bpe-openai deserializes ~32 MB into hash maps and
 //! automata instead: ~70 ms and ~65 MB per process, before the first token.
 //!
-//! The pre-tokenizer is one shared regex per encoding with a search cache per thread: a
-//! regex's own cache pool is fast only for the thread that created it.
+//! The pre-tokenizer is a full DFA per encoding, compiled by `build.rs` and read in place
+//! too: no regex is compiled at run time, and searches need no cache.
 
-use regex_automata::hybrid::dfa::{Cache, DFA};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
-use regex_automata::{Anchored, Input, MatchKind};
-use std::cell::RefCell;
+use regex_automata::dfa::Automaton;
+use regex_automata::dfa::dense::DFA;
+use regex_automata::{Anchored, Input};
 
 /// Must match `FORMAT` in build.rs.
 const FORMAT: u32 = 4;
@@ -217,40 +216,33 @@ pub(super) struct Scratch {
 /// A pre-tokenizer: the encoding's split patterns, the last character of a look-ahead
 /// pattern's match given back (bpe-openai's trick for tiktoken's `\s+(?!\S)`).
 pub(super) struct Splitter {
-    dfa: DFA,
+    dfa: DFA<&'static [u32]>,
     lookahead: Vec<bool>,
 }
 
 impl Splitter {
-    /// A forward lazy DFA alone: every search is anchored where the last piece ended, so the
-    /// end of the leftmost-first match and its pattern are all a piece needs. A `meta::Regex`
-    /// also compiled the patterns' reverse NFA (half of building a counter, ~2 ms) and wrapped
-    /// each search in its strategy dispatch.
-    pub(super) fn new(patterns: &[(&str, bool)]) -> Result<Splitter, String> {
-        let dfa = DFA::builder()
-            .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
-            .thompson(thompson::Config::new().which_captures(WhichCaptures::None))
-            .build_many(&patterns.iter().map(|p| p.0).collect::<Vec<_>>())
-            .map_err(|e| e.to_string())?;
+    /// The DFA `build.rs` compiled from `patterns` (leftmost-first, anchored searches only:
+    /// every search starts where the last piece ended, so the end of the match and its
+    /// pattern are all a piece needs). `dfa` must be 4-byte aligned; checked, not trusted.
+    pub(super) fn new(dfa: &'static [u8], patterns: &[(&str, bool)]) -> Result<Splitter, String> {
+        let (dfa, _) = DFA::from_bytes(dfa).map_err(|e| e.to_string())?;
+        if dfa.pattern_len() != patterns.len() {
+            return Err("the embedded DFA does not match its patterns".into());
+        }
         Ok(Splitter {
             dfa,
             lookahead: patterns.iter().map(|p| p.1).collect(),
         })
     }
 
-    /// A search cache for this splitter; keep one per thread.
-    pub(super) fn cache(&self) -> RefCell<Cache> {
-        RefCell::new(self.dfa.create_cache())
-    }
-
     /// Calls `f` on each piece of `text`, in order.
-    pub(super) fn for_each_piece(&self, cache: &mut Cache, text: &str, mut f: impl FnMut(&str)) {
+    pub(super) fn for_each_piece(&self, text: &str, mut f: impl FnMut(&str)) {
         let mut last = 0;
         while last < text.len() {
             let input = Input::new(&text[last..]).anchored(Anchored::Yes);
-            // The lazy DFA never gives up or quits as configured (no Unicode word boundary,
-            // no minimum cache clear count), so an error is as impossible as no match.
-            let Ok(Some(m)) = self.dfa.try_search_fwd(cache, &input) else {
+            // The DFA has no quit bytes (no Unicode word boundary), so an error is as
+            // impossible as no match.
+            let Ok(Some(m)) = self.dfa.try_search_fwd(&input) else {
                 // The patterns match any non-empty text; never loop forever if not.
                 f(&text[last..]);
                 return;
