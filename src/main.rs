@@ -8,6 +8,19 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// Runs before the Rust runtime, which puts `/dev/null` in place of a closed descriptor 1:
+// only here can `ctxc … >&-` be told from `> /dev/null` (see `ctxc::output`).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static PROBE_STDOUT: extern "C" fn() = probe_stdout;
+
+#[cfg(target_os = "linux")]
+extern "C" fn probe_stdout() {
+    ctxc::output::note_stdout_at_start();
+}
+
 fn main() -> ExitCode {
     let cli = ctxc::cli::parse();
     match ctxc::run(cli) {

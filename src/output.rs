@@ -3,7 +3,9 @@
 //!
 //! When descriptor 1 is closed (`ctxc … >&-`), the Rust runtime opens `/dev/null` read-write
 //! in its place, so writes "succeed" and a transcript written with `-o -` would be lost with
-//! exit 0; so the descriptor is checked first. A reader that stops early (`| head`) is still
+//! exit 0; so the binary looks at the descriptor before the runtime starts
+//! ([`note_stdout_at_start`]). A `/dev/null` given by the caller (`> /dev/null`, Python's
+//! `subprocess.DEVNULL`, which is read-write too) is written to as any file. A reader that stops early (`| head`) is still
 //! not an error: the broken pipe goes up unchanged, [`is_broken_pipe`] tells it from a failure
 //! wherever it is caught, and the binary exits 0 on it.
 
@@ -11,6 +13,17 @@ use anyhow::{Context, Result};
 use std::fmt;
 use std::io::Write;
 use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether descriptor 1 was closed when the process started.
+static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
+
+/// Records whether descriptor 1 is open. The binary calls it before the Rust runtime starts,
+/// which is the only time a closed standard output can be told from `/dev/null`.
+pub fn note_stdout_at_start() {
+    let closed = rustix::io::fcntl_getfd(rustix::stdio::stdout()).is_err();
+    STDOUT_CLOSED_AT_START.store(closed, Ordering::Relaxed);
+}
 
 /// Marks an error as a failure to write results (exit 1) rather than a usage error.
 #[derive(Debug, Clone, Copy)]
@@ -72,25 +85,15 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
         return Ok(());
     }
     let stdout = std::io::stdout();
-    if stdout.as_fd().try_clone_to_owned().is_err() || closed_at_start() {
+    if stdout.as_fd().try_clone_to_owned().is_err()
+        || STDOUT_CLOSED_AT_START.load(Ordering::Relaxed)
+    {
         return Err(anyhow::anyhow!("standard output is closed")).context(OutputFailed);
     }
     let mut out = stdout.lock();
     out.write_all(bytes)
         .and_then(|_| out.flush())
         .context(OutputFailed)
-}
-
-/// Whether descriptor 1 is the `/dev/null` the runtime opened because it was closed: read-write,
-/// where a shell's `> /dev/null` opens it write-only. Linux only (`/proc`); elsewhere false.
-fn closed_at_start() -> bool {
-    let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t.as_os_str() == "/dev/null");
-    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
-        info.lines()
-            .find_map(|l| l.strip_prefix("flags:"))
-            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-            .is_some_and(|flags| flags & 0o3 == 0o2)
-    })
 }
 
 /// Whether `err` is a failure to write results.

@@ -514,6 +514,25 @@ fn output_errors_exit_1() {
     );
 }
 
+/// A `/dev/null` opened read-write by the caller (Python's `subprocess.DEVNULL`, as a job
+/// runner discarding the report passes it) is written to as any file: only a descriptor 1
+/// closed before the process started is "standard output is closed".
+#[test]
+fn a_read_write_dev_null_is_not_a_closed_stdout() {
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let out = bin()
+        .args(["compact", "-q", "--force", "-o", "-"])
+        .arg(fixture(TRAJ))
+        .stdout(null)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
+
 /// A copy of `record` as the `k`th record a client appends after it: a uuid and a time of its
 /// own (the same content at the same time would be replayed history, which `check` names).
 fn appended_copy(record: &str, uuid: &str, k: usize) -> String {
