@@ -5,9 +5,9 @@
 //! this module parses, checks and writes one Chat Completions message.
 
 use super::common::{element_indent, trailing_action};
-use super::containers::{MessageReader, Members, find_lists, read_lists};
+use super::containers::{ACTION_ID, MessageReader, Members, find_lists, read_lists};
 use super::{
-    Adapter, Conversation, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
+    Adapter, Conversation, CopiedRecords, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
     SUMMARY_MARKER, ToolCall, Transcript,
 };
 use crate::json::{array_elements, member, quote, replace_member, to_string_styled};
@@ -26,10 +26,27 @@ impl Adapter for OpenAi {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, &MESSAGE, &mut |mut conv| {
+        read_lists(doc, opts, &MESSAGE, None, &mut |mut conv| {
             mark_text_observations(&mut conv);
             each(conv);
         })
+    }
+
+    fn read_back(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+        copied: &CopiedRecords,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_lists(doc, opts, &MESSAGE, Some(copied), &mut |mut conv| {
+            mark_text_observations(&mut conv);
+            each(conv);
+        })
+    }
+
+    fn reads_back_copies(&self, source_len: usize) -> bool {
+        source_len <= super::COPIES_HELD_MAX_BYTES
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -365,7 +382,7 @@ fn mark_text_observations(conv: &mut Conversation) {
         let Some(action) = action.filter(|_| item.kind == Kind::User) else {
             continue;
         };
-        let id = format!("action-{}", prev.line);
+        let id = format!("{ACTION_ID}{}", prev.line);
         let name = action.split_whitespace().next().unwrap_or("action");
         before[at - 1].calls.push(ToolCall {
             id: id.clone(),
