@@ -33,7 +33,7 @@ use pattern::Pattern;
 use regex::Regex;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 /// Characters of a user request that identify it.

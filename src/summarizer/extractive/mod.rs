@@ -25,7 +25,7 @@ use crate::transcript::{Item, Kind};
 use anyhow::Result;
 use entry::{Call, Op};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::LazyLock;
 
 /// The extractive summarizer.
