@@ -383,7 +383,7 @@ impl Streaming<'_, '_> {
         let read_to = self.batch.last().map_or(0, |c| c.span.end);
         let first = self.read - self.batch.len();
         // Plans for every conversation read so far, this batch's included: none failed.
-        let planned = self.planned.len() == self.read && format.reads_back_copies();
+        let planned = self.planned.len() == self.read && format.reads_back_copies(source.len());
         for (k, mut conv) in self.batch.drain(..).enumerate() {
             // What a plan copies is taken from here when the output is read back, where the
             // format can (`verify`), rather than decoded again: the same text in memory then
@@ -803,7 +803,21 @@ mod tests {
         let expected = run(&whole, &settings).unwrap();
         assert!(expected.changed);
         let (t, plans) = read_and_plan(source, &settings, OnFindings::Refuse).unwrap();
-        assert!(t.conversations[0].items.iter().all(|i| i.parts.is_empty()));
+        // Released, but for what the plan copies, which verifying takes from the input.
+        let items = &t.conversations[0].items;
+        let copied = plans.planned[0].copied(items.len());
+        assert!(
+            items
+                .iter()
+                .zip(&copied)
+                .all(|(i, c)| *c || i.parts.is_empty())
+        );
+        assert!(
+            items
+                .iter()
+                .zip(&copied)
+                .any(|(i, c)| *c && !i.parts.is_empty())
+        );
         let got = finish(&t, plans, &settings).unwrap();
         assert_eq!(got.output, expected.output);
         assert_eq!(got.spans, expected.spans);

@@ -153,6 +153,21 @@ pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
             user_requests: Tally::default(),
         };
     }
+    // A request in its collapsed form (words one space apart, as facts keep them) found in
+    // the text as it is, is found in the text collapsed too: where every request is, the
+    // collapsed copy need not be made.
+    let requests = facts.user_requests.as_slice();
+    if requests.iter().all(|r| collapse_whitespace(r) == *r) {
+        let [user_requests] = tally([requests], &text);
+        if user_requests.kept == user_requests.total {
+            return Retention {
+                paths,
+                commands,
+                errors,
+                user_requests,
+            };
+        }
+    }
     // One copy of the conversation's text at a time: they are as large as the input.
     let flat = collapse_whitespace(&text);
     drop(text);
@@ -299,5 +314,37 @@ mod tests {
         let [p, e] = tally([paths.as_slice(), errors.as_slice()], &long);
         assert_eq!(p, Tally { kept: 1, total: 2 });
         assert_eq!(e, Tally { kept: 2, total: 3 });
+    }
+
+    #[test]
+    fn requests_are_found_as_in_the_collapsed_text() {
+        let source = r#"[{"role": "user", "content": "please  fix\nthe parser"},
+            {"role": "assistant", "content": "fix the parser: done"}]"#;
+        let t = crate::transcript::read(source.to_string(), &Default::default()).unwrap();
+        let conv = &t.conversations[0];
+        let flat = collapse_whitespace(&findable_text(conv));
+        // Found as written; found only once collapsed; found as written but not collapsed
+        // (not a collapsed form); found in neither.
+        for request in [
+            "fix the parser",
+            "please fix the parser",
+            "please  fix",
+            "tests",
+        ] {
+            let facts = Facts {
+                user_requests: vec![request.to_string(), "fix the parser".into()],
+                ..Facts::default()
+            };
+            let want = 1 + usize::from(flat.contains(request));
+            let got = retention_of(&facts, conv).user_requests;
+            assert_eq!(
+                got,
+                Tally {
+                    kept: want,
+                    total: 2
+                },
+                "{request:?}"
+            );
+        }
     }
 }

@@ -124,7 +124,8 @@ fn copied<'a>(
     k: usize,
     text: &str,
 ) -> Option<Copied<'a>> {
-    let edit = edits.iter().find(|e| e.index == c)?;
+    // In conversation order, as `finish` lists them.
+    let edit = &edits[edits.binary_search_by_key(&c, |e| e.index).ok()?];
     let (i, strip) = match edit.plan.items.get(k)? {
         OutItem::Keep(i) => (*i, false),
         OutItem::Strip(i) => (*i, true),
@@ -359,6 +360,48 @@ mod read_back {
         format!("{conv:?}")
     }
 
+    /// `t` written with `plans` (one per conversation), read back taking copies and read by
+    /// decoding every record: the conversations each gives, and the records taken as copies.
+    fn read_back_and_decoded(t: &Transcript, plans: &[Plan]) -> (Vec<String>, Vec<String>, usize) {
+        let output = t.write(
+            &plans
+                .iter()
+                .map(|p| Some(p.items.clone()))
+                .collect::<Vec<_>>(),
+        );
+        let digests: Vec<Vec<u128>> = t
+            .conversations
+            .iter()
+            .map(|conv| conv.items.iter().map(|i| digest(&i.parts)).collect())
+            .collect();
+        let edits: Vec<Edited> = plans
+            .iter()
+            .enumerate()
+            .map(|(c, plan)| Edited {
+                index: c,
+                plan,
+                holds: &[],
+                tokens_before: 0,
+                digests: &digests[c],
+            })
+            .collect();
+        let taken = std::cell::Cell::new(0);
+        let copies = |c: usize, k: usize, text: &str| {
+            let found = copied(t, &edits, c, k, text);
+            taken.set(taken.get() + usize::from(found.is_some()));
+            found
+        };
+        let opts = ReadOptions::default();
+        let mut decoded = Vec::new();
+        transcript::read_each(&output, t.format, &opts, &mut |c| decoded.push(shown(c))).unwrap();
+        let mut back = Vec::new();
+        transcript::read_back(&output, t.format, &opts, &copies, &mut |c| {
+            back.push(shown(c))
+        })
+        .unwrap();
+        (back, decoded, taken.get())
+    }
+
     #[test]
     fn copied_records_read_back_as_decoding_them_again_does() {
         for rel in [
@@ -367,42 +410,70 @@ mod read_back {
         ] {
             let t = session(rel);
             let plan = plan_of(&t);
-            let output = t.write(&[Some(plan.items.clone())]);
-            let digests: Vec<u128> = t.conversations[0]
-                .items
-                .iter()
-                .map(|i| digest(&i.parts))
-                .collect();
-            let edit = Edited {
-                index: 0,
-                plan: &plan,
-                holds: &[],
-                tokens_before: 0,
-                digests: &digests,
-            };
-            let edits = [edit];
-            let taken = std::cell::Cell::new(0);
-            let copies = |c: usize, k: usize, text: &str| {
-                let found = copied(&t, &edits, c, k, text);
-                taken.set(taken.get() + usize::from(found.is_some()));
-                found
-            };
-            let opts = ReadOptions::default();
-            let mut decoded = Vec::new();
-            transcript::read_each(&output, t.format, &opts, &mut |c| decoded.push(shown(c)))
-                .unwrap();
-            let mut back = Vec::new();
-            transcript::read_back(&output, t.format, &opts, &copies, &mut |c| {
-                back.push(shown(c))
-            })
-            .unwrap();
+            let records = plan.items.len();
+            let (back, decoded, taken) = read_back_and_decoded(&t, &[plan]);
             assert_eq!(back, decoded, "{rel}");
             assert!(
-                taken.get() * 2 > plan.items.len(),
-                "{rel}: {} of {} records taken as copies",
-                taken.get(),
-                plan.items.len()
+                taken * 2 > records,
+                "{rel}: {taken} of {records} records taken as copies"
             );
+        }
+    }
+
+    /// Every conversation of `t` with every third message dropped and a summary in place of
+    /// its first two; the rest kept.
+    fn messages_dropped(t: &Transcript) -> Vec<Plan> {
+        t.conversations
+            .iter()
+            .map(|conv| {
+                let n = conv.items.len();
+                let summary = OutItem::Summary {
+                    text: "earlier turns".into(),
+                    replaces: 0..2.min(n),
+                };
+                let kept = (2..n).filter(|i| i % 3 != 0).map(OutItem::Keep);
+                Plan {
+                    items: std::iter::once(summary).chain(kept).collect(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn copied_messages_of_chat_lists_read_back_as_decoding_them_again_does() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+        // Runs of a dataset; text-based actions paired by position (`action-LINE` ids);
+        // legacy function calls paired by order (`function-call-N`); Anthropic messages.
+        for (path, format) in [
+            (
+                format!("{corpus}/openai-chat/tau-bench/gpt-4o-airline.json"),
+                Format::OpenAi,
+            ),
+            (
+                format!("{corpus}/swe-agent/ctf__crypto__BabyEncryption.traj"),
+                Format::OpenAi,
+            ),
+            (
+                format!("{fixtures}/llamafactory/openai-roles.json"),
+                Format::OpenAi,
+            ),
+            (
+                format!("{fixtures}/anthropic/request.json"),
+                Format::Anthropic,
+            ),
+        ] {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let t = transcript::read(text, &ReadOptions::default()).unwrap();
+            assert_eq!(t.format, format, "{path}");
+            let plans = messages_dropped(&t);
+            let kept: usize = plans.iter().map(|p| p.items.len() - 1).sum();
+            let (back, decoded, taken) = read_back_and_decoded(&t, &plans);
+            assert_eq!(back, decoded, "{path}");
+            assert!(taken > 0, "{path}: no message taken as a copy");
+            if path.contains("tau-bench") {
+                assert_eq!(taken, kept, "{path}: every kept message taken as a copy");
+            }
         }
     }
 

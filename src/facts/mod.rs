@@ -29,11 +29,11 @@ pub mod prose;
 
 use crate::transcript::{Item, Kind, PartKind, trailing_action};
 use aho_corasick::AhoCorasick;
+use foldhash::{HashMap, HashSet};
 use pattern::Pattern;
 use regex::Regex;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 /// Characters of a user request that identify it.

@@ -6,6 +6,7 @@
 //! span. Only the values an adapter needs to understand are parsed into `serde_json::Value`.
 
 pub mod lenient;
+mod scan;
 mod tree;
 
 pub use tree::Node;

@@ -82,6 +82,14 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// `text`, a value inside one that parsed (no whitespace around it), not split yet.
+    fn unchecked(text: &'a str) -> Self {
+        Node {
+            text,
+            parts: OnceCell::new(),
+        }
+    }
+
     /// The same value as a node of its own, not split yet: for a question no reader asks
     /// again (a detector looking into every message), whose split would otherwise be kept as
     /// long as the document.
@@ -142,8 +150,16 @@ impl<'a> Node<'a> {
 
 /// One scan of `text`, a JSON value: its elements or members as nodes not split yet (what
 /// [`array_elements`](super::array_elements) and [`object_members`](super::object_members)
-/// find).
+/// find). A node's text always parsed already, so it is scanned without checking it again
+/// ([`super::scan`]); serde_json splits what that scan does not take.
 fn split(text: &str) -> Parts<'_> {
+    if let Some(elements) = super::scan::elements(text) {
+        return Parts::Elements(elements.into_iter().map(Node::unchecked).collect());
+    }
+    if let Some(members) = super::scan::members(text) {
+        let members = members.into_iter().map(|(k, v)| (k, Node::unchecked(v)));
+        return Parts::Members(members.collect());
+    }
     let elements = text
         .starts_with('[')
         .then(|| serde_json::from_str::<Vec<&RawValue>>(text).ok())

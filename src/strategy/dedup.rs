@@ -14,7 +14,7 @@ use crate::plan::Plan;
 use crate::transcript::{Item, Kind, OutItem};
 use anyhow::Result;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 /// Outputs and messages shorter than this (characters) are left alone: a pointer would save
 /// next to nothing.

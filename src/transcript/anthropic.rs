@@ -16,7 +16,7 @@
 use super::common::{block_type, drop_thinking, element_indent, replace_text_blocks};
 use super::containers::{MessageReader, Members, ListRef, find_lists, read_lists};
 use super::{
-    Adapter, Conversation, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
+    Adapter, Conversation, CopiedRecords, Doc, Finding, Item, Kind, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
 };
 use crate::json::{Node, 
@@ -55,7 +55,21 @@ impl Adapter for Anthropic {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, &MESSAGE, each)
+        read_lists(doc, opts, &MESSAGE, None, each)
+    }
+
+    fn read_back(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+        copied: &CopiedRecords,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_lists(doc, opts, &MESSAGE, Some(copied), each)
+    }
+
+    fn reads_back_copies(&self, source_len: usize) -> bool {
+        source_len <= super::COPIES_HELD_MAX_BYTES
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {

@@ -2,7 +2,7 @@
 //! each adapter's own (role order, chain links).
 
 use super::{Conversation, Format, Kind, ParseError, Transcript};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::fmt;
 
 /// One problem found in a transcript, at a line (0 = the whole file).

@@ -7,9 +7,10 @@
 
 use super::common::{lines_span, value_error};
 use super::{
-    Conversation, Doc, Item, Kind, ListLayout, Part, PartKind, ReadError, ReadOptions, Role,
+    Conversation, Copied, CopiedRecords, Doc, Item, Kind, ListLayout, Part, PartKind, ReadError,
+    ReadOptions, Role,
 };
-use crate::json::{ArrayLayout, Node};
+use crate::json::{ArrayLayout, Node, Span};
 use serde_json::Value;
 
 /// Keys under which containers keep their message list, most common first.
@@ -79,12 +80,23 @@ impl Members {
     }
 }
 
+/// How ids made up to pair calls across messages begin: legacy function calls and their
+/// results (`function-call-N`, [`pair_legacy_function_calls`]) and text-based agents' actions
+/// and observations (`action-LINE`, the OpenAI adapter). An item holding one was changed by
+/// its neighbours after its message was read.
+pub(super) const LEGACY_CALL_ID: &str = "function-call-";
+/// See [`LEGACY_CALL_ID`].
+pub(super) const ACTION_ID: &str = "action-";
+
 /// Reads every list `find_lists` names, parsing each element with `reader`, and hands each
-/// conversation to `each`; returns the container description.
+/// conversation to `each`; returns the container description. A message `copied` names
+/// (verifying an output, [`super::Adapter::read_back`]) is taken from the input's item
+/// instead of decoded again, where that item is what reading its message alone gave.
 pub(super) fn read_lists(
     doc: &Doc,
     opts: &ReadOptions,
     reader: &MessageReader,
+    copied: Option<&CopiedRecords>,
     each: &mut dyn FnMut(Conversation),
 ) -> Result<String, ReadError> {
     let lists = find_lists(doc, opts.messages_path.as_deref())?;
@@ -93,14 +105,19 @@ pub(super) fn read_lists(
     }
     let container = describe_container(doc, &lists);
     let mut fn_calls = 0;
-    for list in lists {
+    for (c, list) in lists.into_iter().enumerate() {
+        let source = Source {
+            doc,
+            reader,
+            copied: copied.map(|copied| (copied, c)),
+        };
         let mut conv = match list {
             ListRef::Array {
                 location,
                 list,
                 owner,
-            } => array_conversation(doc, location, list, owner, reader)?,
-            ListRef::AllLines => lines_conversation(doc, reader)?,
+            } => array_conversation(&source, location, list, owner)?,
+            ListRef::AllLines => lines_conversation(&source)?,
         };
         pair_legacy_function_calls(&mut conv, &mut fn_calls);
         each(conv);
@@ -279,21 +296,59 @@ fn resolve<'d, 'a>(
     }
 }
 
+/// Where one conversation's messages are read from: the document, the reader, and when
+/// verifying an output, the input's copies with the conversation's index.
+struct Source<'s, 'd, 'a> {
+    doc: &'s Doc<'d>,
+    reader: &'s MessageReader,
+    copied: Option<(&'s CopiedRecords<'a>, usize)>,
+}
+
+impl Source<'_, '_, '_> {
+    /// Message `k` of the conversation, `message` at `span`: the input's item it copies, else
+    /// decoded.
+    fn item(&self, k: usize, message: &Node, span: Span) -> Result<Item, ReadError> {
+        let copy = self
+            .copied
+            .and_then(|(copied, c)| copied(c, k, &self.doc.src()[span.clone()]));
+        match copy {
+            Some(copy) if read_alone(copy) => Ok(Item {
+                line: self.doc.line_of(span.start),
+                span,
+                ..copy.item.clone()
+            }),
+            _ => parse_item(self.doc, message, span, self.reader),
+        }
+    }
+}
+
+/// Whether copied input item `copy` is what reading its message alone gives: no pairing
+/// across messages changed it (it holds no id [`LEGACY_CALL_ID`] or [`ACTION_ID`] made up;
+/// an id a message wrote that looks like one only costs a decode), and nothing was cut from
+/// it (these formats keep no stored-only copy).
+fn read_alone(copy: Copied) -> bool {
+    let made_up = |id: &str| id.starts_with(LEGACY_CALL_ID) || id.starts_with(ACTION_ID);
+    let item = copy.item;
+    !copy.cut
+        && !item.calls.iter().any(|call| made_up(&call.id))
+        && !item.results.iter().any(|id| made_up(id))
+}
+
 fn array_conversation(
-    doc: &Doc,
+    source: &Source,
     location: String,
     list: &Node,
     owner: Option<&Node>,
-    reader: &MessageReader,
 ) -> Result<Conversation, ReadError> {
+    let doc = source.doc;
     let elements = list.elements().unwrap_or_default();
     let base = doc.span_of(list).start;
     let mut items = Vec::with_capacity(elements.len());
     let mut relative = Vec::with_capacity(elements.len());
-    for element in elements {
+    for (k, element) in elements.iter().enumerate() {
         let span = doc.span_of(element);
         relative.push(span.start - base..span.end - base);
-        items.push(parse_item(doc, element, span, reader)?);
+        items.push(source.item(k, element, span)?);
     }
     Ok(Conversation {
         span: doc.span_of(list),
@@ -306,7 +361,8 @@ fn array_conversation(
     })
 }
 
-fn lines_conversation(doc: &Doc, reader: &MessageReader) -> Result<Conversation, ReadError> {
+fn lines_conversation(source: &Source) -> Result<Conversation, ReadError> {
+    let doc = source.doc;
     let Doc::Lines {
         lines,
         newline,
@@ -317,8 +373,8 @@ fn lines_conversation(doc: &Doc, reader: &MessageReader) -> Result<Conversation,
         unreachable!("AllLines comes only from JSONL")
     };
     let mut items = Vec::with_capacity(lines.len());
-    for line in lines {
-        items.push(parse_item(doc, &line.node, line.range(), reader)?);
+    for (k, line) in lines.iter().enumerate() {
+        items.push(source.item(k, &line.node, line.range())?);
     }
     Ok(Conversation {
         span: lines_span(doc),
@@ -337,7 +393,7 @@ fn lines_conversation(doc: &Doc, reader: &MessageReader) -> Result<Conversation,
 fn parse_item(
     doc: &Doc,
     message: &Node,
-    span: crate::json::Span,
+    span: Span,
     reader: &MessageReader,
 ) -> Result<Item, ReadError> {
     let line = doc.line_of(span.start);
@@ -451,7 +507,7 @@ fn pair_legacy_function_calls(conv: &mut Conversation, counter: &mut usize) {
         }
         for call in item.calls.iter_mut().filter(|c| c.id.is_empty()) {
             *counter += 1;
-            call.id = format!("function-call-{counter}");
+            call.id = format!("{LEGACY_CALL_ID}{counter}");
             open.push(call.id.clone());
         }
         if item.role == Role::Tool && item.results.is_empty() && !open.is_empty() {

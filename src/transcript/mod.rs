@@ -92,10 +92,11 @@ impl Format {
         self.adapter().strict_alternation()
     }
 
-    /// Whether verifying an output of this format takes the records it copies from the input
-    /// ([`read_back`]): the items a plan keeps must then keep their decoded content until then.
-    pub fn reads_back_copies(self) -> bool {
-        self.adapter().reads_back_copies()
+    /// Whether verifying an output of this format, written from an input of `source_len`
+    /// bytes, takes the records it copies from the input ([`read_back`]): the items a plan
+    /// keeps must then keep their decoded content until then.
+    pub fn reads_back_copies(self, source_len: usize) -> bool {
+        self.adapter().reads_back_copies(source_len)
     }
 
     /// Whether [`OutItem::DropThinking`] removes thinking blocks from this format's messages.
@@ -575,6 +576,12 @@ pub struct Copied<'a> {
     pub cut: bool,
 }
 
+/// The largest input of several conversations whose copied records are held until its output
+/// is read back: up to as much decoded text again as the output, for a read-back that then
+/// decodes only what changed. A larger input is read back decoding every record, one
+/// conversation at a time.
+const COPIES_HELD_MAX_BYTES: usize = 64 << 20;
+
 /// For record `k` of conversation `c` of an output, and the record's text, the input record
 /// it copies, if it is one ([`Copied`]).
 pub type CopiedRecords<'a> = dyn Fn(usize, usize, &str) -> Option<Copied<'a>> + 'a;
@@ -608,10 +615,13 @@ trait Adapter: Sync {
         self.read(doc, opts, each)
     }
 
-    /// Whether [`Adapter::read_back`] takes copied records from the input: only then is it
-    /// worth keeping the decoded content of the items a plan keeps until the output is read.
-    /// A format that does holds one conversation a file, its JSONL records one a line.
-    fn reads_back_copies(&self) -> bool {
+    /// Whether [`Adapter::read_back`] takes copied records from the input of `source_len`
+    /// bytes: only then is it worth keeping the decoded content of the items a plan keeps
+    /// until the output is read. Where a file holds one conversation, that is the text the
+    /// read-back would decode; where it holds many, the read-back decodes one at a time, so
+    /// holding every conversation's copies is bounded by the input's size
+    /// ([`COPIES_HELD_MAX_BYTES`]).
+    fn reads_back_copies(&self, _source_len: usize) -> bool {
         false
     }
 
@@ -800,7 +810,7 @@ pub fn read_each(
 /// Reads `source`, an output written as `format`, one conversation at a time as
 /// [`read_each`] does, to verify it: the records `copied` names are taken from the input's
 /// items rather than decoded again (by the formats that can, [`Format::reads_back_copies`]),
-/// and the conversations carry no usage and no model.
+/// and the conversations may carry no usage and no model.
 pub fn read_back(
     source: &str,
     format: Format,
@@ -809,7 +819,7 @@ pub fn read_back(
     each: &mut dyn FnMut(Conversation),
 ) -> Result<(), ReadError> {
     // Copied lines parsed in the input; their nodes are split only if a record is decoded.
-    let takes_copies = format.reads_back_copies();
+    let takes_copies = format.reads_back_copies(source.len());
     let lines = |k: usize, text: &str| takes_copies && copied(0, k, text).is_some();
     let doc = Doc::parse_with_copies(source, &lines).map_err(|e| ReadError {
         findings: e.into_iter().map(Finding::from).collect(),

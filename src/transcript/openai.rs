@@ -5,13 +5,15 @@
 //! this module parses, checks and writes one Chat Completions message.
 
 use super::common::{element_indent, trailing_action};
-use super::containers::{MessageReader, Members, find_lists, read_lists};
+use super::containers::{ACTION_ID, MessageReader, Members, find_lists, read_lists};
 use super::{
-    Adapter, Conversation, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
+    Adapter, Conversation, CopiedRecords, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
     SUMMARY_MARKER, ToolCall, Transcript,
 };
 use crate::json::{array_elements, member, quote, replace_member, to_string_styled};
+use memchr::memmem::Finder;
 use serde_json::Value;
+use std::sync::LazyLock;
 
 pub struct OpenAi;
 
@@ -26,10 +28,27 @@ impl Adapter for OpenAi {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, &MESSAGE, &mut |mut conv| {
+        read_lists(doc, opts, &MESSAGE, None, &mut |mut conv| {
             mark_text_observations(&mut conv);
             each(conv);
         })
+    }
+
+    fn read_back(
+        &self,
+        doc: &Doc,
+        opts: &ReadOptions,
+        copied: &CopiedRecords,
+        each: &mut dyn FnMut(Conversation),
+    ) -> Result<String, ReadError> {
+        read_lists(doc, opts, &MESSAGE, Some(copied), &mut |mut conv| {
+            mark_text_observations(&mut conv);
+            each(conv);
+        })
+    }
+
+    fn reads_back_copies(&self, source_len: usize) -> bool {
+        source_len <= super::COPIES_HELD_MAX_BYTES
     }
 
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
@@ -271,6 +290,9 @@ fn push_value_calls(text: &str, item: &mut Item) {
 
 /// Whether a stored message's `content` is a list of LLaMA-Factory typed parts.
 fn has_typed_parts(raw: &str) -> bool {
+    if !may_name_value(raw) {
+        return false;
+    }
     let Ok(raw) = crate::json::parse_raw(raw) else {
         return false;
     };
@@ -278,6 +300,19 @@ fn has_typed_parts(raw: &str) -> bool {
         .and_then(array_elements)
         .and_then(|parts| parts.first().copied())
         .is_some_and(|p| member(p, "value").is_some() && member(p, "type").is_some())
+}
+
+/// Whether message `raw` may have a member named `value`, as a typed part does: its text
+/// holds `"value"`, or a `\u` escape that could spell a key that reads as it. Found with
+/// SIMD search, where parsing each message twice to look took 6% of compacting the tau-bench
+/// runs in-process: every summary is written in its list's style, which the first 16
+/// messages tell.
+fn may_name_value(raw: &str) -> bool {
+    // Built once: building a searcher cost more than searching a short message.
+    static VALUE: LazyLock<Finder> = LazyLock::new(|| Finder::new(b"\"value\""));
+    static ESCAPE: LazyLock<Finder> = LazyLock::new(|| Finder::new(b"\\u"));
+    let raw = raw.as_bytes();
+    VALUE.find(raw).is_some() || ESCAPE.find(raw).is_some()
 }
 
 /// The typed-parts `content` of message `raw` with its text replaced by `text`: one text part
@@ -365,7 +400,7 @@ fn mark_text_observations(conv: &mut Conversation) {
         let Some(action) = action.filter(|_| item.kind == Kind::User) else {
             continue;
         };
-        let id = format!("action-{}", prev.line);
+        let id = format!("{ACTION_ID}{}", prev.line);
         let name = action.split_whitespace().next().unwrap_or("action");
         before[at - 1].calls.push(ToolCall {
             id: id.clone(),
@@ -376,5 +411,25 @@ fn mark_text_observations(conv: &mut Conversation) {
         for part in item.parts.iter_mut().filter(|p| p.kind == PartKind::Text) {
             part.kind = PartKind::ToolResult;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_parts_are_told_with_or_without_a_parse() {
+        for (raw, typed) in [
+            (r#"{"role": "user", "content": [{"type": "text", "value": "hi"}]}"#, true),
+            // The key spelled with an escape reads as `value` too.
+            (r#"{"role": "user", "content": [{"type": "text", "v\u0061lue": "hi"}]}"#, true),
+            (r#"{"role": "user", "content": [{"type": "text", "text": "hi"}]}"#, false),
+            (r#"{"role": "user", "content": "a \"value\" and \u00e9"}"#, false),
+            (r#"{"role": "user", "content": "plain"}"#, false),
+        ] {
+            assert_eq!(has_typed_parts(raw), typed, "{raw}");
+        }
+        assert!(!may_name_value(r#"{"role": "user", "content": "plain"}"#));
     }
 }

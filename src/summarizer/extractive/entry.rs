@@ -18,9 +18,9 @@ use crate::facts::{
 };
 use crate::summarizer::artifacts;
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
+use foldhash::HashMap;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One note of an entry, in the order the summary takes it.

@@ -24,8 +24,8 @@ use crate::facts::{
 use crate::transcript::{Item, Kind};
 use anyhow::Result;
 use entry::{Call, Op};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 /// The extractive summarizer.

@@ -102,7 +102,7 @@ impl Adapter for ClaudeCode {
         read_session(doc, Some(copied), each)
     }
 
-    fn reads_back_copies(&self) -> bool {
+    fn reads_back_copies(&self, _source_len: usize) -> bool {
         true
     }
 
