@@ -2,6 +2,10 @@
 
 - Scaling: `stats` and `compact --dry-run --force --target-ratio 0.5` over the corpus copied
   REPEAT times into one folder, at each --jobs in JOBS. Speed-ups are over --jobs 1.
+- The machine's ceiling: N independent `stats --jobs 1` processes, each on its own copy of the
+  corpus, started at once, against one alone (N = each --jobs value). Nothing is shared between
+  them but the machine, so N x (one alone) / (N at once) is the most any program's N threads
+  could gain on this work here: shared caches, memory bandwidth and clock speed under load.
 - One core (taskset -c 0): `stats` of the largest Claude Code session, `compact` of it at 50%
   writing its output, and, when COZEMPIC names its binary, cozempic `treat -rx standard
   --execute` on a fresh copy (what it does to a session the user keeps). Ratios to stats and to
@@ -60,6 +64,32 @@ def repeated_corpus(corpus, repeat, into):
     return len(files), sum(p.stat().st_size for p in files)
 
 
+def ceiling(ctxc, big, args):
+    """The ceiling row: independent processes, one corpus copy each, N at once against one."""
+    copies = sorted(p for p in big.iterdir() if p.is_dir())
+    counts = [n for n in args.jobs if n <= len(copies)]
+
+    def at_once(n):
+        walls = []
+        for i in range(args.runs + 1):
+            start = time.perf_counter()
+            procs = [subprocess.Popen([ctxc, "stats", "-q", "--jobs", "1", str(c)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                     for c in copies[:n]]
+            for proc in procs:
+                _, err = proc.communicate()
+                if proc.returncode != 0:
+                    sys.exit(f"stats of a corpus copy exited {proc.returncode}: {err.decode()[-2000:]}")
+            if i:
+                walls.append(time.perf_counter() - start)
+        return statistics.median(walls)
+
+    alone = at_once(1)
+    print("ceiling: independent `stats --jobs 1` processes, one corpus copy each, "
+          "N x (one alone) / (N at once)")
+    print(f"{'ceiling':<10}" + "".join(f"{n * alone / at_once(n):>17.1f}x{'':<8}" for n in counts))
+
+
 def largest_claude_session(corpus):
     sessions = list((corpus / "claude-code").rglob("*.jsonl"))
     return max(sessions, key=lambda p: p.stat().st_size)
@@ -102,6 +132,7 @@ def run(args, ctxc, tmp):
         cells = "".join(f"{rows[(name, j)][0]:>8.3f} s {first / rows[(name, j)][0]:>5.1f}x "
                         f"{rows[(name, j)][1]:>6.2f} s CPU" for j in args.jobs)
         print(f"{name:<10}{cells}")
+    ceiling(ctxc, big, args)
 
     session = largest_claude_session(args.corpus)
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
