@@ -87,7 +87,8 @@ def ceiling(ctxc, big, args):
     alone = at_once(1)
     print("ceiling: independent `stats --jobs 1` processes, one corpus copy each, "
           "N x (one alone) / (N at once)")
-    print(f"{'ceiling':<10}" + "".join(f"{n * alone / at_once(n):>17.1f}x{'':<8}" for n in counts))
+    walls = {n: alone if n == 1 else at_once(n) for n in counts}
+    print(f"{'ceiling':<10}" + "".join(f"{n * alone / walls[n]:>17.1f}x{'':<8}" for n in counts))
 
 
 def largest_claude_session(corpus):
