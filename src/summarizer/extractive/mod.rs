@@ -18,8 +18,8 @@ use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
-    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, request_text, text_action,
-    tool_calls,
+    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, head_chars, request_text,
+    tail_chars, text_action, tool_calls,
 };
 use crate::transcript::{Item, Kind};
 use anyhow::Result;
@@ -512,7 +512,7 @@ fn cut_to_tokens(line: &str, tokens: usize, counter: &crate::tokens::TokenCounte
     let body = line.trim_matches('"');
     let mut chars = body.chars().count();
     loop {
-        let cut = format!("\"{} …\"", clip(body, chars).trim_end());
+        let cut = format!("\"{} …\"", head_chars(body, chars).trim_end());
         if chars <= 40 || counter.count(&cut) <= tokens {
             return cut;
         }
@@ -672,7 +672,7 @@ fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
         if text.is_empty() {
             continue;
         }
-        let line = format!("[{status}] {}", clip(text, MAX_PROSE_CHARS));
+        let line = format!("[{status}] {}", head_chars(text, MAX_PROSE_CHARS));
         if status == "completed" || status == "done" {
             done.push(line);
         } else {
@@ -747,8 +747,8 @@ fn quote_prose(text: &str) -> String {
     if chars <= MAX_PROSE_CHARS {
         return format!("\"{flat}\"");
     }
-    let head = clip(&flat, 300);
-    let tail: String = flat.chars().skip(chars - 80).collect();
+    let head = head_chars(&flat, 300);
+    let tail = tail_chars(&flat, 80);
     format!("\"{head} […] {tail}\"")
 }
 
