@@ -742,14 +742,21 @@ fn pins(text: &str) -> Vec<String> {
 /// Prose for a bullet: whitespace collapsed; verbatim up to [`MAX_PROSE_CHARS`], else its
 /// start and end around an ellipsis.
 fn quote_prose(text: &str) -> String {
+    // Pieces pushed, not `format!`: the formatting machinery cost more than the copies
+    // (every summary of every landing probe quotes the requests again).
+    let quoted = |pieces: &[&str]| {
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum::<usize>() + 2);
+        out.push('"');
+        pieces.iter().for_each(|p| out.push_str(p));
+        out.push('"');
+        out
+    };
     let flat = collapse_whitespace(text);
     let chars = flat.chars().count();
     if chars <= MAX_PROSE_CHARS {
-        return format!("\"{flat}\"");
+        return quoted(&[&flat]);
     }
-    let head = head_chars(&flat, 300);
-    let tail = tail_chars(&flat, 80);
-    format!("\"{head} […] {tail}\"")
+    quoted(&[head_chars(&flat, 300), " […] ", tail_chars(&flat, 80)])
 }
 
 /// Phrases by which a user states a preference or a constraint.
