@@ -500,11 +500,14 @@ pub fn file_effect(call: &CallArgs) -> Effect {
 /// `name.to_ascii_lowercase().contains(word)` answers, without the copy.
 pub fn holds_ignoring_case(name: &str, word: &str) -> bool {
     debug_assert!(word.is_ascii() && word.to_ascii_lowercase() == word);
-    word.is_empty()
-        || name
-            .as_bytes()
-            .windows(word.len())
-            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    let word = word.as_bytes();
+    let Some(&first) = word.first() else {
+        return true;
+    };
+    // The first byte compared alone first: most places of a name differ there.
+    name.as_bytes()
+        .windows(word.len())
+        .any(|w| w[0].to_ascii_lowercase() == first && w.eq_ignore_ascii_case(word))
 }
 
 /// Every string inside a JSON value.

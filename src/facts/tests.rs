@@ -419,3 +419,21 @@ fn request_keys_are_the_start_of_the_whole_text_collapsed() {
         assert_eq!(request_key(text), whole, "{text:?}");
     }
 }
+
+#[test]
+fn a_word_is_held_in_a_name_in_any_case_as_in_its_lowercase() {
+    for name in [
+        "str_replace_editor",
+        "STR_REPLACE",
+        "Editor",
+        "edito",
+        "",
+        "éditor",
+        "xEDITORx",
+    ] {
+        for word in ["editor", "str_replace", "read", "", "e"] {
+            let lowered = name.to_ascii_lowercase().contains(word);
+            assert_eq!(holds_ignoring_case(name, word), lowered, "{name} {word}");
+        }
+    }
+}
