@@ -14,7 +14,7 @@
 
 use crate::count::message_tokens;
 use crate::tokens::{TOKENS_PER_REPLY, TokenCounter};
-use crate::transcript::{Conversation, EDIT_MARKER, Format, Kind, Role};
+use crate::transcript::{Conversation, Format, Kind, Role, holds_edit_marker};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -102,7 +102,7 @@ fn calls_at(conv: &Conversation) -> Vec<(usize, Call)> {
 
 /// Whether ctxc left a note in the item in place of something it removed.
 fn edited_by_ctxc(item: &crate::transcript::Item) -> bool {
-    item.parts.iter().any(|p| p.text.contains(EDIT_MARKER))
+    item.parts.iter().any(|p| holds_edit_marker(&p.text))
 }
 
 /// Running sums of per-item counts: `sums[i]` = tokens of items `0..i`.

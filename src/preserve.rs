@@ -16,8 +16,10 @@
 //! file's structure (compact boundaries, Codex session metadata).
 
 use crate::transcript::{Conversation, Kind};
+use memchr::memmem::Finder;
 use serde::Serialize;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// Why an item is preserved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -79,6 +81,10 @@ pub fn mergeable(hold: Hold, item: &crate::transcript::Item) -> bool {
 /// The marker users put around content that must survive every compaction.
 pub const PIN_OPEN: &str = "<Pin>";
 
+/// [`PIN_OPEN`]'s searcher, built once: every part of every message is searched for it, and
+/// memchr's memmem skips on a rare byte where `str::contains` reads every byte.
+static PIN_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(PIN_OPEN));
+
 /// The hold of every item of `conv`, given its tool-call groups.
 pub fn holds(conv: &Conversation, groups: &[Range<usize>]) -> Vec<Hold> {
     let items = &conv.items;
@@ -101,7 +107,11 @@ pub fn holds(conv: &Conversation, groups: &[Range<usize>]) -> Vec<Hold> {
         if item.kind == Kind::Summary {
             reasons.push((i, Reason::EarlierSummary));
         }
-        if item.parts.iter().any(|p| p.text.contains(PIN_OPEN)) {
+        if item
+            .parts
+            .iter()
+            .any(|p| PIN_FINDER.find(p.text.as_bytes()).is_some())
+        {
             reasons.push((i, Reason::Pin));
         }
     }

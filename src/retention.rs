@@ -2,7 +2,7 @@
 //! user requests; see `facts`) that are still in what the model is sent after compaction —
 //! verbatim in kept messages or written into a summary.
 
-use crate::facts::{Facts, collapse_whitespace, string_values};
+use crate::facts::{Facts, collapse_whitespace, is_collapsed, string_values};
 use crate::transcript::{Conversation, PartKind};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::{Serialize, Serializer};
@@ -157,7 +157,7 @@ pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
     // the text as it is, is found in the text collapsed too: where every request is, the
     // collapsed copy need not be made.
     let requests = facts.user_requests.as_slice();
-    if requests.iter().all(|r| collapse_whitespace(r) == *r) {
+    if requests.iter().all(|r| is_collapsed(r)) {
         let [user_requests] = tally([requests], &text);
         if user_requests.kept == user_requests.total {
             return Retention {

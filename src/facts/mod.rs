@@ -26,6 +26,11 @@ pub mod actions;
 pub mod clean;
 pub mod pattern;
 pub mod prose;
+mod text;
+
+pub use text::{
+    clip, collapse_whitespace, head_chars, holds_ignoring_case, is_collapsed, tail_chars,
+};
 
 use crate::transcript::{Item, Kind, PartKind, trailing_action};
 use aho_corasick::AhoCorasick;
@@ -253,6 +258,19 @@ pub const SHELL_TOOL_WORDS: [&str; 6] = [
     "execute_command",
 ];
 
+/// For each byte, whether a [`SHELL_TOOL_WORDS`] word starts with it, in either case.
+const SHELL_WORD_FIRST: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut w = 0;
+    while w < SHELL_TOOL_WORDS.len() {
+        let first = SHELL_TOOL_WORDS[w].as_bytes()[0];
+        table[first.to_ascii_lowercase() as usize] = true;
+        table[first.to_ascii_uppercase() as usize] = true;
+        w += 1;
+    }
+    table
+};
+
 impl CallArgs {
     /// A text-based agent's action (SWE-agent), seen as a shell call running it.
     pub fn text_action(action: String) -> CallArgs {
@@ -266,13 +284,12 @@ impl CallArgs {
     pub fn is_shell(&self) -> bool {
         // Compared in place, any case: lowering a copy and building a substring searcher per
         // word cost ~1,700 instructions a call, 1.5% of compacting the tau-bench file. A word
-        // is compared only where the name has its first two letters (one letter passes at
-        // most places of names like `search_direct_flight`): every call read asks this.
+        // is compared only where the name has one of the words' first letters, looked up in a
+        // table (comparing the first two letters with each word's was still 1.8% of a warm
+        // in-process call): every call read asks this.
         let name = self.name.as_bytes();
-        let starts = SHELL_TOOL_WORDS.map(|w| [w.as_bytes()[0], w.as_bytes()[1]]);
-        name.windows(2).enumerate().any(|(at, two)| {
-            let two = [two[0].to_ascii_lowercase(), two[1].to_ascii_lowercase()];
-            starts.contains(&two)
+        (0..name.len()).any(|at| {
+            SHELL_WORD_FIRST[usize::from(name[at])]
                 && SHELL_TOOL_WORDS.iter().any(|word| {
                     name[at..]
                         .get(..word.len())
@@ -283,6 +300,12 @@ impl CallArgs {
 
     /// The shell command it runs, if it is a shell tool.
     pub fn command(&self) -> Option<String> {
+        self.command_text().map(Cow::into_owned)
+    }
+
+    /// [`command`](Self::command), borrowed where the arguments hold it as it is: readers
+    /// that only look at it need no copy.
+    pub fn command_text(&self) -> Option<Cow<'_, str>> {
         if !self.is_shell() {
             return None;
         }
@@ -291,15 +314,15 @@ impl CallArgs {
             .find_map(|k| self.args.get(k))
             .unwrap_or(&self.args);
         match value {
-            Value::String(s) => Some(s.clone()),
+            Value::String(s) => Some(Cow::Borrowed(s)),
             // Codex: ["bash", "-lc", "cargo test"].
             Value::Array(words) => {
                 let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
                 match words.as_slice() {
                     [shell, flag, script] if shell.ends_with("sh") && flag.starts_with('-') => {
-                        Some(script.to_string())
+                        Some(Cow::Borrowed(*script))
                     }
-                    _ => Some(words.join(" ")),
+                    _ => Some(Cow::Owned(words.join(" "))),
                 }
             }
             _ => None,
@@ -320,7 +343,7 @@ impl CallArgs {
                 }
             }
         }
-        if let Some(command) = self.command() {
+        if let Some(command) = self.command_text() {
             paths.extend(paths_in_text(&command));
         } else if let Value::String(text) = &self.args {
             // Arguments that are not JSON: a free-form command line.
@@ -341,7 +364,7 @@ impl CallArgs {
         if file_effect(self) == Effect::Read {
             return true;
         }
-        self.command().is_some_and(|c| is_read_command(&c))
+        self.command_text().is_some_and(|c| is_read_command(&c))
     }
 }
 
@@ -425,13 +448,15 @@ pub enum Effect {
 /// What `call` does to the files it names, judged by the tool name (and the `command` of
 /// editor tools).
 pub fn file_effect(call: &CallArgs) -> Effect {
-    let name = call.name.to_ascii_lowercase();
+    // The name compared in place, any case: a lowercased copy per call was 1% of a warm
+    // in-process call on the tau-bench runs (every call is asked, by several strategies).
+    let name = call.name.as_str();
     let command = call
         .args
         .get("command")
         .and_then(|c| c.as_str())
         .unwrap_or("");
-    if name.contains("editor") || name.contains("str_replace") {
+    if holds_ignoring_case(name, "editor") || holds_ignoring_case(name, "str_replace") {
         return match command {
             "create" => Effect::Create,
             "view" => Effect::Read,
@@ -439,14 +464,40 @@ pub fn file_effect(call: &CallArgs) -> Effect {
             _ => Effect::Modify,
         };
     }
-    match name.as_str() {
-        "write" | "write_file" | "create_file" | "create" => Effect::Create,
-        "edit" | "multiedit" | "notebookedit" | "edit_file" | "replace" | "apply_patch"
-        | "insert" | "patch" => Effect::Modify,
-        "delete" | "delete_file" | "remove_file" => Effect::Delete,
-        "read" | "read_file" | "view" | "view_file" | "open" | "cat" | "glob" | "grep" | "ls"
-        | "list_dir" | "find_file" | "search_file" | "notebookread" => Effect::Read,
-        _ => Effect::None,
+    let is = |names: &[&str]| names.iter().any(|n| name.eq_ignore_ascii_case(n));
+    if is(&["write", "write_file", "create_file", "create"]) {
+        Effect::Create
+    } else if is(&[
+        "edit",
+        "multiedit",
+        "notebookedit",
+        "edit_file",
+        "replace",
+        "apply_patch",
+        "insert",
+        "patch",
+    ]) {
+        Effect::Modify
+    } else if is(&["delete", "delete_file", "remove_file"]) {
+        Effect::Delete
+    } else if is(&[
+        "read",
+        "read_file",
+        "view",
+        "view_file",
+        "open",
+        "cat",
+        "glob",
+        "grep",
+        "ls",
+        "list_dir",
+        "find_file",
+        "search_file",
+        "notebookread",
+    ]) {
+        Effect::Read
+    } else {
+        Effect::None
     }
 }
 
@@ -484,70 +535,6 @@ pub fn tool_output(item: &Item) -> Cow<'_, str> {
     }
 }
 
-/// `text` with runs of whitespace collapsed to one space, trimmed.
-pub fn collapse_whitespace(text: &str) -> String {
-    // Built in place: collecting the words first cost 16 bytes per word, several times the
-    // text itself on large tool outputs, and set the peak memory of a compaction. Read byte
-    // by byte, decoding only non-ASCII characters: `split_whitespace` decoded every one, 3%
-    // of compacting the tau-bench file. Words already one space apart are copied as one
-    // stretch: a copy per word cost three times the scan on prose.
-    let mut out = String::with_capacity(text.len());
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    loop {
-        while i < bytes.len() {
-            let (space, len) = whitespace_at(text, i);
-            if !space {
-                break;
-            }
-            i += len;
-        }
-        if i == bytes.len() {
-            return out;
-        }
-        let stretch = i;
-        while i < bytes.len() {
-            // Printable ASCII is never white space: the common case, one comparison a byte.
-            if is_printable_ascii(bytes[i]) {
-                i += 1;
-                continue;
-            }
-            // One plain space before printable ASCII stays as it is: the stretch goes on.
-            if bytes[i] == b' ' && bytes.get(i + 1).copied().is_some_and(is_printable_ascii) {
-                i += 2;
-                continue;
-            }
-            let (space, len) = whitespace_at(text, i);
-            if space {
-                break;
-            }
-            i += len;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&text[stretch..i]);
-    }
-}
-
-/// Whether `b` is printable ASCII, never white space.
-fn is_printable_ascii(b: u8) -> bool {
-    (b'!'..=b'~').contains(&b)
-}
-
-/// Whether the character at byte `i` of `text` is white space ([`char::is_whitespace`]), and
-/// its length.
-fn whitespace_at(text: &str, i: usize) -> (bool, usize) {
-    let b = text.as_bytes()[i];
-    if b.is_ascii() {
-        // U+0009..U+000D and the space: `char::is_whitespace` on ASCII (vertical tab
-        // included, unlike `u8::is_ascii_whitespace`).
-        return (matches!(b, b'\t'..=b'\r' | b' '), 1);
-    }
-    let c = text[i..].chars().next().expect("a character starts here");
-    (c.is_whitespace(), c.len_utf8())
-}
-
 /// The key of a user request: its first [`REQUEST_KEY_CHARS`] characters, whitespace collapsed.
 pub fn request_key(text: &str) -> String {
     // Only a start of the text is collapsed, longer until it gives enough characters: the
@@ -572,11 +559,6 @@ pub fn request_key(text: &str) -> String {
 pub fn command_key(command: &str) -> String {
     let line = command.lines().map(str::trim).find(|l| !l.is_empty());
     clip(line.unwrap_or(""), MAX_FACT_CHARS)
-}
-
-/// At most `max` characters of `text`.
-pub fn clip(text: &str, max: usize) -> String {
-    text.chars().take(max).collect()
 }
 
 /// A run of path characters holding a slash; checked further below.

@@ -303,6 +303,34 @@ fn whitespace_collapses_as_split_whitespace_joins_over_the_corpus() {
         let words: Vec<&str> = text.split_whitespace().collect();
         assert_eq!(collapse_whitespace(text), words.join(" "));
     }
+    // `is_collapsed` answers what comparing with the collapsed copy answers: on whole files,
+    // their lines (many already collapsed) and texts made to be collapsed.
+    let lines: Vec<&str> = texts.iter().flat_map(|t| t.lines()).collect();
+    let made = ["a", "a b", "é b 日本", "a\u{85}b".trim_end(), "x \u{a0}"];
+    let mut collapsed = 0;
+    for text in texts.iter().map(String::as_str).chain(lines).chain(made) {
+        let expected = collapse_whitespace(text) == text;
+        assert_eq!(is_collapsed(text), expected, "{text:?}");
+        collapsed += usize::from(expected);
+    }
+    assert!(
+        collapsed > 100,
+        "too few collapsed texts to check: {collapsed}"
+    );
+}
+
+#[test]
+fn head_and_tail_characters_are_those_counted_one_by_one() {
+    for text in ["", "a", "héllo wörld", "日本語のテキスト", "a\u{1f600}b"] {
+        let chars: Vec<char> = text.chars().collect();
+        for n in 0..=chars.len() + 2 {
+            let head: String = chars.iter().take(n).collect();
+            let tail: String = chars[chars.len().saturating_sub(n)..].iter().collect();
+            assert_eq!(head_chars(text, n), head);
+            assert_eq!(clip(text, n), head);
+            assert_eq!(tail_chars(text, n), tail);
+        }
+    }
 }
 
 #[test]
@@ -389,5 +417,23 @@ fn request_keys_are_the_start_of_the_whole_text_collapsed() {
             .take(REQUEST_KEY_CHARS)
             .collect();
         assert_eq!(request_key(text), whole, "{text:?}");
+    }
+}
+
+#[test]
+fn a_word_is_held_in_a_name_in_any_case_as_in_its_lowercase() {
+    for name in [
+        "str_replace_editor",
+        "STR_REPLACE",
+        "Editor",
+        "edito",
+        "",
+        "éditor",
+        "xEDITORx",
+    ] {
+        for word in ["editor", "str_replace", "read", "", "e"] {
+            let lowered = name.to_ascii_lowercase().contains(word);
+            assert_eq!(holds_ignoring_case(name, word), lowered, "{name} {word}");
+        }
     }
 }

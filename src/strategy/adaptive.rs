@@ -25,7 +25,7 @@
 //! key-events, incremental, selective.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{Effect, file_effect, tool_calls};
+use crate::facts::{Effect, file_effect, holds_ignoring_case, tool_calls};
 use crate::plan::{Plan, Subject};
 use crate::transcript::Kind;
 use anyhow::Result;
@@ -106,12 +106,13 @@ pub fn detect_task_type(s: &Subject) -> TaskType {
                 writes += 1;
                 continue;
             };
-            let name = call.name.to_ascii_lowercase();
             let effect = file_effect(call);
             if matches!(effect, Effect::Create | Effect::Modify | Effect::Delete) || call.is_shell()
             {
                 writes += 1;
-            } else if effect == Effect::Read || READ_WORDS.iter().any(|w| name.contains(w)) {
+            } else if effect == Effect::Read || READ_WORDS
+                .iter()
+                .any(|w| holds_ignoring_case(&call.name, w)) {
                 reads += 1;
             }
         }

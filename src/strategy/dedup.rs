@@ -9,7 +9,7 @@
 //! no path or command is lost. The engine reaches back only as far as the target needs.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{CallArgs, Effect, file_effect, tool_calls, tool_output};
+use crate::facts::{CallArgs, Effect, file_effect, holds_ignoring_case, tool_calls, tool_output};
 use crate::plan::Plan;
 use crate::transcript::{Item, Kind, OutItem};
 use anyhow::Result;
@@ -156,10 +156,9 @@ fn read_path(item: &Item, calls: &HashMap<&str, CallArgs>, whole: bool) -> Optio
         return None;
     };
     let call = calls.get(id.as_str())?;
-    let name = call.name.to_ascii_lowercase();
     let reads_content = ["read", "view", "cat", "open"]
         .iter()
-        .any(|w| name.contains(w));
+        .any(|w| holds_ignoring_case(&call.name, w));
     if file_effect(call) != Effect::Read || !reads_content {
         return None;
     }

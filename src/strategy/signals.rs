@@ -215,8 +215,54 @@ pub fn changes_state(call: &crate::facts::CallArgs) -> bool {
         let padded = format!(" {command} ");
         return MUTATING_COMMANDS.iter().any(|w| padded.contains(w));
     }
-    let name = call.name.to_ascii_lowercase();
-    MUTATING_VERBS
-        .iter()
-        .any(|verb| name == *verb || name.starts_with(&format!("{verb}_")))
+    // The name compared in place, any case: a lowercased copy and a `verb_` string per verb
+    // were built for every call of every item.
+    let name = call.name.as_bytes();
+    MUTATING_VERBS.iter().any(|verb| {
+        let verb = verb.as_bytes();
+        name.get(..verb.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(verb))
+            && matches!(name.get(verb.len()), None | Some(b'_'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::CallArgs;
+
+    #[test]
+    fn an_api_changes_state_where_its_name_starts_with_a_mutating_verb_in_any_case() {
+        // What the name lowercased answers: equal to a verb, or starting with `verb_`.
+        let lowered = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            MUTATING_VERBS
+                .iter()
+                .any(|verb| name == *verb || name.starts_with(&format!("{verb}_")))
+        };
+        let names = [
+            "update_reservation_flights",
+            "Book_Reservation",
+            "CANCEL",
+            "cancellation_policy",
+            "get_user_details",
+            "add",
+            "address_lookup",
+            "set_",
+            "sendmail",
+            "",
+            "é_update",
+            "transfer_to_human_agents",
+        ];
+        let mut changing = 0;
+        for name in names {
+            let call = CallArgs {
+                name: name.to_string(),
+                args: serde_json::json!({}),
+            };
+            assert_eq!(changes_state(&call), lowered(name), "{name}");
+            changing += usize::from(lowered(name));
+        }
+        assert_eq!(changing, 6);
+    }
 }

@@ -7,7 +7,7 @@
 
 use super::{Context, Strategy, StrategyName};
 use crate::human::thousands;
-use crate::facts::{MAX_FACT_CHARS, clip, error_lines_in, first_and_last, tool_output};
+use crate::facts::{MAX_FACT_CHARS, error_lines_in, first_and_last, head_chars, tool_output};
 use crate::plan::Plan;
 use crate::transcript::OutItem;
 use anyhow::Result;
@@ -126,7 +126,7 @@ fn trimmed_by(
     let tail =
         take_within(output.lines().rev(), TAIL_LINES * scale, TAIL_CHARS * scale).min(total - head);
     let middle = total - head - tail;
-    let clip_edge = |l: &str| clip(l, HEAD_CHARS * scale);
+    let edge_chars = HEAD_CHARS * scale;
     let head: Vec<&str> = output.lines().take(head).collect();
     let mut tail: Vec<&str> = output.lines().rev().take(tail).collect();
     tail.reverse();
@@ -142,9 +142,11 @@ fn trimmed_by(
         MIDDLE_ERRORS,
         MIDDLE_ERRORS,
     );
-    let head: Vec<String> = head.into_iter().map(clip_edge).collect();
-    let errors: Vec<String> = errors.iter().map(|l| clip(l, MAX_FACT_CHARS)).collect();
-    let tail: Vec<String> = tail.into_iter().map(clip_edge).collect();
+    // Lines clipped as borrowed slices: copying them char by char into new Strings, only to
+    // join them, was most of this function's cost.
+    let head: Vec<&str> = head.iter().map(|l| head_chars(l, edge_chars)).collect();
+    let errors: Vec<&str> = errors.iter().map(|l| head_chars(l, MAX_FACT_CHARS)).collect();
+    let tail: Vec<&str> = tail.iter().map(|l| head_chars(l, edge_chars)).collect();
     let kept = [head.join("\n"), errors.join("\n"), tail.join("\n")].join("\n");
     let marker = format!(
         "[ctxc: {} of {} lines ({} tokens) cut from this output; head, tail and {} error lines kept]",
@@ -153,9 +155,9 @@ fn trimmed_by(
         thousands(whole().saturating_sub(count(&kept))),
         errors.len()
     );
-    let text: Vec<String> = head
+    let text: Vec<&str> = head
         .into_iter()
-        .chain([marker])
+        .chain([marker.as_str()])
         .chain(errors)
         .chain(tail)
         .collect();

@@ -482,6 +482,14 @@ pub const SUMMARY_MARKER: &str = "[ctxc summary]";
 /// `[ctxc: image/png removed, ...]`): how ctxc recognises a message it edited.
 pub const EDIT_MARKER: &str = "[ctxc: ";
 
+/// Whether `text` holds an [`EDIT_MARKER`]: with a searcher built once, as every part of every
+/// message is asked (`str::contains` reads every byte; memmem skips on a rare one).
+pub fn holds_edit_marker(text: &str) -> bool {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(EDIT_MARKER));
+    FINDER.find(text.as_bytes()).is_some()
+}
+
 /// An item of an edited conversation, as a strategy leaves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutItem {

@@ -18,8 +18,8 @@ use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
-    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, request_text, text_action,
-    tool_calls,
+    CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, head_chars, request_text,
+    tail_chars, text_action, tool_calls,
 };
 use crate::transcript::{Item, Kind};
 use anyhow::Result;
@@ -512,7 +512,7 @@ fn cut_to_tokens(line: &str, tokens: usize, counter: &crate::tokens::TokenCounte
     let body = line.trim_matches('"');
     let mut chars = body.chars().count();
     loop {
-        let cut = format!("\"{} …\"", clip(body, chars).trim_end());
+        let cut = format!("\"{} …\"", head_chars(body, chars).trim_end());
         if chars <= 40 || counter.count(&cut) <= tokens {
             return cut;
         }
@@ -672,7 +672,7 @@ fn todo_list(call: &CallArgs) -> Option<Vec<String>> {
         if text.is_empty() {
             continue;
         }
-        let line = format!("[{status}] {}", clip(text, MAX_PROSE_CHARS));
+        let line = format!("[{status}] {}", head_chars(text, MAX_PROSE_CHARS));
         if status == "completed" || status == "done" {
             done.push(line);
         } else {
@@ -742,14 +742,21 @@ fn pins(text: &str) -> Vec<String> {
 /// Prose for a bullet: whitespace collapsed; verbatim up to [`MAX_PROSE_CHARS`], else its
 /// start and end around an ellipsis.
 fn quote_prose(text: &str) -> String {
+    // Pieces pushed, not `format!`: the formatting machinery cost more than the copies
+    // (every summary of every landing probe quotes the requests again).
+    let quoted = |pieces: &[&str]| {
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum::<usize>() + 2);
+        out.push('"');
+        pieces.iter().for_each(|p| out.push_str(p));
+        out.push('"');
+        out
+    };
     let flat = collapse_whitespace(text);
     let chars = flat.chars().count();
     if chars <= MAX_PROSE_CHARS {
-        return format!("\"{flat}\"");
+        return quoted(&[&flat]);
     }
-    let head = clip(&flat, 300);
-    let tail: String = flat.chars().skip(chars - 80).collect();
-    format!("\"{head} […] {tail}\"")
+    quoted(&[head_chars(&flat, 300), " […] ", tail_chars(&flat, 80)])
 }
 
 /// Phrases by which a user states a preference or a constraint.
