@@ -5,9 +5,10 @@
 //! in its place, so writes "succeed" and a transcript written with `-o -` would be lost with
 //! exit 0; so the binary looks at the descriptor before the runtime starts
 //! ([`note_stdout_at_start`]). A `/dev/null` given by the caller (`> /dev/null`, Python's
-//! `subprocess.DEVNULL`, which is read-write too) is written to as any file. A reader that stops early (`| head`) is still
-//! not an error: the broken pipe goes up unchanged, [`is_broken_pipe`] tells it from a failure
-//! wherever it is caught, and the binary exits 0 on it.
+//! `subprocess.DEVNULL`, which is read-write too) is written to as any file. A reader that
+//! stops early (`| head`) is still not an error: the broken pipe goes up unchanged,
+//! [`is_broken_pipe`] tells it from a failure wherever it is caught, and the binary exits 0
+//! on it.
 
 use anyhow::{Context, Result};
 use std::fmt;
