@@ -345,6 +345,17 @@ fn io_error(e: &std::io::Error) -> LoadError {
 mod tests {
     use super::*;
 
+    /// Each input as a path relative to `root` (others as displayed).
+    fn names_below(root: &Path, inputs: &[Input]) -> Vec<String> {
+        inputs
+            .iter()
+            .map(|i| match i {
+                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                other => other.display(),
+            })
+            .collect()
+    }
+
     #[test]
     fn directories_are_walked_sorted_and_deduplicated() {
         let dir = tempfile::tempdir().unwrap();
@@ -360,13 +371,7 @@ mod tests {
             root.join("missing.json"),
         ];
         let (inputs, errors) = discover(&paths, &globs).unwrap();
-        let names: Vec<String> = inputs
-            .iter()
-            .map(|i| match i {
-                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
-                other => other.display(),
-            })
-            .collect();
+        let names = names_below(root, &inputs);
         assert_eq!(names, ["a.json", "b.jsonl", "sub/c.traj"]);
         assert_eq!(errors.len(), 1);
         assert!(errors[0].path.ends_with("missing.json"));
@@ -390,13 +395,7 @@ mod tests {
         }
         std::os::unix::fs::symlink(root.join("a.json"), root.join("c/link.json")).unwrap();
         let (inputs, errors) = discover(&[root.to_path_buf()], &["*.json".into()]).unwrap();
-        let names: Vec<String> = inputs
-            .iter()
-            .map(|i| match i {
-                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
-                other => other.display(),
-            })
-            .collect();
+        let names = names_below(root, &inputs);
         assert_eq!(
             names,
             [

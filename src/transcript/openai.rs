@@ -17,6 +17,20 @@ use std::sync::LazyLock;
 
 pub struct OpenAi;
 
+/// The chat lists of `doc` (records `copied` names taken from the input when reading back),
+/// each conversation's text observations marked before it goes to `each`.
+fn read_marked(
+    doc: &Doc,
+    opts: &ReadOptions,
+    copied: Option<&CopiedRecords>,
+    each: &mut dyn FnMut(Conversation),
+) -> Result<String, ReadError> {
+    read_lists(doc, opts, &MESSAGE, copied, &mut |mut conv| {
+        mark_text_observations(&mut conv);
+        each(conv);
+    })
+}
+
 impl Adapter for OpenAi {
     fn detect(&self, doc: &Doc) -> bool {
         find_lists(doc, None).is_ok_and(|lists| !lists.is_empty())
@@ -28,10 +42,7 @@ impl Adapter for OpenAi {
         opts: &ReadOptions,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, &MESSAGE, None, &mut |mut conv| {
-            mark_text_observations(&mut conv);
-            each(conv);
-        })
+        read_marked(doc, opts, None, each)
     }
 
     fn read_back(
@@ -41,10 +52,7 @@ impl Adapter for OpenAi {
         copied: &CopiedRecords,
         each: &mut dyn FnMut(Conversation),
     ) -> Result<String, ReadError> {
-        read_lists(doc, opts, &MESSAGE, Some(copied), &mut |mut conv| {
-            mark_text_observations(&mut conv);
-            each(conv);
-        })
+        read_marked(doc, opts, Some(copied), each)
     }
 
     fn reads_back_copies(&self, source_len: usize) -> bool {
