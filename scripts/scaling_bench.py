@@ -2,10 +2,11 @@
 
 - Scaling: `stats` and `compact --dry-run --force --target-ratio 0.5` over the corpus copied
   REPEAT times into one folder, at each --jobs in JOBS. Speed-ups are over --jobs 1.
-- The machine's ceiling: N independent `stats --jobs 1` processes, each on its own copy of the
-  corpus, started at once, against one alone (N = each --jobs value). Nothing is shared between
-  them but the machine, so N x (one alone) / (N at once) is the most any program's N threads
-  could gain on this work here: shared caches, memory bandwidth and clock speed under load.
+- The machine's ceiling, for each command: N independent processes each doing the whole
+  `--jobs 1` job over the repeated corpus, started at once, against one alone (N = each --jobs
+  value). Nothing is shared between them but the machine, so N x (one alone) / (N at once) is
+  the most N threads could gain on this very work here (shared caches, memory bandwidth, clock
+  speed under load); "reached" is the --jobs N speed-up as a share of it.
 - One core (taskset -c 0): `stats` of the largest Claude Code session, `compact` of it at 50%
   writing its output, and, when COZEMPIC names its binary, cozempic `treat -rx standard
   --execute` on a fresh copy (what it does to a session the user keeps). Ratios to stats and to
@@ -64,31 +65,40 @@ def repeated_corpus(corpus, repeat, into):
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def ceiling(ctxc, big, args):
-    """The ceiling row: independent processes, one corpus copy each, N at once against one."""
-    copies = sorted(p for p in big.iterdir() if p.is_dir())
-    counts = [n for n in args.jobs if n <= len(copies)]
+def at_once(argv, n, runs, ok):
+    """Median wall seconds of `n` processes of `argv` started together, after a warm-up."""
+    walls = []
+    for i in range(runs + 1):
+        start = time.perf_counter()
+        procs = [subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                 for _ in range(n)]
+        for proc in procs:
+            _, err = proc.communicate()
+            if proc.returncode not in ok:
+                sys.exit(f"{' '.join(argv)} exited {proc.returncode}: {err.decode()[-2000:]}")
+        if i:
+            walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
 
-    def at_once(n):
-        walls = []
-        for i in range(args.runs + 1):
-            start = time.perf_counter()
-            procs = [subprocess.Popen([ctxc, "stats", "-q", "--jobs", "1", str(c)],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-                     for c in copies[:n]]
-            for proc in procs:
-                _, err = proc.communicate()
-                if proc.returncode != 0:
-                    sys.exit(f"stats of a corpus copy exited {proc.returncode}: {err.decode()[-2000:]}")
-            if i:
-                walls.append(time.perf_counter() - start)
-        return statistics.median(walls)
 
-    alone = at_once(1)
-    print("ceiling: independent `stats --jobs 1` processes, one corpus copy each, "
-          "N x (one alone) / (N at once)")
-    walls = {n: alone if n == 1 else at_once(n) for n in counts}
-    print(f"{'ceiling':<10}" + "".join(f"{n * alone / walls[n]:>17.1f}x{'':<8}" for n in counts))
+def ceiling(commands, rows, big, args):
+    """The ceiling rows: N independent processes each doing the whole `--jobs 1` job (own count
+    cache; the files read-only, one page cache), started at once, against one alone. Nothing is
+    shared but the machine, so N x (one alone) / (N at once) is what N cores give this very
+    work at all (shared caches, memory bandwidth, clock speed under load); the `--jobs N`
+    speed-up is shown as a share of it."""
+    print("ceiling: N independent `--jobs 1` runs of the same job at once, N x (one alone) / "
+          "(N at once); --jobs N speed-up as a share of it")
+    for name, base, ok in commands:
+        argv = base + ["--jobs", "1", str(big)]
+        alone = rows[(name, 1)][0] if (name, 1) in rows else at_once(argv, 1, args.runs, ok)
+        most = {n: n * alone / at_once(argv, n, args.runs, ok) if n > 1 else 1.0
+                for n in args.jobs}
+        first = rows[(name, args.jobs[0])][0]
+        share = {n: first / rows[(name, n)][0] / (most[n] / most[args.jobs[0]])
+                 for n in args.jobs}
+        print(f"{name:<10}" + "".join(f"{most[n]:>25.1f}x" for n in args.jobs))
+        print(f"{'  reached':<10}" + "".join(f"{share[n]:>26.0%}" for n in args.jobs))
 
 
 def largest_claude_session(corpus):
@@ -123,7 +133,8 @@ def run(args, ctxc, tmp):
     stats = [ctxc, "stats", "-q"]
     rows = {}
     # stats reads every corpus file (exit 0); compact refuses the corpus's broken ones (exit 1).
-    for name, base, ok in (("stats", stats, (0,)), ("compact", compact, (0, 1))):
+    commands = (("stats", stats, (0,)), ("compact", compact, (0, 1)))
+    for name, base, ok in commands:
         for jobs in args.jobs:
             rows[(name, jobs)] = timed(base + ["--jobs", str(jobs), str(big)], args.runs, ok=ok)
     print("wall seconds, speed-up over the first column, CPU seconds (all threads)")
@@ -133,7 +144,7 @@ def run(args, ctxc, tmp):
         cells = "".join(f"{rows[(name, j)][0]:>8.3f} s {first / rows[(name, j)][0]:>5.1f}x "
                         f"{rows[(name, j)][1]:>6.2f} s CPU" for j in args.jobs)
         print(f"{name:<10}{cells}")
-    ceiling(ctxc, big, args)
+    ceiling(commands, rows, big, args)
 
     session = largest_claude_session(args.corpus)
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
