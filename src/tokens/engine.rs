@@ -99,7 +99,7 @@ fn chunk_end(text: &str, max: usize) -> usize {
 mod bpe {
     use super::*;
     use crate::tokens::patterns::{CL100K_PATTERNS, O200K_PATTERNS};
-    use crate::tokens::table::{Scratch, Splitter, Table};
+    use crate::tokens::table::{Rules, Scratch, Splitter, Table};
     use std::cell::RefCell;
 
     static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bpe"));
@@ -130,16 +130,34 @@ mod bpe {
     }
 
     fn shared(encoding: Encoding) -> &'static Result<Shared, String> {
-        let (cell, bytes, dfa, patterns) = match encoding {
-            Encoding::Cl100kBase => (&CL100K, CL100K_TABLE, CL100K_DFA, &CL100K_PATTERNS),
-            _ => (&O200K, O200K_TABLE, O200K_DFA, &O200K_PATTERNS),
+        let (cell, bytes, dfa, patterns, rules) = match encoding {
+            Encoding::Cl100kBase => (
+                &CL100K,
+                CL100K_TABLE,
+                CL100K_DFA,
+                &CL100K_PATTERNS,
+                Rules::Cl100k,
+            ),
+            _ => (
+                &O200K,
+                O200K_TABLE,
+                O200K_DFA,
+                &O200K_PATTERNS,
+                Rules::O200k,
+            ),
         };
         cell.get_or_init(|| {
             let table = Table::parse(bytes).ok_or("the embedded table is damaged")?;
-            let splitter = Splitter::new(&dfa.0, patterns)
+            let splitter = Splitter::new(&dfa.0, patterns, rules)
                 .map_err(|e| format!("the embedded pre-tokenizer: {e}"))?;
             Ok(Shared { table, splitter })
         })
+    }
+
+    /// The encoding's pre-tokenizer (for tests; the embedded one is known to be sound).
+    #[cfg(test)]
+    pub(in super::super) fn splitter(encoding: Encoding) -> &'static Splitter {
+        &shared(encoding).as_ref().expect("embedded tables").splitter
     }
 
     /// Builds the shared table and pre-tokenizer, reporting errors.
@@ -161,5 +179,110 @@ mod bpe {
             });
             total
         })
+    }
+}
+
+/// The ASCII rules against the DFA they stand in for: every piece of every string in the
+/// corpus, every corpus file as one text, and random text of the characters each rule turns
+/// on (ASCII and the non-ASCII ones that continue letters, digits and white space).
+#[cfg(test)]
+mod ascii_tests {
+    use super::bpe::splitter;
+    use super::*;
+    use serde_json::Value;
+
+    const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+
+    fn pieces(text: &str, by_dfa: bool, encoding: Encoding) -> Vec<String> {
+        let mut out = Vec::new();
+        let splitter = splitter(encoding);
+        if by_dfa {
+            splitter.for_each_piece_by_dfa(text, |p| out.push(p.to_string()));
+        } else {
+            splitter.for_each_piece(text, |p| out.push(p.to_string()));
+        }
+        out
+    }
+
+    fn assert_same_pieces(text: &str) {
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let (fast, dfa) = (pieces(text, false, encoding), pieces(text, true, encoding));
+            assert_eq!(fast, dfa, "{encoding} on {text:?}");
+        }
+    }
+
+    fn strings(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(list) => list.iter().for_each(|v| strings(v, out)),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    out.push(key.clone());
+                    strings(v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "json" || e == "jsonl")
+            {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_ascii_rules_cut_the_corpus_as_the_dfa_does() {
+        let mut paths = Vec::new();
+        files(std::path::Path::new(CORPUS), &mut paths);
+        assert!(paths.len() > 50, "the corpus is missing: {CORPUS}");
+        let mut texts = 0;
+        for path in paths {
+            let raw = std::fs::read_to_string(&path).unwrap_or_default();
+            assert_same_pieces(&raw);
+            let mut found = Vec::new();
+            match serde_json::from_str::<Value>(&raw) {
+                Ok(value) => strings(&value, &mut found),
+                Err(_) => raw
+                    .lines()
+                    .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                    .for_each(|value| strings(&value, &mut found)),
+            }
+            texts += found.len();
+            found.iter().for_each(|text| assert_same_pieces(text));
+        }
+        assert!(texts > 100_000, "{texts} strings");
+    }
+
+    #[test]
+    fn the_ascii_rules_cut_random_text_as_the_dfa_does() {
+        const ALPHABET: [&str; 44] = [
+            "a", "Z", "s", "S", "t", "l", "L", "e", "r", "v", "m", "d", "q", "'", " ", "  ", "\t",
+            "\n", "\r", "\x0b", "\x0c", "0", "7", "/", "(", "-", "\x00", "\x7f", "é", "É", "ǅ",
+            "\u{0301}", "\u{00a0}", "\u{0085}", "²", "漢", "😀", "—", "ſ", "\u{212a}", "ʰ",
+            "\u{2028}", "’", "\u{3000}",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200_000 {
+            let len = (next() % 16) as usize + 1;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            assert_same_pieces(&text);
+        }
     }
 }

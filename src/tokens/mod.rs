@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer as TiktokenModel, get_tokenizer};
 
+mod ascii;
 mod counter;
 mod engine;
 mod estimate;

@@ -7,11 +7,15 @@
 //! automata instead: ~70 ms and ~65 MB per process, before the first token.
 //!
 //! The pre-tokenizer is a full DFA per encoding, compiled by `build.rs` and read in place
-//! too: no regex is compiled at run time, and searches need no cache.
+//! too: no regex is compiled at run time, and searches need no cache. Pieces of ASCII text
+//! are cut by hand ([`super::ascii`]) at a fraction of the DFA's cost.
 
 use regex_automata::dfa::Automaton;
 use regex_automata::dfa::dense::DFA;
 use regex_automata::{Anchored, Input};
+
+use super::ascii::AsciiRun;
+pub(super) use super::ascii::Rules;
 
 /// Must match `FORMAT` in build.rs.
 const FORMAT: u32 = 4;
@@ -218,13 +222,19 @@ pub(super) struct Scratch {
 pub(super) struct Splitter {
     dfa: DFA<&'static [u32]>,
     lookahead: Vec<bool>,
+    /// The same patterns decided by hand on ASCII text.
+    rules: Rules,
 }
 
 impl Splitter {
     /// The DFA `build.rs` compiled from `patterns` (leftmost-first, anchored searches only:
     /// every search starts where the last piece ended, so the end of the match and its
     /// pattern are all a piece needs). `dfa` must be 4-byte aligned; checked, not trusted.
-    pub(super) fn new(dfa: &'static [u8], patterns: &[(&str, bool)]) -> Result<Splitter, String> {
+    pub(super) fn new(
+        dfa: &'static [u8],
+        patterns: &[(&str, bool)],
+        rules: Rules,
+    ) -> Result<Splitter, String> {
         let (dfa, _) = DFA::from_bytes(dfa).map_err(|e| e.to_string())?;
         if dfa.pattern_len() != patterns.len() {
             return Err("the embedded DFA does not match its patterns".into());
@@ -232,35 +242,81 @@ impl Splitter {
         Ok(Splitter {
             dfa,
             lookahead: patterns.iter().map(|p| p.1).collect(),
+            rules,
         })
     }
 
-    /// Calls `f` on each piece of `text`, in order.
+    /// Calls `f` on each piece of `text`, in order: decided on ASCII by hand where the
+    /// bytes allow ([`AsciiRun`]), else by the DFA.
     pub(super) fn for_each_piece(&self, text: &str, mut f: impl FnMut(&str)) {
+        let bytes = text.as_bytes();
         let mut last = 0;
+        // The first non-ASCII byte at or after `last`.
+        let mut wide = first_non_ascii(bytes, 0);
         while last < text.len() {
-            let input = Input::new(&text[last..]).anchored(Anchored::Yes);
-            // The DFA has no quit bytes (no Unicode word boundary), so an error is as
-            // impossible as no match.
-            let Ok(Some(m)) = self.dfa.try_search_fwd(&input) else {
-                // The patterns match any non-empty text; never loop forever if not.
-                f(&text[last..]);
-                return;
-            };
-            let mut end = last + m.offset();
-            if self.lookahead[m.pattern().as_usize()] {
-                let dropped = text[last..end]
-                    .chars()
-                    .next_back()
-                    .map_or(0, char::len_utf8);
-                end -= dropped;
+            if wide < last {
+                wide = first_non_ascii(bytes, last);
             }
-            if end == last {
-                // A look-ahead pattern must keep one character; never loop forever if not.
-                end = last + text[last..].chars().next().map_or(1, char::len_utf8);
-            }
+            let ascii = (last < wide)
+                .then(|| AsciiRun::new(&bytes[..wide], wide == bytes.len()))
+                .and_then(|run| run.piece_end(self.rules, last));
+            let end = ascii.unwrap_or_else(|| self.dfa_piece_end(text, last));
             f(&text[last..end]);
             last = end;
         }
     }
+
+    /// Calls `f` on each piece of `text` as the DFA alone cuts it (what the ASCII rules are
+    /// tested against).
+    #[cfg(test)]
+    pub(super) fn for_each_piece_by_dfa(&self, text: &str, mut f: impl FnMut(&str)) {
+        let mut last = 0;
+        while last < text.len() {
+            let end = self.dfa_piece_end(text, last);
+            f(&text[last..end]);
+            last = end;
+        }
+    }
+
+    /// The end of the piece of `text` that starts at `last`, by the DFA.
+    fn dfa_piece_end(&self, text: &str, last: usize) -> usize {
+        let input = Input::new(&text[last..]).anchored(Anchored::Yes);
+        // The DFA has no quit bytes (no Unicode word boundary), so an error is as impossible
+        // as no match.
+        let Ok(Some(m)) = self.dfa.try_search_fwd(&input) else {
+            // The patterns match any non-empty text; never loop forever if not.
+            return text.len();
+        };
+        let mut end = last + m.offset();
+        if self.lookahead[m.pattern().as_usize()] {
+            let dropped = text[last..end]
+                .chars()
+                .next_back()
+                .map_or(0, char::len_utf8);
+            end -= dropped;
+        }
+        if end == last {
+            // A look-ahead pattern must keep one character; never loop forever if not.
+            end = last + text[last..].chars().next().map_or(1, char::len_utf8);
+        }
+        end
+    }
+}
+
+/// The index of the first byte of `bytes` at or after `from` that is not ASCII, or the length.
+fn first_non_ascii(bytes: &[u8], from: usize) -> usize {
+    let rest = &bytes[from..];
+    let mut i = 0;
+    while let Some(word) = rest.get(i..i + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        if word & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        i += 8;
+    }
+    from + i
+        + rest[i..]
+            .iter()
+            .position(|&c| !c.is_ascii())
+            .unwrap_or(rest.len() - i)
 }
