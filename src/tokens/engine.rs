@@ -99,7 +99,7 @@ fn chunk_end(text: &str, max: usize) -> usize {
 mod bpe {
     use super::*;
     use crate::tokens::patterns::{CL100K_PATTERNS, O200K_PATTERNS};
-    use crate::tokens::table::{Rules, Scratch, Splitter, Table};
+    use crate::tokens::table::{PieceCache, Rules, Scratch, Splitter, Table};
     use std::cell::RefCell;
 
     static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bpe"));
@@ -126,7 +126,8 @@ mod bpe {
     static CL100K: OnceLock<Result<Shared, String>> = OnceLock::new();
 
     thread_local! {
-        static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+        /// The encoder's buffers, and each encoding's recent pieces (o200k, cl100k).
+        static SCRATCH: RefCell<(Scratch, [PieceCache; 2])> = RefCell::default();
     }
 
     fn shared(encoding: Encoding) -> &'static Result<Shared, String> {
@@ -172,10 +173,11 @@ mod bpe {
         let Ok(shared) = shared(encoding) else {
             return super::super::estimate::count(text);
         };
-        SCRATCH.with_borrow_mut(|scratch| {
+        SCRATCH.with_borrow_mut(|(scratch, pieces)| {
+            let cache = &mut pieces[usize::from(encoding == Encoding::Cl100kBase)];
             let mut total = 0;
             shared.splitter.for_each_piece(text, |piece| {
-                total += shared.table.count(piece.as_bytes(), scratch);
+                total += shared.table.count_piece(piece.as_bytes(), scratch, cache);
             });
             total
         })

@@ -209,6 +209,63 @@ impl Table {
     }
 }
 
+/// Pieces of up to this many bytes are remembered in a [`PieceCache`].
+const CACHED_PIECE_MAX: usize = 16;
+/// Slots of a [`PieceCache`] (a power of two): 96 KB a thread and encoding.
+const PIECE_SLOTS: usize = 4096;
+
+/// Recent short pieces and their token counts, for one thread and encoding: words, runs of
+/// spaces and punctuation recur all through a transcript, and a hit (hash and compare two
+/// words) costs a fraction of walking the trie. Direct-mapped: a colliding piece replaces the
+/// slot's. Allocated on first use.
+#[derive(Default)]
+pub(super) struct PieceCache {
+    slots: Vec<PieceSlot>,
+}
+
+/// A piece zero-padded to 16 bytes, its length (0: an empty slot) and its count.
+#[derive(Clone, Copy, Default)]
+struct PieceSlot {
+    key: [u64; 2],
+    len: u8,
+    count: u8,
+}
+
+impl Table {
+    /// [`Table::count`] of one piece, remembered in `cache` when it is short.
+    pub(super) fn count_piece(
+        &self,
+        piece: &[u8],
+        scratch: &mut Scratch,
+        cache: &mut PieceCache,
+    ) -> usize {
+        if piece.len() <= 1 || piece.len() > CACHED_PIECE_MAX {
+            return self.count(piece, scratch);
+        }
+        if cache.slots.is_empty() {
+            cache.slots = vec![PieceSlot::default(); PIECE_SLOTS];
+        }
+        let mut padded = [0u8; CACHED_PIECE_MAX];
+        padded[..piece.len()].copy_from_slice(piece);
+        let word = |i: usize| u64::from_le_bytes(padded[i..i + 8].try_into().expect("8 bytes"));
+        let key = [word(0), word(8)];
+        let hash = (key[0] ^ key[1].rotate_left(23) ^ piece.len() as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut cache.slots[(hash >> (64 - PIECE_SLOTS.trailing_zeros())) as usize];
+        if usize::from(slot.len) == piece.len() && slot.key == key {
+            return usize::from(slot.count);
+        }
+        let count = self.count(piece, scratch);
+        // A piece of at most 16 bytes has at most 16 tokens: the count fits a byte.
+        *slot = PieceSlot {
+            key,
+            len: piece.len() as u8,
+            count: count as u8,
+        };
+        count
+    }
+}
+
 /// Per-thread buffers of [`Table::count`].
 #[derive(Default)]
 pub(super) struct Scratch {
