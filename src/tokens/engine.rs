@@ -182,6 +182,24 @@ mod bpe {
             total
         })
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use regex_automata::dfa::dense::DFA;
+
+        /// What `Splitter::new` skips: every transition of the embedded DFAs is checked.
+        #[test]
+        fn the_embedded_dfas_pass_the_full_check() {
+            for (bytes, patterns) in [
+                (&O200K_DFA.0, O200K_PATTERNS.len()),
+                (&CL100K_DFA.0, CL100K_PATTERNS.len()),
+            ] {
+                let (dfa, _) = DFA::<&[u32]>::from_bytes(bytes).expect("a sound DFA");
+                assert_eq!(regex_automata::dfa::Automaton::pattern_len(&dfa), patterns);
+            }
+        }
+    }
 }
 
 /// The ASCII rules against the DFA they stand in for: every piece of every string in the
