@@ -10,11 +10,11 @@
 
 use super::{Conversation, Finding, Format};
 use crate::json::lenient::strict;
+use foldhash::{HashMap, HashMapExt};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// A record that repeats an earlier one.
 #[derive(Debug, Clone, PartialEq, Eq)]
