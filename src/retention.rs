@@ -281,14 +281,58 @@ fn found_in(needles: &[&str], haystack: &str) -> Vec<bool> {
     found
 }
 
-/// Whether `needle` occurs in `haystack` (as `str::contains`).
+/// Whether `needle` occurs in `haystack` (as `str::contains`). A long needle (an error line,
+/// a quote) is found by its first [`NEEDLE_HEAD`] bytes, each hit checked in full: building
+/// a searcher costs ~10 instructions a needle byte, more than searching a short text.
 fn contains(haystack: &str, needle: &str) -> bool {
-    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some()
+    let (haystack, needle) = (haystack.as_bytes(), needle.as_bytes());
+    if needle.len() > haystack.len() {
+        return false;
+    }
+    if needle.len() <= NEEDLE_HEAD {
+        return memchr::memmem::find(haystack, needle).is_some();
+    }
+    // Every occurrence of the head, overlapping ones too (`find_iter` skips those).
+    let head = memchr::memmem::Finder::new(&needle[..NEEDLE_HEAD]);
+    let mut from = 0;
+    while let Some(at) = head.find(&haystack[from..]) {
+        if haystack[from + at..].starts_with(needle) {
+            return true;
+        }
+        from += at + 1;
+    }
+    false
 }
+
+/// How much of a long needle [`contains`] builds its searcher for.
+const NEEDLE_HEAD: usize = 32;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_finds_long_needles_as_str_contains_does() {
+        let dashes = "-".repeat(40);
+        let cases = [
+            (format!("x{dashes}y"), format!("{dashes}y")),
+            (format!("{dashes}{dashes}!"), format!("{dashes}!")),
+            (format!("{dashes}{dashes}"), format!("{dashes}!")),
+            (
+                format!("ab {} end", "0123456789".repeat(5)),
+                "0123456789".repeat(5),
+            ),
+            ("short".to_string(), "0123456789".repeat(5)),
+            ("error: 0123456789".to_string(), "error: 0123".to_string()),
+        ];
+        for (haystack, needle) in cases {
+            assert_eq!(
+                contains(&haystack, &needle),
+                haystack.contains(&needle),
+                "{needle:?} in {haystack:?}"
+            );
+        }
+    }
 
     fn facts(list: &[&str]) -> Vec<String> {
         list.iter().map(|f| f.to_string()).collect()

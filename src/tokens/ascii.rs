@@ -29,6 +29,7 @@ impl<'a> AsciiRun<'a> {
 
     /// The byte at `i`; `Some(None)` at the text's end; `None` where the run stops before the
     /// end: what comes next is not ASCII, and the caller leaves the piece to the DFA.
+    #[inline(always)]
     fn at(&self, i: usize) -> Option<Option<u8>> {
         match self.bytes.get(i) {
             Some(&c) => Some(Some(c)),
@@ -38,6 +39,7 @@ impl<'a> AsciiRun<'a> {
     }
 
     /// Where the run of bytes of `class` starting at `i` ends.
+    #[inline(always)]
     fn run_end(&self, mut i: usize, class: impl Fn(u8) -> bool) -> Option<usize> {
         while self.at(i)?.is_some_and(&class) {
             i += 1;
@@ -47,6 +49,7 @@ impl<'a> AsciiRun<'a> {
 
     /// The end of the piece that starts at `p` (`p < len`), or `None` when it is the DFA's
     /// to decide.
+    #[inline(always)]
     pub(super) fn piece_end(&self, rules: Rules, p: usize) -> Option<usize> {
         debug_assert!(self.bytes[p].is_ascii());
         let c = self.bytes[p];
