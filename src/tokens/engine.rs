@@ -98,8 +98,9 @@ fn chunk_end(text: &str, max: usize) -> usize {
 /// ([`super::table`]), scratch buffers per thread.
 mod bpe {
     use super::*;
+    use crate::tokens::ascii::Rules;
     use crate::tokens::patterns::{CL100K_PATTERNS, O200K_PATTERNS};
-    use crate::tokens::table::{PieceCache, Rules, Scratch, Splitter, Table};
+    use crate::tokens::table::{PieceCache, Scratch, Splitter, Table};
     use std::cell::RefCell;
 
     static O200K_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bpe"));

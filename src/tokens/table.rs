@@ -14,8 +14,7 @@ use regex_automata::dfa::Automaton;
 use regex_automata::dfa::dense::DFA;
 use regex_automata::{Anchored, Input};
 
-use super::ascii::AsciiRun;
-pub(super) use super::ascii::Rules;
+use super::ascii::{AsciiRun, Rules};
 
 /// Must match `FORMAT` in build.rs.
 const FORMAT: u32 = 4;
@@ -286,7 +285,8 @@ pub(super) struct Splitter {
 impl Splitter {
     /// The DFA `build.rs` compiled from `patterns` (leftmost-first, anchored searches only:
     /// every search starts where the last piece ended, so the end of the match and its
-    /// pattern are all a piece needs). `dfa` must be 4-byte aligned; checked, not trusted.
+    /// pattern are all a piece needs). `dfa` must be 4-byte aligned: checked, with its header
+    /// ([`embedded_dfa`]).
     pub(super) fn new(
         dfa: &'static [u8],
         patterns: &[(&str, bool)],
