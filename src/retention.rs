@@ -292,20 +292,27 @@ fn contains(haystack: &str, needle: &str) -> bool {
     if needle.len() <= NEEDLE_HEAD {
         return memchr::memmem::find(haystack, needle).is_some();
     }
-    // Every occurrence of the head, overlapping ones too (`find_iter` skips those).
+    // Every occurrence of the head, overlapping ones too (`find_iter` skips those). A text
+    // that repeats the head without the rest (a rule of dashes) gets the full searcher after
+    // a few, so the search stays linear.
     let head = memchr::memmem::Finder::new(&needle[..NEEDLE_HEAD]);
     let mut from = 0;
-    while let Some(at) = head.find(&haystack[from..]) {
+    for _ in 0..HEAD_HITS_MAX {
+        let Some(at) = head.find(&haystack[from..]) else {
+            return false;
+        };
         if haystack[from + at..].starts_with(needle) {
             return true;
         }
         from += at + 1;
     }
-    false
+    memchr::memmem::find(&haystack[from..], needle).is_some()
 }
 
 /// How much of a long needle [`contains`] builds its searcher for.
 const NEEDLE_HEAD: usize = 32;
+/// Hits of the head [`contains`] checks before it builds the whole needle's searcher.
+const HEAD_HITS_MAX: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -324,6 +331,15 @@ mod tests {
             ),
             ("short".to_string(), "0123456789".repeat(5)),
             ("error: 0123456789".to_string(), "error: 0123".to_string()),
+            // More hits of the head than are checked one by one.
+            (
+                format!("{}{dashes}!", "-".repeat(500)),
+                format!("{dashes}!"),
+            ),
+            (
+                format!("{}{dashes}?", "-".repeat(500)),
+                format!("{dashes}!"),
+            ),
         ];
         for (haystack, needle) in cases {
             assert_eq!(
