@@ -246,24 +246,17 @@ mod ascii_tests {
         }
     }
 
-    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files(&path, out);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "json" || e == "jsonl")
-            {
-                out.push(path);
-            }
-        }
-    }
-
     #[test]
     fn the_ascii_rules_cut_the_corpus_as_the_dfa_does() {
-        let mut paths = Vec::new();
-        files(std::path::Path::new(CORPUS), &mut paths);
+        let paths: Vec<_> = walkdir::WalkDir::new(CORPUS)
+            .into_iter()
+            .flatten()
+            .map(walkdir::DirEntry::into_path)
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|e| e == "json" || e == "jsonl" || e == "traj")
+            })
+            .collect();
         assert!(paths.len() > 50, "the corpus is missing: {CORPUS}");
         let mut texts = 0;
         for path in paths {
