@@ -141,6 +141,7 @@ fn has_anthropic_block(message: &Node) -> bool {
 /// Reads a message from the members [`parse_message`] looks at (and only those).
 pub(super) const MESSAGE: MessageReader = MessageReader {
     keys: &["role", "content"],
+    content_keys: &["content"],
     parse: parse_message,
 };
 

@@ -39,6 +39,10 @@ use serde_json::value::RawValue;
 pub struct Atif;
 
 impl Adapter for Atif {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["message", "reasoning_content", "tool_calls", "observation"]
+    }
+
     fn detect(&self, doc: &Doc) -> bool {
         !find_trajectories(doc).is_empty()
     }

@@ -47,6 +47,10 @@ const CONTEXT_PREFIXES: [&str; 4] = [
 pub struct Codex;
 
 impl Adapter for Codex {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["content", "output", "arguments", "input", "summary", "message"]
+    }
+
     /// Every record is a typed object and some record is a known `{type, payload}` record, so
     /// a rollout with one damaged record is still read (and `check` names the record).
     fn detect(&self, doc: &Doc) -> bool {

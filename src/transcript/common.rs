@@ -104,3 +104,77 @@ pub(super) fn block_type(block: &RawValue) -> String {
         .and_then(|t| serde_json::from_str(t.get()).ok())
         .unwrap_or_default()
 }
+
+/// Members in which a record keeps its message (Claude Code's `message`, Codex's `payload`,
+/// the OpenHands SDK's `llm_message`, OpenHands' `args`): their keys are named too.
+const NESTED_MESSAGE_KEYS: [&str; 4] = ["message", "payload", "llm_message", "args"];
+
+/// Why `conv` is refused when it has messages but not one of them carries anything the
+/// adapter read (no text, no named call) nor any of the format's `content_keys` (a record's,
+/// or its message's, [`NESTED_MESSAGE_KEYS`]): its messages keep their content under a key
+/// the adapter does not know, and read anyway they would be empty messages that a compaction
+/// drops. Names the keys the first messages have (`message.KEY` inside a record's `message`).
+pub(super) fn contentless(
+    source: &str,
+    conv: &super::Conversation,
+    content_keys: &[&str],
+) -> Option<String> {
+    use super::Role;
+    let messages: Vec<&super::Item> = conv
+        .items
+        .iter()
+        .filter(|i| matches!(i.role, Role::User | Role::Assistant | Role::Tool))
+        .collect();
+    let carries = |item: &&super::Item| {
+        item.parts.iter().any(|p| !p.text.is_empty())
+            || item.calls.iter().any(|c| !c.name.is_empty())
+    };
+    if content_keys.is_empty() || messages.is_empty() || messages.iter().any(carries) {
+        return None;
+    }
+    let keys = message_keys(source, &messages);
+    let has_content_key = keys.iter().any(|key| {
+        let last = key.rsplit('.').next().unwrap_or(key);
+        content_keys.contains(&last)
+    });
+    if has_content_key {
+        return None;
+    }
+    let at = match conv.location.as_str() {
+        "" => String::new(),
+        location => format!(" at {location}"),
+    };
+    Some(format!(
+        "the {}{at} carry no content ctxc reads (none has {}); their keys: {} (name the format \
+         with --format if it is another)",
+        crate::human::plural(messages.len(), "message"),
+        content_keys.join(", "),
+        keys.join(", ")
+    ))
+}
+
+/// The keys of `messages`' records, and of the messages inside them (`message.KEY`), in order
+/// of appearance. Every message is looked at: one that has its content key is enough to
+/// read the list.
+fn message_keys(source: &str, messages: &[&super::Item]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for item in messages {
+        let Ok(raw) = crate::json::parse_raw(&source[item.span.clone()]) else {
+            continue;
+        };
+        for (key, value) in crate::json::object_members(raw).unwrap_or_default() {
+            let mut add = |key: String| {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            };
+            add(key.to_string());
+            if NESTED_MESSAGE_KEYS.contains(&key.as_str()) {
+                for (inner, _) in crate::json::object_members(value).unwrap_or_default() {
+                    add(format!("{key}.{inner}"));
+                }
+            }
+        }
+    }
+    keys
+}

@@ -42,6 +42,10 @@ pub(super) enum ListRef<'d, 'a> {
 pub(super) struct MessageReader {
     /// Every member `parse` asks for: only these are decoded.
     pub(super) keys: &'static [&'static str],
+    /// The members that carry what the model sees (text, calls): a list none of whose
+    /// messages has one is not a list of empty messages but a shape this reader does not know,
+    /// and is refused ([`check_content`]).
+    pub(super) content_keys: &'static [&'static str],
     pub(super) parse: fn(&mut Members, &mut Item),
 }
 
@@ -116,13 +120,65 @@ pub(super) fn read_lists(
                 location,
                 list,
                 owner,
-            } => array_conversation(&source, location, list, owner)?,
-            ListRef::AllLines => lines_conversation(&source)?,
+            } => {
+                let messages: Vec<&Node> = list.elements().unwrap_or_default().iter().collect();
+                check_content(&messages, &location, reader)?;
+                array_conversation(&source, location, list, owner)?
+            }
+            ListRef::AllLines => {
+                let lines = doc.lines().unwrap_or_default();
+                let messages: Vec<&Node> = lines.iter().map(|l| &l.node).collect();
+                check_content(&messages, "", reader)?;
+                lines_conversation(&source)?
+            }
         };
         pair_legacy_function_calls(&mut conv, &mut fn_calls);
         each(conv);
     }
     Ok(container)
+}
+
+/// Fails when no message of a (non-empty) list carries any member `reader` reads content
+/// from: read anyway, each would be an empty message, and a compaction would drop what it
+/// cannot see. The error names the keys the messages have.
+fn check_content(
+    messages: &[&Node],
+    location: &str,
+    reader: &MessageReader,
+) -> Result<(), ReadError> {
+    let carries = |m: &&Node| reader.content_keys.iter().any(|k| m.member(k).is_some());
+    if messages.is_empty() || messages.iter().any(carries) {
+        return Ok(());
+    }
+    Err(ReadError::whole(no_content(
+        messages,
+        location,
+        reader.content_keys,
+    )))
+}
+
+/// The refusal of a message list whose messages carry none of `content_keys`, with the keys
+/// they do have (of the first 16, in order of appearance).
+pub(super) fn no_content(messages: &[&Node], location: &str, content_keys: &[&str]) -> String {
+    let mut keys: Vec<String> = Vec::new();
+    for message in messages.iter().take(16) {
+        for (key, _) in message.members().unwrap_or_default() {
+            if !keys.iter().any(|k| k == key) {
+                keys.push(key.to_string());
+            }
+        }
+    }
+    let at = match location {
+        "" => String::new(),
+        location => format!(" at {location}"),
+    };
+    format!(
+        "the {}{at} carry no content ctxc reads (none has {}); their keys: {} (name the format \
+         with --format if it is another)",
+        crate::human::plural(messages.len(), "message"),
+        content_keys.join(", "),
+        keys.join(", ")
+    )
 }
 
 fn describe_container(doc: &Doc, lists: &[ListRef]) -> String {

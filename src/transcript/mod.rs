@@ -599,6 +599,14 @@ trait Adapter: Sync {
     /// Whether `doc` looks like this format (used by auto-detection, in [`Format::ALL`] order).
     fn detect(&self, doc: &Doc) -> bool;
 
+    /// The members (of a record, or of the message object inside it) that carry what the
+    /// model sees: a conversation none of whose messages has one, nor any text, is refused
+    /// ([`common::contentless`]). Empty: no such check (the message-list readers check their
+    /// lists themselves).
+    fn content_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Reads `doc`'s conversations, handing each to `each` in source order as soon as it is
     /// read (a caller may check and drop it before the next is decoded); returns a container
     /// description.
@@ -787,9 +795,16 @@ pub fn read_with(
         None => detect(&doc)?,
     };
     let mut conversations = Vec::new();
+    let mut contentless = None;
     let container = format.adapter().read(&doc, opts, &mut |conv| {
+        if contentless.is_none() {
+            contentless = common::contentless(&source, &conv, format.adapter().content_keys());
+        }
         each(format, &source, conv, &mut conversations)
     })?;
+    if let Some(why) = contentless {
+        return Err(ReadError::whole(why));
+    }
     drop(doc);
     Ok(Transcript {
         format,
@@ -811,8 +826,17 @@ pub fn read_each(
     let doc = Doc::parse(source).map_err(|e| ReadError {
         findings: e.into_iter().map(Finding::from).collect(),
     })?;
-    format.adapter().read(&doc, opts, each)?;
-    Ok(())
+    let mut contentless = None;
+    format.adapter().read(&doc, opts, &mut |conv| {
+        if contentless.is_none() {
+            contentless = common::contentless(source, &conv, format.adapter().content_keys());
+        }
+        each(conv)
+    })?;
+    match contentless {
+        Some(why) => Err(ReadError::whole(why)),
+        None => Ok(()),
+    }
 }
 
 /// Reads `source`, an output written as `format`, one conversation at a time as

@@ -66,11 +66,19 @@ impl Adapter for OpenAi {
             }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
-                let message = serde_json::json!({
-                    "role": "user",
-                    "content": content_value(t, conv, &format!("{SUMMARY_MARKER}\n{text}")),
-                });
-                to_string_styled(&message, element_indent(conv))
+                // In the list's own shape: its messages' text member, `content` or `text`.
+                let key = conv
+                    .items
+                    .iter()
+                    .take(16)
+                    .map(|item| text_key_of(&t.source[item.span.clone()]))
+                    .find(|key| *key == "text")
+                    .unwrap_or("content");
+                let mut message = serde_json::Map::new();
+                message.insert("role".into(), "user".into());
+                let content = content_value(t, conv, &format!("{SUMMARY_MARKER}\n{text}"));
+                message.insert(key.into(), content);
+                to_string_styled(&Value::Object(message), element_indent(conv))
             }
             OutItem::ReplaceResult(i, text) | OutItem::ReplaceText(i, text) => {
                 let raw = &t.source[conv.items[*i].span.clone()];
@@ -82,7 +90,8 @@ impl Adapter for OpenAi {
                 } else {
                     quote(text)
                 };
-                replace_member(raw, "content", &content).unwrap_or_else(|| raw.to_string())
+                replace_member(raw, text_key_of(raw), &content)
+                    .unwrap_or_else(|| raw.to_string())
             }
         }
     }
@@ -112,7 +121,8 @@ fn check_tool_order(conv: &Conversation) -> Vec<super::Finding> {
 
 /// Reads a message from the members [`parse_message`] looks at (and only those).
 pub(super) const MESSAGE: MessageReader = MessageReader {
-    keys: &["role", "content", "reasoning_content", "reasoning", "tool_calls", "function_call", "tool_call_id", "tool_call_ids", "usage"],
+    keys: &["role", "content", "text", "system_prompt", "reasoning_content", "reasoning", "tool_calls", "function_call", "tool_call_id", "tool_call_ids", "usage"],
+    content_keys: &["content", "text", "system_prompt", "tool_calls", "function_call", "reasoning_content", "reasoning"],
     parse: parse_message,
 };
 
@@ -126,7 +136,8 @@ pub(super) fn parse_message(value: &mut Members, item: &mut Item) {
         "system" => Role::System,
         "developer" => Role::Developer,
         "user" | "human" => Role::User,
-        "assistant" | "model" => Role::Assistant,
+        // `ai`: nebius SWE-agent-trajectories.
+        "assistant" | "model" | "ai" => Role::Assistant,
         // LLaMA-Factory's sharegpt formatting with `role`/`content` tags keeps its default
         // `function_call` and `observation` tags.
         "tool" | "function" | "observation" => Role::Tool,
@@ -137,7 +148,8 @@ pub(super) fn parse_message(value: &mut Members, item: &mut Item) {
         let content = value.get("content").and_then(Value::as_str).unwrap_or("");
         push_value_calls(content, item);
     } else {
-        push_content(value.get_mut("content"), PartKind::Text, item);
+        let key = text_member(value, item.role);
+        push_content(value.get_mut(key), PartKind::Text, item);
     }
     let value = &*value;
     for key in ["reasoning_content", "reasoning"] {
@@ -175,6 +187,36 @@ pub(super) fn parse_message(value: &mut Members, item: &mut Item) {
     item.in_context = item.role != Role::None;
     if item.role == Role::Assistant {
         item.usage = value.get("usage").and_then(usage_of).map(Box::new);
+    }
+}
+
+/// Where a message keeps its text: Chat Completions' `content`, else `text` (nebius
+/// SWE-agent-trajectories: `{role, text, …}` messages), else, on a system message of that
+/// shape whose `text` is null, `system_prompt`.
+fn text_member(value: &Members, role: Role) -> &'static str {
+    if value.get("content").is_some() {
+        "content"
+    } else if value.get("text").is_some() {
+        "text"
+    } else if role == Role::System && value.get("system_prompt").is_some() {
+        "system_prompt"
+    } else {
+        "content"
+    }
+}
+
+/// The member a stored message keeps its text in ([`text_member`]): `text` for a message
+/// that has no `content` but a `text`.
+fn text_key_of(raw: &str) -> &'static str {
+    let has = |key: &str| {
+        crate::json::parse_raw(raw)
+            .ok()
+            .is_some_and(|raw| member(raw, key).is_some())
+    };
+    if !has("content") && has("text") {
+        "text"
+    } else {
+        "content"
     }
 }
 

@@ -42,6 +42,10 @@ const TURN_KEYS: [&str; 3] = ["conversations", "conversation", "messages"];
 pub struct ShareGpt;
 
 impl Adapter for ShareGpt {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["value", "content"]
+    }
+
     fn detect(&self, doc: &Doc) -> bool {
         find_conversations(doc)
             .iter()

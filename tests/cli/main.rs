@@ -24,6 +24,7 @@ mod s3;
 mod s3_profiles;
 mod s3_stores;
 mod sessions;
+mod shapes;
 mod stats;
 mod torn;
 

@@ -61,6 +61,10 @@ const CONTEXT_KEYS: [&str; 8] = [
 ];
 
 impl Adapter for ClaudeCode {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["content"]
+    }
+
     fn detect(&self, doc: &Doc) -> bool {
         let (records, _) = records(doc);
         let mut ours = 0;

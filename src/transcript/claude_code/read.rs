@@ -84,7 +84,9 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
         .and_then(|(_, v)| serde_json::from_str::<String>(v.get()).ok());
     let Some(kind) = kind else {
         // A usage export's record (what ccusage reads): a timestamp and a `message` holding
-        // only what the answer cost (`usage`, `model`, `id`), beside `costUSD` and `requestId`.
+        // only what the answer cost (`usage`, `model`, `id`; any other keys in `usage`), beside
+        // `costUSD`, `version` and `requestId`; its schema also allows a `content` of untyped
+        // `{text}` parts, which no Claude Code message has.
         if has("role") {
             return Some(false);
         }
@@ -94,7 +96,7 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
             .map(|(_, v)| v);
         let usage_only = message.is_some_and(|m| {
             m.member("usage").is_some_and(|u| u.get().starts_with('{'))
-                && m.member("content").is_none()
+                && m.member("content").is_none_or(is_usage_content)
                 && m.member("role").is_none()
         });
         return (usage_only && has("timestamp")).then_some(true);
@@ -111,6 +113,17 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
         "file-history-snapshot" => has("messageId") && has("snapshot"),
         "queue-operation" => has("operation"),
         _ => false,
+    })
+}
+
+/// A usage export's `message.content` (ccusage's `usageDataSchema`): a list of objects
+/// without a `type`, each at most a `text`.
+fn is_usage_content(content: &Node) -> bool {
+    content.elements().is_some_and(|parts| {
+        parts.iter().all(|part| {
+            part.members()
+                .is_some_and(|members| members.iter().all(|(k, _)| k == "text"))
+        })
     })
 }
 

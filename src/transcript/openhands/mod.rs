@@ -94,6 +94,10 @@ const SILENT_OBSERVATIONS: [&str; 4] = ["agent_state_changed", "null", "loop_det
 const HISTORY_KEYS: [&str; 3] = ["history", "trajectory", "events"];
 
 impl Adapter for OpenHands {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["message", "content", "command", "code", "thought", "path", "summary"]
+    }
+
     fn detect(&self, doc: &Doc) -> bool {
         !find_histories(doc).is_empty()
     }

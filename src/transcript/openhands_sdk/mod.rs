@@ -64,6 +64,10 @@ const SUMMARY_ID_SUFFIX: &str = "-summary";
 const ROOT_PARENT_ID: &str = "__root__";
 
 impl Adapter for OpenHandsSdk {
+    fn content_keys(&self) -> &'static [&'static str] {
+        &["content", "action", "observation", "thought", "reasoning_content", "system_prompt"]
+    }
+
     fn detect(&self, doc: &Doc) -> bool {
         !find_lists(doc).is_empty()
     }
