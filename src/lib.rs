@@ -18,7 +18,7 @@
 //! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr), [`human`] (thousands and plurals, for every layer), [`time`] (RFC 3339 stamps) |
 //! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
-//! | support | [`workers`] (inputs over the thread pool, in order), [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
+//! | support | [`workers`] (inputs over the thread pool, in order), [`panics`] (a panic made one input's error), [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
 //!
 //! Each folder is a module with its `mod.rs`; an adapter, a strategy or a command too large
 //! for one file becomes a folder of the same name. Formats are registered in one line of
@@ -48,6 +48,7 @@ pub(crate) mod json;
 pub(crate) mod manifest;
 pub mod output;
 pub(crate) mod outputs;
+pub(crate) mod panics;
 pub mod pipeline;
 pub(crate) mod plan;
 pub(crate) mod preserve;

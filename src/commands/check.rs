@@ -62,14 +62,18 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             unreadable: e.unopened,
         })
         .collect();
-    let checked = workers::in_order(&inputs, |input| {
+    let check = |input: &Input| {
         check_input(
             input,
             &opts,
             args.input.column.as_deref(),
             args.input.limit.max_input_bytes,
         )
-    });
+    };
+    let panicked = |input: &Input, why: String| {
+        vec![verdict(input.display(), None, vec![Finding::new(0, why)])]
+    };
+    let checked = workers::in_order(&inputs, check, panicked);
     results.extend(checked.into_iter().flatten());
 
     let mut out = Vec::new();
@@ -141,7 +145,7 @@ fn check_input(
 ) -> Vec<FileCheck> {
     let path = input.display();
     let text = match dataset::sniff(input, limit) {
-        Ok(Sniffed::Parquet(file)) => return check_dataset(path, file, opts, column),
+        Ok(Sniffed::Parquet(file)) => return check_dataset(path, file, opts, (column, limit)),
         Ok(Sniffed::Other(Some(bytes))) => discover::utf8(bytes),
         Ok(Sniffed::Other(None)) => discover::load(input, limit),
         Err(e) => Err(e),
@@ -177,9 +181,9 @@ fn check_dataset(
     path: String,
     file: std::fs::File,
     opts: &ReadOptions,
-    column: Option<&str>,
+    (column, limit): (Option<&str>, u64),
 ) -> Vec<FileCheck> {
-    let checked = dataset::Dataset::open(file, column).and_then(|d| {
+    let checked = dataset::Dataset::open(file, column, limit).and_then(|d| {
         d.read(|row| check_text(dataset::row_path(&path, row.index), row.text.into(), opts))
     });
     checked.unwrap_or_else(|e| vec![verdict(path, None, vec![Finding::new(0, format!("{e:#}"))])])

@@ -174,7 +174,11 @@ fn convert_dataset(
     root: Option<&Path>,
 ) -> Result<Done> {
     let path = input.display();
-    let dataset = Dataset::open(file, args.input.column.as_deref())?;
+    let dataset = Dataset::open(
+        file,
+        args.input.column.as_deref(),
+        args.input.limit.max_input_bytes,
+    )?;
     let dest = destination(args, input, root, "parquet")?;
     let gathered = Mutex::new(RowsDone::default());
     let stem = match input {

@@ -396,7 +396,7 @@ fn evaluate_input(
     let path = input.display();
     let text = match dataset::sniff(input, limit) {
         Ok(Sniffed::Parquet(file)) => {
-            let rows = dataset::Dataset::open(file, column).and_then(|d| {
+            let rows = dataset::Dataset::open(file, column, limit).and_then(|d| {
                 d.read(|row| {
                     let path = dataset::row_path(&path, row.index);
                     evaluate_text(path, Ok(row.text.into()), read, settings, judge)

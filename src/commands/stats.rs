@@ -172,12 +172,20 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
             ..Default::default()
         })
         .collect();
-    let measured = workers::in_order(&inputs, |input| {
+    let measure = |input: &Input| {
         let model = tokens.model.as_deref();
         let stats = match dataset::sniff(input, limit) {
             Ok(Sniffed::Parquet(file)) => {
                 let column = args.input.column.as_deref();
-                dataset_stats(input, file, column, &opts, &counter, &triggers, model)
+                dataset_stats(
+                    input,
+                    file,
+                    (column, limit),
+                    &opts,
+                    &counter,
+                    &triggers,
+                    model,
+                )
             }
             Ok(Sniffed::Other(bytes)) => {
                 vec![file_stats(
@@ -188,7 +196,12 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         };
         progress.advance();
         stats
-    });
+    };
+    let panicked = |input: &Input, why: String| {
+        progress.advance();
+        vec![failed(input.display(), 0, why)]
+    };
+    let measured = workers::in_order(&inputs, measure, panicked);
     files.extend(measured.into_iter().flatten());
     // Unusable paths among the others, all in path order (a dataset's rows in row order).
     files.sort_by(|a, b| dataset::report_order(&a.path, &b.path));
@@ -260,14 +273,14 @@ pub fn file_stats(
 fn dataset_stats(
     input: &Input,
     file: std::fs::File,
-    column: Option<&str>,
+    (column, limit): (Option<&str>, u64),
     opts: &ReadOptions,
     counter: &TokenCounter,
     triggers: &TriggerSettings,
     model: Option<&str>,
 ) -> Vec<FileStats> {
     let path = input.display();
-    let measured = dataset::Dataset::open(file, column).and_then(|d| {
+    let measured = dataset::Dataset::open(file, column, limit).and_then(|d| {
         d.read(|row| {
             let path = dataset::row_path(&path, row.index);
             text_stats(path, row.text.into(), opts, counter, triggers, model)

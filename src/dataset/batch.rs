@@ -99,6 +99,8 @@ impl Column {
                 Shape::Structs
             }
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Shape::Json,
+            // A pandas `category` of JSON texts.
+            DataType::Dictionary(_, value) if is_string(value) => Shape::Json,
             other => bail!(
                 "the column '{}' is {other}: a conversation column is a list of structs or a \
                  string of JSON",
@@ -179,7 +181,8 @@ impl Column {
         match self.shape {
             Shape::Json => {
                 let mut texts = Texts::default();
-                for value in strings(column) {
+                let column = plain(column)?;
+                for value in strings(&column) {
                     let range = value.map(|s| {
                         let start = texts.buf.len();
                         if is_list(s) {
@@ -253,10 +256,12 @@ impl Column {
     /// rows as read) is needed only when the column keeps originals.
     pub(super) fn rebuild<R>(
         &self,
-        column: &ArrayRef,
+        read: &ArrayRef,
         texts: Option<&Texts>,
         done: &mut [(usize, R, Option<String>)],
     ) -> Result<(ArrayRef, Vec<RowWritten>)> {
+        // A dictionary is rebuilt as its plain strings, and encoded again at the end.
+        let column = &plain(read)?;
         let originals = match self.shape {
             Shape::Json => strings(column),
             Shape::Structs => Vec::new(),
@@ -299,7 +304,7 @@ impl Column {
             }
         }
         if values.is_empty() {
-            return Ok((column.clone(), written));
+            return Ok((read.clone(), written));
         }
         let mut sources: Vec<&dyn Array> = vec![column.as_ref()];
         sources.extend(values.iter().map(|(_, v)| v.as_ref()));
@@ -315,6 +320,10 @@ impl Column {
             })
             .collect();
         let column = arrow_select::interleave::interleave(&sources, &indices)?;
+        let column = match read.data_type() {
+            DataType::Dictionary(..) => arrow_cast::cast(&column, read.data_type())?,
+            _ => column,
+        };
         Ok((column, written))
     }
 
@@ -402,6 +411,23 @@ pub(super) fn hash_texts(hasher: &mut xxhash_rust::xxh3::Xxh3, texts: &Texts) {
             }
             None => hasher.update(&u64::MAX.to_le_bytes()),
         }
+    }
+}
+
+/// Whether an Arrow type is a string type.
+fn is_string(dt: &DataType) -> bool {
+    matches!(
+        dt,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    )
+}
+
+/// A dictionary-encoded column as its plain values (one string per row); any other column as
+/// it is.
+fn plain(column: &ArrayRef) -> Result<ArrayRef> {
+    match column.data_type() {
+        DataType::Dictionary(_, value) => Ok(arrow_cast::cast(column, value)?),
+        _ => Ok(column.clone()),
     }
 }
 

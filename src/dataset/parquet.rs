@@ -5,7 +5,7 @@
 
 use super::Row;
 use super::batch::{self, Column, Written, hash_texts};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::{RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, FieldRef, Schema};
 use parquet::arrow::ArrowWriter;
@@ -21,11 +21,16 @@ use std::sync::Arc;
 /// The schema key where Arrow keeps its own schema; the writer writes it anew.
 const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 
+/// How every error reading a dataset begins: the file is not what it claims to be.
+const UNREADABLE: &str = "not a readable Parquet dataset";
+
 /// An open Parquet dataset and its conversation column.
 pub struct Dataset {
     file: File,
     meta: ArrowReaderMetadata,
     column: Column,
+    /// The most bytes a row group may hold decompressed (`--max-input-bytes`).
+    limit: u64,
 }
 
 /// A row as it went back into the dataset: what [`Dataset::rewrite`] hands its sink, in row
@@ -57,12 +62,17 @@ pub struct Rewritten {
 
 impl Dataset {
     /// Opens a Parquet file and finds its conversation column: `column` if given, else the
-    /// first of [`super::COLUMN_NAMES`] there is.
-    pub fn open(file: File, column: Option<&str>) -> Result<Dataset> {
-        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-            .context("reading the Parquet footer")?;
+    /// first of [`super::COLUMN_NAMES`] there is. A row group that holds more than `limit`
+    /// bytes decompressed is refused when it is reached, before it is decoded.
+    pub fn open(file: File, column: Option<&str>, limit: u64) -> Result<Dataset> {
+        let meta = load_footer(&file)?;
         let column = Column::find(meta.schema(), column, "--column")?;
-        Ok(Dataset { file, meta, column })
+        Ok(Dataset {
+            file,
+            meta,
+            column,
+            limit,
+        })
     }
 
     /// Makes [`Dataset::rewrite`] replace a row only when its original value comes back
@@ -204,24 +214,66 @@ impl Dataset {
         self.meta.metadata().num_row_groups()
     }
 
-    /// Row group `group`, all of it in one batch.
+    /// Row group `group`, all of it in one batch; refused before it is decoded when its
+    /// footer says it holds more than the limit decompressed. A decoder that panics on its
+    /// bytes (a damaged page) is an error too.
     fn read_group(&self, group: usize) -> Result<RecordBatch> {
-        let rows = self.meta.metadata().row_group(group).num_rows().max(1) as usize;
-        let file = self.file.try_clone()?;
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
-            .with_row_groups(vec![group])
-            .with_batch_size(rows)
-            .build()?;
-        let mut batches = reader
-            .collect::<Result<Vec<_>, _>>()
-            .with_context(|| format!("reading row group {group}"))?;
-        if batches.len() == 1 {
-            return Ok(batches.remove(0));
+        let meta = self.meta.metadata().row_group(group);
+        self.check_size(group)?;
+        let rows = meta.num_rows().max(1) as usize;
+        let read = || -> Result<RecordBatch> {
+            let file = self.file.try_clone()?;
+            let reader =
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
+                    .with_row_groups(vec![group])
+                    .with_batch_size(rows)
+                    .build()?;
+            let mut batches = reader.collect::<Result<Vec<_>, _>>()?;
+            if batches.len() == 1 {
+                return Ok(batches.remove(0));
+            }
+            Ok(arrow_select::concat::concat_batches(
+                self.meta.schema(),
+                &batches,
+            )?)
+        };
+        let unreadable = || format!("{UNREADABLE}: reading row group {group}");
+        match crate::panics::catch(read) {
+            Ok(batch) => batch.with_context(unreadable),
+            Err(panic) => Err(anyhow!(
+                "{}: its bytes do not decode ({panic})",
+                unreadable()
+            )),
         }
-        Ok(arrow_select::concat::concat_batches(
-            self.meta.schema(),
-            &batches,
-        )?)
+    }
+
+    /// Fails when row group `group` holds more than the limit decompressed, as its footer
+    /// says: a few kilobytes of zstd can hold a row of gigabytes.
+    fn check_size(&self, group: usize) -> Result<()> {
+        let meta = self.meta.metadata().row_group(group);
+        let chunks = meta
+            .columns()
+            .iter()
+            .map(|c| c.uncompressed_size().max(0) as u64);
+        let size = chunks
+            .sum::<u64>()
+            .max(meta.total_byte_size().max(0) as u64);
+        if size <= self.limit {
+            return Ok(());
+        }
+        let first: i64 = (0..group)
+            .map(|g| self.meta.metadata().row_group(g).num_rows())
+            .sum();
+        let rows = match meta.num_rows() {
+            1 => format!("row {first}"),
+            n => format!("rows {first} to {}", first + n - 1),
+        };
+        bail!(
+            "row group {group} ({rows}) holds {} bytes decompressed, over --max-input-bytes \
+             ({} bytes): refused before it is read",
+            crate::human::thousands(size),
+            crate::human::thousands(self.limit)
+        )
     }
 
     /// The writer's settings: the input's codec for each column (as its first row group has
@@ -259,6 +311,28 @@ impl Dataset {
     }
 }
 
+/// The footer, with Arrow's schema decoded from its metadata; a footer whose decoding panics
+/// (arrow-ipc on a damaged `ARROW:schema`) is an error like any other.
+fn load_footer(file: &File) -> Result<ArrowReaderMetadata> {
+    let load = |options: ArrowReaderOptions| {
+        crate::panics::catch(|| ArrowReaderMetadata::load(file, options))
+    };
+    match load(ArrowReaderOptions::new()) {
+        Ok(meta) => meta.context(UNREADABLE),
+        Err(panic) => {
+            // Which part is damaged: the footer without Arrow's schema may read.
+            let skipped = load(ArrowReaderOptions::new().with_skip_arrow_metadata(true));
+            let part = match skipped {
+                Ok(Ok(_)) => {
+                    format!("its Arrow schema ({ARROW_SCHEMA_KEY} in the footer) is damaged")
+                }
+                _ => "its footer is damaged".to_string(),
+            };
+            bail!("{UNREADABLE}: {part} ({panic})")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,7 +359,7 @@ mod tests {
             ArrowWriter::try_new(file.reopen().unwrap(), batch.schema(), Some(props)).unwrap();
         writer.write(&batch).unwrap();
         writer.close().unwrap();
-        let dataset = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        let dataset = Dataset::open(file.reopen().unwrap(), None, u64::MAX).unwrap();
         (file, dataset)
     }
 
@@ -340,7 +414,7 @@ mod tests {
         });
         assert_eq!(written[0], (0, Written::Replaced));
         assert!(matches!(&written[1], (2, Written::Refused(why)) if why.contains("extra")));
-        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let back = Dataset::open(out.reopen().unwrap(), None, u64::MAX).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
         assert_eq!(
             texts,
@@ -359,7 +433,7 @@ mod tests {
         let summary = r#"{"messages":[{"role":"user","content":"[ctxc summary]\nb"}]}"#;
         let written = rewritten(&d, &out, |_| ((), Some(summary.to_string())));
         assert_eq!(written, [((), Written::Replaced)]);
-        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let back = Dataset::open(out.reopen().unwrap(), None, u64::MAX).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
         assert_eq!(
             texts,
@@ -388,7 +462,7 @@ mod tests {
                 Some(row.text.replace("\"a\"", "\"A\"").replace("\"b\"", "\"B\"")),
             )
         });
-        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let back = Dataset::open(out.reopen().unwrap(), None, u64::MAX).unwrap();
         let texts: Vec<String> = back.read(|row| row.text.to_string()).unwrap();
         assert_eq!(texts[0], format!("{{\"conversation\":{}}}", message("A")));
         assert_eq!(texts[1], json!({"messages": message("B")}).to_string());
@@ -426,7 +500,7 @@ mod tests {
         let mut writer = ArrowWriter::try_new(file.reopen().unwrap(), schema, None).unwrap();
         writer.write(&batch).unwrap();
         writer.close().unwrap();
-        let mut d = Dataset::open(file.reopen().unwrap(), None).unwrap();
+        let mut d = Dataset::open(file.reopen().unwrap(), None, u64::MAX).unwrap();
         d.keep_originals();
         let out = tempfile::NamedTempFile::new().unwrap();
         let mut seen = Vec::new();
@@ -452,7 +526,7 @@ mod tests {
             "{:?}",
             seen[1]
         );
-        let back = Dataset::open(out.reopen().unwrap(), None).unwrap();
+        let back = Dataset::open(out.reopen().unwrap(), None, u64::MAX).unwrap();
         let batch = back.read_group(0).unwrap();
         let values = batch.column(0).as_list::<i32>().value(1);
         let score = values
@@ -466,11 +540,11 @@ mod tests {
     #[test]
     fn a_column_of_another_type_or_name_is_refused_with_the_columns_named() {
         let (file, _) = dataset(&[json!({"messages": "[]", "n": 1})]);
-        let err = Dataset::open(file.reopen().unwrap(), Some("n"))
+        let err = Dataset::open(file.reopen().unwrap(), Some("n"), u64::MAX)
             .err()
             .unwrap();
         assert!(err.to_string().contains("is Int64"), "{err}");
-        let err = Dataset::open(file.reopen().unwrap(), Some("x"))
+        let err = Dataset::open(file.reopen().unwrap(), Some("x"), u64::MAX)
             .err()
             .unwrap();
         assert!(err.to_string().contains("messages, n"), "{err}");

@@ -52,7 +52,7 @@ pub fn undo(records: &[Record], compacted: File, out: &File, force: bool) -> Res
         })
         .collect::<Result<_>>()?;
     let column = &last.dataset.as_ref().expect("checked").column;
-    let dataset = Dataset::open(compacted, Some(column))
+    let dataset = Dataset::open(compacted, Some(column), u64::MAX)
         .with_context(|| "reading the compacted dataset".to_string())?;
     let mut restored = Restored::default();
     // Each row: whether it was changed, the mismatches `force` let through; its original.
@@ -117,7 +117,7 @@ pub fn undo(records: &[Record], compacted: File, out: &File, force: bool) -> Res
     restored.rows = read.rows;
     out.sync_all()?;
     // Read back what was written.
-    let back = Dataset::open(out.try_clone()?, Some(column))
+    let back = Dataset::open(out.try_clone()?, Some(column), u64::MAX)
         .context("reading back the restored dataset")?
         .values_hash()?;
     let expected = &first.dataset.as_ref().expect("checked").values_hash;

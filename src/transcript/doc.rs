@@ -292,6 +292,19 @@ fn shape(node: &Node) -> String {
     shape_within(node, SHAPE_DEPTH)
 }
 
+/// Keys under which a message list is kept (the containers' and the datasets' names).
+const LIST_KEYS: [&str; 9] = [
+    "messages",
+    "conversations",
+    "conversation",
+    "history",
+    "traj",
+    "trajectory",
+    "chat",
+    "dialog",
+    "steps",
+];
+
 /// How many levels of first elements a description follows: enough to name a container, and
 /// a bound so that `[[[…]]]` nested 30,000 deep is described, not recursed into.
 const SHAPE_DEPTH: usize = 4;
@@ -315,7 +328,19 @@ fn shape_within(node: &Node, depth: usize) -> String {
                     .map(|v| format!(" ({k} = {})", clip(v.get())))
             })
             .unwrap_or_default();
-        format!("an object with keys [{}{more}]{tag}", keys.join(", "))
+        // A list under a key that names one is described too: what is wrong with a message
+        // list (empty, its first message without a string role) is told, not only its key.
+        let list = LIST_KEYS.iter().find_map(|key| {
+            let list = node.member(key)?;
+            list.get()
+                .starts_with('[')
+                .then(|| format!(", its {key} {}", shape_within(list, depth - 1)))
+        });
+        format!(
+            "an object with keys [{}{more}]{tag}{}",
+            keys.join(", "),
+            list.unwrap_or_default()
+        )
     } else if let Some(items) = node.elements() {
         match items.first() {
             Some(first) => format!(

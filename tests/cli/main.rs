@@ -18,6 +18,7 @@ mod man;
 mod openhands;
 mod openhands_sdk;
 mod parquet;
+mod parquet_hostile;
 mod progress;
 mod repair;
 mod s3;

@@ -181,7 +181,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         // Questions come one at a time, in order.
         jobs.iter().for_each(|job| conduct.file(job, &settings));
     } else {
-        workers::in_order(&jobs, |job| conduct.file(job, &settings));
+        workers::in_order(
+            &jobs,
+            |job| conduct.file(job, &settings),
+            |job, why| conduct.panicked(job, why),
+        );
     }
     // Every output in place (or failed) before anything is reported.
     conduct.land_all();
@@ -441,6 +445,14 @@ impl Conduct<'_> {
         for report in reports {
             self.emit(job, &report);
         }
+        self.progress.advance();
+    }
+
+    /// Reports a job whose [`Conduct::file`] panicked as failed, in place of any row it had
+    /// reported: whatever it was writing was dropped on the way out.
+    fn panicked(&self, job: &Job, why: String) {
+        self.spool.retract(job.id);
+        self.emit(job, &FileReport::failed(job.input.display(), why));
         self.progress.advance();
     }
 

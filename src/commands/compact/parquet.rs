@@ -100,17 +100,14 @@ impl Conduct<'_> {
             }
         }
         let replaceable = dest.is_some_and(|d| self.manifest.is_some_and(|m| m.names_output(d)));
-        // A dataset's output that is there already is refused (a file's is compared).
-        match check_destination(job, &self.args.outputs, replaceable) {
+        // A dataset's output that is there already is compared with this run's once written,
+        // as a file's is: the same command run again is done, anything else refused.
+        let existing = match check_destination(job, &self.args.outputs, replaceable) {
             Err(e) => return failed(Failed::at("write", 0)(e)),
-            Ok(true) => {
-                let name = job.dest.name().unwrap_or_default();
-                let e = output_exists(&name.display());
-                return failed(Failed::at("write", 0)(e));
-            }
-            Ok(false) => {}
-        }
-        match self.compact_dataset(job, file, object, settings, identity.as_ref()) {
+            Ok(existing) => existing,
+        };
+        let conduct = (object, existing);
+        match self.compact_dataset(job, file, conduct, settings, identity.as_ref()) {
             Ok(()) => Vec::new(),
             Err(f) => {
                 // Its rows were reported as done: the dataset as a whole failed instead.
@@ -120,11 +117,12 @@ impl Conduct<'_> {
         }
     }
 
+    /// `existing`: the output was there before the run ([`Conduct::left_as_is`]).
     fn compact_dataset(
         &self,
         job: &Job,
         file: File,
-        object: Option<inplace::remote::Claim>,
+        (object, existing): (Option<inplace::remote::Claim>, bool),
         settings: &Settings,
         identity: Option<&Identity>,
     ) -> Result<(), Failed> {
@@ -162,7 +160,9 @@ impl Conduct<'_> {
         let mut file_copy = object
             .as_ref()
             .map(|_| file.try_clone().context("keeping the object as read"));
-        let mut dataset = Dataset::open(file, self.args.input.column.as_deref()).map_err(&read)?;
+        let limit = self.args.input.limit.max_input_bytes;
+        let column = self.args.input.column.as_deref();
+        let mut dataset = Dataset::open(file, column, limit).map_err(&read)?;
         if archiving {
             dataset.keep_originals();
         }
@@ -184,6 +184,17 @@ impl Conduct<'_> {
         };
         let write = Failed::at("write", 0);
         match self.dest(job) {
+            // A dry run whose output is there already writes to a temporary file, to compare.
+            Destination::Nowhere if existing => {
+                let tmp = tempfile::tempfile()
+                    .context("creating a temporary file for the dataset")
+                    .map_err(&write)?;
+                let mut writer = BufWriter::new(&tmp);
+                let read = dataset.rewrite(Some(&mut writer), each, sink);
+                read.and_then(|_| Ok(writer.flush()?)).map_err(&write)?;
+                drop(writer);
+                self.left_as_is(job, None, &tmp).map_err(&write)?;
+            }
             Destination::Nowhere => {
                 dataset
                     .rewrite::<_, std::io::Sink>(None, each, sink)
@@ -212,6 +223,11 @@ impl Conduct<'_> {
                     })
                     .with_context(|| format!("writing {}", out.display()))
                     .map_err(&write)?;
+                if existing {
+                    return self
+                        .left_as_is(job, identity, tmp.as_file())
+                        .map_err(&write);
+                }
                 let staged = Staged {
                     job,
                     out,
@@ -244,6 +260,9 @@ impl Conduct<'_> {
                     .with_context(|| format!("writing the dataset for {url}"))
                     .map_err(&write)?;
                 drop(writer);
+                if existing {
+                    return self.left_as_is(job, identity, &tmp).map_err(&write);
+                }
                 // In place, a dataset none of whose rows changed is left alone: no backup, no
                 // rewrite.
                 if object.is_some() && rows.replaced == 0 {
@@ -291,6 +310,45 @@ impl Conduct<'_> {
                 self.settle(written, pending).map_err(&write)?;
             }
         }
+        Ok(())
+    }
+
+    /// A dataset whose output was there before the run, now `written` to a temporary file:
+    /// done when the output holds exactly those bytes (the same command run again), with its
+    /// `--resume-from` entry (`identity`: the input's, for a real run); refused otherwise.
+    /// The output is left as it is either way.
+    fn left_as_is(&self, job: &Job, identity: Option<&Identity>, written: &File) -> Result<()> {
+        let name = job.dest.name().unwrap_or_default();
+        let (size, hash) = archive::hash_file(written).context("reading back the dataset")?;
+        let there = match &job.dest {
+            Destination::File(path) => std::fs::metadata(path)
+                .is_ok_and(|m| m.len() == size)
+                .then(|| {
+                    File::open(path).and_then(|f| read_whole(&f).map_err(std::io::Error::other))
+                })
+                .transpose()?,
+            Destination::Remote(url) => match crate::store::head(url)? {
+                Some(meta) if meta.size == size => {
+                    Some(crate::store::get(url, size).map_err(|e| anyhow!(e.0))?.0)
+                }
+                _ => None,
+            },
+            Destination::Stdout | Destination::Nowhere => None,
+        };
+        if there.is_none_or(|there| there != read_whole(written).unwrap_or_default()) {
+            return Err(output_exists(&name.display()));
+        }
+        if identity.is_some() {
+            self.record_rows(job, identity, &name, hash)?;
+        }
+        self.progress.log(
+            1,
+            &format!(
+                "{}: the output {} was there already, byte for byte this result: left as it is",
+                job.input.display(),
+                name.display()
+            ),
+        );
         Ok(())
     }
 
