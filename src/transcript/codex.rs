@@ -48,7 +48,7 @@ pub struct Codex;
 
 impl Adapter for Codex {
     fn content_keys(&self) -> &'static [&'static str] {
-        &["content", "output", "arguments", "input", "summary", "message"]
+        &["content", "output", "arguments", "input", "summary", "message", "encrypted_content"]
     }
 
     /// Every record is a typed object and some record is a known `{type, payload}` record, so

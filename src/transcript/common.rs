@@ -123,7 +123,10 @@ pub(super) fn contentless(
     let messages: Vec<&super::Item> = conv
         .items
         .iter()
+        // Reasoning items are not messages: one may carry nothing readable (Codex's
+        // encrypted reasoning).
         .filter(|i| matches!(i.role, Role::User | Role::Assistant | Role::Tool))
+        .filter(|i| i.kind != super::Kind::Thinking)
         .collect();
     let carries = |item: &&super::Item| {
         item.parts.iter().any(|p| !p.text.is_empty())
