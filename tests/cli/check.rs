@@ -409,3 +409,30 @@ fn standard_input_and_named_pipes_are_read_up_to_the_limit() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
     writer.join().unwrap().unwrap();
 }
+
+/// A file of NULs (what a crash can leave) is refused at its first byte, after reading a
+/// mebibyte of it, by `check`, `repair` and `stats` alike: exit 1, the byte named, no panic.
+#[test]
+fn a_file_of_nuls_is_refused_at_its_first_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zeros.jsonl");
+    std::fs::write(&path, vec![0u8; 4 << 20]).unwrap();
+    let want = "zeros.jsonl:1: invalid JSON at byte 0: a NUL byte (0x00) cannot start a JSON value";
+    for args in [&["check"][..], &["repair", "-o", "out.jsonl"], &["stats"]] {
+        let out = ctxc()
+            .current_dir(dir.path())
+            .args(args)
+            .arg("zeros.jsonl")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let said = format!(
+            "{}{}",
+            stdout_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(said.contains(want), "{args:?}: {said}");
+        assert!(!said.contains("panicked"), "{said}");
+    }
+    assert!(!dir.path().join("out.jsonl").exists());
+}
