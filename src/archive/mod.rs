@@ -332,7 +332,57 @@ fn hash_prefix(file: &std::fs::File, limit: u64) -> std::io::Result<(u64, String
 /// Whether the file (or object) at `path` holds the record's output, or begins with it; read
 /// in pieces.
 pub fn file_holds_output(path: &Path, record: &Record) -> bool {
-    place::begins_with(path, record.output.bytes, &record.output.hash)
+    file_holds(path, &record.output)
+}
+
+/// Whether the file (or object) at `path` holds the file `named`, or begins with it.
+fn file_holds(path: &Path, named: &FileRef) -> bool {
+    place::begins_with(path, named.bytes, &named.hash)
+}
+
+/// What settling an archive's pending records did ([`settle_pending`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The run's records are kept, now committed: its output reached the file.
+    Committed(PathBuf),
+    /// The run's records were dropped: its output never reached the file.
+    Dropped(PathBuf),
+}
+
+/// Settles, and writes back, the pending records a stopped run left in the archives that
+/// follow `input` (beside it, or where this run's `--archive-dir` holds it), before an
+/// in-place run changes the file and the pending records could no longer be told apart.
+/// An archive left with no record (its only run never reached the file) is removed.
+pub fn settle_pending(
+    input: &Path,
+    archive_dir: Option<&Path>,
+    input_root: Option<&Path>,
+) -> Result<Vec<Settled>> {
+    let mut settled = Vec::new();
+    for candidate in paths::earlier_candidates(input, archive_dir, input_root) {
+        if place::url(&candidate).is_some() || !candidate.is_file() {
+            continue;
+        }
+        // Not an archive ctxc can read: left alone, and refused where it matters.
+        let Ok(mut archive) = Archive::read(&candidate) else {
+            continue;
+        };
+        if !archive.records.last().is_some_and(|r| r.pending) {
+            continue;
+        }
+        let dropped = chain::settle(&mut archive.records, &candidate);
+        let written = if archive.records.is_empty() {
+            place::remove(&candidate)
+        } else {
+            place::write(&candidate, archive.to_json().as_bytes(), Some(input))
+        };
+        written.with_context(|| format!("settling the archive {}", candidate.display()))?;
+        settled.push(match dropped {
+            true => Settled::Dropped(candidate),
+            false => Settled::Committed(candidate),
+        });
+    }
+    Ok(settled)
 }
 
 impl Pending {

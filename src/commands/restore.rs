@@ -79,6 +79,30 @@ fn beside(path: PathBuf) -> PathBuf {
     path
 }
 
+/// Why `path` could not be read as an archive: when it is not one by name and no archive is
+/// beside it (`ctxc restore small.parquet` for a file never compacted with `--archive`), that
+/// the archive is missing, rather than why the file itself is no archive.
+fn no_archive(path: &Path, error: anyhow::Error) -> anyhow::Error {
+    let beside = archive::archive_path(path, None, None, None);
+    let named = path.to_string_lossy().ends_with(archive::SUFFIX);
+    if named || !place::exists(path).unwrap_or(false) || place::exists(&beside).unwrap_or(true) {
+        return error;
+    }
+    let missing = format!(
+        "{} has no archive: {} is missing",
+        crate::human::path(path),
+        crate::human::path(&beside)
+    );
+    // Why a text file is no archive helps (a transcript given); a binary file's does not.
+    if !format!("{error:#}").contains("not UTF-8") {
+        return anyhow!("{missing}, and {error:#}");
+    }
+    anyhow!(
+        "{missing} (restore takes the archive that `compact --archive` wrote, or the \
+         compacted file it sits beside)"
+    )
+}
+
 /// The bytes the restore starts from: the last compaction's output.
 struct Compacted {
     /// The file they were read from (`None`: the archive's own copy).
@@ -98,7 +122,8 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         output: args.output.clone(),
         ..*args
     };
-    let mut archive = Archive::read(&args.archive).map_err(Stop::Failed)?;
+    let mut archive =
+        Archive::read(&args.archive).map_err(|e| Stop::Failed(no_archive(&args.archive, e)))?;
     let dropped = archive::settle(&mut archive.records, &args.archive);
     if dropped {
         warn(&format!(
@@ -569,6 +594,7 @@ fn destination(
                      where to write it with -o FILE (or -o - for standard output)"
                 ))
             })?;
+            confined(&path, compacted.unwrap_or(&args.archive), &args.archive)?;
             (path, false)
         }
     };
@@ -589,6 +615,40 @@ fn destination(
         return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.display())));
     }
     Ok(Dest::File(path))
+}
+
+/// Refuses a default destination outside the directory of `home` (the compacted file, or the
+/// archive when its copy is restored from): an archive (from a shared bucket, a tarball) is
+/// untrusted input, so the paths it records never choose where a file is written: `-o` does.
+fn confined(path: &Path, home: &Path, archive: &Path) -> Result<(), Stop> {
+    let named = matches!(
+        path.components().next_back(),
+        Some(std::path::Component::Normal(_))
+    );
+    if named && directory_of(path).is_some_and(|d| Some(d) == directory_of(home)) {
+        return Ok(());
+    }
+    Err(Stop::Failed(anyhow!(
+        "the archive {} names {} as the original's place, outside the directory of {}: an \
+         archive does not choose where restore writes; name the destination with -o FILE",
+        crate::human::path(archive),
+        crate::human::path(path),
+        crate::human::path(home)
+    )))
+}
+
+/// The directory a file or object is in, resolved (`None` when it does not exist).
+fn directory_of(path: &Path) -> Option<String> {
+    if let Some(url) = place::url(path) {
+        let url = url.to_string();
+        return url.rfind('/').map(|at| url[..at].to_string());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = parent.canonicalize().ok()?;
+    Some(dir.to_string_lossy().into_owned())
 }
 
 /// Whether the file at `path` holds exactly `bytes`.

@@ -519,6 +519,31 @@ impl Conduct<'_> {
         }
     }
 
+    /// Settles the pending records a stopped run left in the archives that follow this
+    /// in-place input, and says so.
+    fn settle_pending(&self, job: &Job) -> Result<()> {
+        let Input::File(input) = &job.input else {
+            return Ok(());
+        };
+        let settled =
+            archive::settle_pending(input, self.args.archive_dir.as_deref(), job.root.as_deref())?;
+        for done in settled {
+            self.progress.warn(&match done {
+                archive::Settled::Committed(path) => format!(
+                    "{}: the last compaction of a run that was stopped reached {}: now recorded as done",
+                    path.display(),
+                    input.display()
+                ),
+                archive::Settled::Dropped(path) => format!(
+                    "{}: the last compaction of a run that was stopped never reached {}: left out",
+                    path.display(),
+                    input.display()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// How an input looks now, for the `--resume-from` manifest: a file's size and time, or
     /// (only when there is a manifest: it costs a request) an object's size and ETag.
     fn identity(&self, input: &Input) -> Option<Identity> {
@@ -830,6 +855,9 @@ impl Conduct<'_> {
                     _ => None,
                 };
                 if let Some(claim) = claim {
+                    // A record a stopped run left pending is settled while the file still
+                    // tells whether that run's output reached it.
+                    self.settle_pending(job)?;
                     // An unchanged file is left alone: no backup, no rewrite.
                     if outcome.output == *original {
                         return done(path.display().to_string());
