@@ -26,7 +26,8 @@ impl Input {
     pub fn display(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".into(),
-            Input::File(path) => path.display().to_string(),
+            // Control characters escaped: a name holding a newline cannot forge a line.
+            Input::File(path) => crate::human::path(path),
             Input::Remote(url) => url.to_string(),
         }
     }
@@ -64,7 +65,7 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
             walk(path, &matcher, &mut inputs, &mut errors);
             if inputs.len() == before {
                 errors.push(InputError {
-                    path: path.display().to_string(),
+                    path: crate::human::path(path),
                     message: format!("no files matching {} in this directory", globs.join(", ")),
                     unopened: false,
                 });
@@ -73,7 +74,7 @@ pub fn discover(paths: &[PathBuf], globs: &[String]) -> Result<(Vec<Input>, Vec<
             inputs.push(Input::File(path.clone()));
         } else {
             errors.push(InputError {
-                path: path.display().to_string(),
+                path: crate::human::path(path),
                 message: "no such file or directory".into(),
                 unopened: true,
             });
@@ -111,7 +112,7 @@ fn remote(
 ) {
     let mut fail = |message: String| {
         errors.push(InputError {
-            path: path.display().to_string(),
+            path: crate::human::path(path),
             message,
             unopened: true,
         });
@@ -196,8 +197,11 @@ fn walk(dir: &Path, matcher: &GlobSet, inputs: &mut Vec<Input>, errors: &mut Vec
 /// other 15 of a 16-core machine waited for the list.
 fn walk_folder(dir: &Path, matcher: &GlobSet) -> (Vec<Input>, Vec<InputError>) {
     let unreadable = |path: &Path, e: std::io::Error| InputError {
-        path: path.display().to_string(),
-        message: format!("IO error for operation on {}: {e}", path.display()),
+        path: crate::human::path(path),
+        message: format!(
+            "IO error for operation on {}: {e}",
+            crate::human::path(path)
+        ),
         unopened: true,
     };
     let listing = match std::fs::read_dir(dir) {

@@ -28,6 +28,25 @@ pub fn path(path: &std::path::Path) -> String {
     text(&path.to_string_lossy()).into_owned()
 }
 
+/// [`path`] as a method, for messages: `format!("{}", file.shown())` where `display()` would
+/// print a newline in a file name as it is.
+pub trait Shown {
+    /// The path as [`path`] prints it.
+    fn shown(&self) -> String;
+}
+
+impl Shown for std::path::Path {
+    fn shown(&self) -> String {
+        path(self)
+    }
+}
+
+impl Shown for std::path::PathBuf {
+    fn shown(&self) -> String {
+        path(self)
+    }
+}
+
 /// `text` with control characters escaped as [`path`] does (borrowed when there are none).
 pub fn text(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(|c| c.is_control() || c == '\\') {

@@ -53,6 +53,7 @@ pub use paths::{Base, archive_name, archive_path, candidates, resolve};
 pub use record::{conversations, dataset_record, file_ref_of, record, triggers};
 pub use undo::{Undone, undo};
 
+use crate::human::Shown;
 use crate::pipeline::Outcome;
 use crate::transcript::Transcript;
 use anyhow::{Context, Result, bail};
@@ -289,7 +290,7 @@ fn start(mut new: Vec<Record>, places: Places, source: Option<&str>) -> Result<P
         paths::set_relative(&mut r.output, &path);
     }
     let before =
-        place::read(&path).with_context(|| format!("reading the archive {}", path.display()))?;
+        place::read(&path).with_context(|| format!("reading the archive {}", path.shown()))?;
     // The archive holds the input's content: it gets the input's permissions.
     let like = places
         .input
@@ -376,7 +377,7 @@ pub fn settle_pending(
         } else {
             place::write(&candidate, archive.to_json().as_bytes(), Some(input))
         };
-        written.with_context(|| format!("settling the archive {}", candidate.display()))?;
+        written.with_context(|| format!("settling the archive {}", candidate.shown()))?;
         settled.push(match dropped {
             true => Settled::Dropped(candidate),
             false => Settled::Committed(candidate),
@@ -414,7 +415,7 @@ impl Pending {
             Some(bytes) => place::write(&self.path, bytes, Some(&self.like)),
             None => place::remove(&self.path),
         }
-        .with_context(|| format!("putting back the archive {}", self.path.display()))
+        .with_context(|| format!("putting back the archive {}", self.path.shown()))
     }
 
     fn write(&self) -> Result<()> {
@@ -423,7 +424,7 @@ impl Pending {
             self.archive.to_json().as_bytes(),
             Some(&self.like),
         )
-        .with_context(|| format!("writing the archive {}", self.path.display()))
+        .with_context(|| format!("writing the archive {}", self.path.shown()))
     }
 }
 
@@ -460,8 +461,8 @@ fn earlier_records(
         let there = place::exists(&candidate).with_context(|| {
             format!(
                 "looking for the earlier compactions of {} at {}",
-                input.display(),
-                candidate.display()
+                input.shown(),
+                candidate.shown()
             )
         })?;
         if !there {
@@ -470,8 +471,8 @@ fn earlier_records(
         let mut earlier = Archive::read(&candidate).with_context(|| {
             format!(
                 "{} may hold the earlier compactions of {} (move it away to start a new archive)",
-                candidate.display(),
-                input.display()
+                candidate.shown(),
+                input.shown()
             )
         })?;
         chain::settle(&mut earlier.records, &candidate);
@@ -519,13 +520,13 @@ fn check_target(path: &Path, output: &FileRef) -> Result<()> {
         return Ok(());
     }
     let existing =
-        Archive::read(path).with_context(|| format!("not replacing {}", path.display()))?;
+        Archive::read(path).with_context(|| format!("not replacing {}", path.shown()))?;
     let theirs = existing.records.last().and_then(|r| r.output.path.clone());
     if theirs.is_some() && theirs != output.path {
         bail!(
             "the archive {} belongs to {}, not to {}: not replacing it (use --archive-dir, or \
              move one of them)",
-            path.display(),
+            path.shown(),
             theirs.unwrap_or_default(),
             output.path.as_deref().unwrap_or_default()
         );

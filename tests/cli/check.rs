@@ -436,3 +436,33 @@ fn a_file_of_nuls_is_refused_at_its_first_byte() {
     }
     assert!(!dir.path().join("out.jsonl").exists());
 }
+
+/// A file name holding a newline cannot forge a line of ctxc's output: every path printed
+/// (findings, errors, restore's messages) has its control characters escaped.
+#[test]
+fn control_characters_in_file_names_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "s\nctxc: checked 9 files: 9 valid\x1b[2K.jsonl";
+    std::fs::write(dir.path().join(name), "{\"broken\": \n").unwrap();
+    let shown = r"s\nctxc: checked 9 files: 9 valid\u{1b}[2K.jsonl";
+    let run = |args: &[&str]| {
+        let out = ctxc().current_dir(dir.path()).args(args).output().unwrap();
+        format!(
+            "{}{}",
+            stdout_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    for said in [
+        run(&["check", name]),
+        run(&["check", "."]),
+        run(&["restore", name]),
+    ] {
+        assert!(said.contains(shown), "{said}");
+        assert!(
+            !said.lines().any(|l| l.starts_with("ctxc: checked 9 files")),
+            "a forged line: {said}"
+        );
+        assert!(!said.contains('\x1b'), "{said:?}");
+    }
+}

@@ -503,7 +503,7 @@ impl Conduct<'_> {
                 if let Err(e) = pending.commit() {
                     self.progress.warn(&format!(
                         "{}: {e:#} (its last record stays pending, which is read right)",
-                        archive.display()
+                        crate::human::path(&archive)
                     ));
                 }
                 Ok(())
@@ -531,13 +531,13 @@ impl Conduct<'_> {
             self.progress.warn(&match done {
                 archive::Settled::Committed(path) => format!(
                     "{}: the last compaction of a run that was stopped reached {}: now recorded as done",
-                    path.display(),
-                    input.display()
+                    crate::human::path(&path),
+                    crate::human::path(input)
                 ),
                 archive::Settled::Dropped(path) => format!(
                     "{}: the last compaction of a run that was stopped never reached {}: left out",
-                    path.display(),
-                    input.display()
+                    crate::human::path(&path),
+                    crate::human::path(input)
                 ),
             });
         }
