@@ -49,6 +49,8 @@ pub struct Claim {
 /// `max_bytes`).
 pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
     let (target, mut file, opened) = lock(path, max_bytes)?;
+    // A file that cannot start JSON (a file of NULs) is refused before it is read whole.
+    crate::discover::probe_start(&file).map_err(|e| anyhow::anyhow!(e.message))?;
     let mut bytes = Vec::with_capacity(opened.len() as usize);
     file.read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", target.shown()))?;

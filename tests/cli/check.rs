@@ -411,14 +411,23 @@ fn standard_input_and_named_pipes_are_read_up_to_the_limit() {
 }
 
 /// A file of NULs (what a crash can leave) is refused at its first byte, after reading a
-/// mebibyte of it, by `check`, `repair` and `stats` alike: exit 1, the byte named, no panic.
+/// mebibyte of it, by `check`, `repair`, `stats` and in-place runs alike: exit 1, the byte
+/// named, the file left as it was, no panic.
 #[test]
 fn a_file_of_nuls_is_refused_at_its_first_byte() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("zeros.jsonl");
     std::fs::write(&path, vec![0u8; 4 << 20]).unwrap();
-    let want = "zeros.jsonl:1: invalid JSON at byte 0: a NUL byte (0x00) cannot start a JSON value";
-    for args in [&["check"][..], &["repair", "-o", "out.jsonl"], &["stats"]] {
+    let want = "invalid JSON at byte 0: a NUL byte (0x00) cannot start a JSON value";
+    let in_place: &[&str] = &["repair", "--in-place"];
+    let compact_in_place: &[&str] = &["compact", "--in-place", "--force"];
+    for args in [
+        &["check"][..],
+        &["repair", "-o", "out.jsonl"],
+        &["stats"],
+        in_place,
+        compact_in_place,
+    ] {
         let out = ctxc()
             .current_dir(dir.path())
             .args(args)
@@ -431,10 +440,18 @@ fn a_file_of_nuls_is_refused_at_its_first_byte() {
             stdout_of(&out),
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(said.contains(want), "{args:?}: {said}");
+        assert!(
+            said.contains(want) && said.contains("zeros.jsonl"),
+            "{args:?}: {said}"
+        );
         assert!(!said.contains("panicked"), "{said}");
     }
     assert!(!dir.path().join("out.jsonl").exists());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        vec![0u8; 4 << 20],
+        "left as it was"
+    );
 }
 
 /// A file name holding a newline cannot forge a line of ctxc's output: every path printed
