@@ -186,8 +186,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --version 'Print version'
         }
         &'ctxc;restore'= {
-            cand -o 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]'
-            cand --output 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]'
+            cand -o 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free or is the compacted file itself, and is in the compacted file''s directory (an archive does not choose where restore writes): a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]'
+            cand --output 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original''s path or URL, when it is free or is the compacted file itself, and is in the compacted file''s directory (an archive does not choose where restore writes): a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]'
             cand --steps 'Undo only the last N compactions, across generations [default: all]'
             cand --generation 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them'
             cand -j 'Worker threads (default: one per core)'

@@ -215,7 +215,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s q -l quiet -d 'Prin
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free or is the compacted file itself: a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s o -l output -d 'Write the restored transcript here (a file, `-`, or an object URL) [default: the original\'s path or URL, when it is free or is the compacted file itself, and is in the compacted file\'s directory (an archive does not choose where restore writes): a file compacted in place is restored over itself, kept first as NAME.EXT.compacted]' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l steps -d 'Undo only the last N compactions, across generations [default: all]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -l generation -d 'Restore the file as generation N began: before its first compaction. A file changed since its last compaction (a resumed client appended to it) starts a new generation when compacted again; `ctxc archive show` lists them' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand restore" -s j -l jobs -d 'Worker threads (default: one per core)' -r

@@ -21,9 +21,62 @@ pub fn plural(n: usize, noun: &str) -> String {
     format!("{} {noun}{s}", thousands(n))
 }
 
+/// A path as messages, warnings and tables print it: lossy UTF-8, with control characters
+/// escaped (`\n`, `\t`, `\u{1b}`…) and a backslash doubled, so a file name holding a newline
+/// or a terminal escape cannot forge a log line or repaint the terminal.
+pub fn path(path: &std::path::Path) -> String {
+    text(&path.to_string_lossy()).into_owned()
+}
+
+/// [`path`] as a method, for messages: `format!("{}", file.shown())` where `display()` would
+/// print a newline in a file name as it is.
+pub trait Shown {
+    /// The path as [`path`] prints it.
+    fn shown(&self) -> String;
+}
+
+impl Shown for std::path::Path {
+    fn shown(&self) -> String {
+        path(self)
+    }
+}
+
+impl Shown for std::path::PathBuf {
+    fn shown(&self) -> String {
+        path(self)
+    }
+}
+
+/// `text` with control characters escaped as [`path`] does (borrowed when there are none).
+pub fn text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() || c == '\\') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_print_with_control_characters_escaped() {
+        let forged = std::path::Path::new("a\nctxc: restored everything\t\u{1b}[2J.jsonl");
+        assert_eq!(
+            path(forged),
+            "a\\nctxc: restored everything\\t\\u{1b}[2J.jsonl"
+        );
+        assert_eq!(path(std::path::Path::new("/w/é s.jsonl")), "/w/é s.jsonl");
+        assert_eq!(text(r"C:\x"), r"C:\\x");
+    }
 
     #[test]
     fn plurals_agree() {

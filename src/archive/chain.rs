@@ -16,7 +16,9 @@
 //! A record is written `pending` before its output is put in place and committed after, so a
 //! crash, a refused replace or a full disk on either side of the rename leaves an archive that
 //! [`settle`] reads right: the pending record counts when the file holds its output (or starts
-//! with it: appended to since), and is dropped when the file still holds its input.
+//! with it: appended to since), and is dropped when the file still holds its input. A file that
+//! holds neither (rewritten since by a run without `--archive`) keeps the record when its copy
+//! of the output matches the output's digest: that copy rebuilds the input.
 
 use super::model::{Piece, Record, hash};
 use super::paths;
@@ -24,7 +26,8 @@ use std::path::Path;
 
 /// Settles pending last records (one run's: a compaction, or a repair and its compaction)
 /// against the file the last one's output names (looked up from the archive at
-/// `archive_path`): kept, as committed, when that file holds the output or starts with it;
+/// `archive_path`): kept, as committed, when that file holds the output or starts with it, or
+/// when the record's copy of its output is sound and the input is not where it was read;
 /// dropped otherwise. Returns whether records were dropped.
 pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
     let Some(last) = records.last().filter(|r| r.pending) else {
@@ -36,13 +39,28 @@ pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
         .any(|(p, _)| super::file_holds_output(p, last));
     let pending = records.iter().rev().take_while(|r| r.pending).count();
     let first = records.len() - pending;
-    if reached {
+    // The file moved on from the output (rewritten by a run without `--archive`, or gone):
+    // the archive's own copy of the output still rebuilds the input, unless the file holds
+    // that input still, when the output never reached it.
+    let kept = reached
+        || (copy_matches(last)
+            && !paths::candidates(archive_path, &records[first].input)
+                .iter()
+                .any(|(p, _)| super::file_holds(p, &records[first].input)));
+    if kept {
         records[first..].iter_mut().for_each(|r| r.pending = false);
         false
     } else {
         records.truncate(first);
         true
     }
+}
+
+/// Whether the record keeps a copy of its output that matches the output's recorded digest.
+fn copy_matches(record: &Record) -> bool {
+    record.output_copy.as_ref().is_some_and(|copy| {
+        copy.len() as u64 == record.output.bytes && hash(copy.as_bytes()) == record.output.hash
+    })
 }
 
 /// Whether `bytes` are the record's output, or begin with it.

@@ -53,6 +53,7 @@ pub use paths::{Base, archive_name, archive_path, candidates, resolve};
 pub use record::{conversations, dataset_record, file_ref_of, record, triggers};
 pub use undo::{Undone, undo};
 
+use crate::human::Shown;
 use crate::pipeline::Outcome;
 use crate::transcript::Transcript;
 use anyhow::{Context, Result, bail};
@@ -289,7 +290,7 @@ fn start(mut new: Vec<Record>, places: Places, source: Option<&str>) -> Result<P
         paths::set_relative(&mut r.output, &path);
     }
     let before =
-        place::read(&path).with_context(|| format!("reading the archive {}", path.display()))?;
+        place::read(&path).with_context(|| format!("reading the archive {}", path.shown()))?;
     // The archive holds the input's content: it gets the input's permissions.
     let like = places
         .input
@@ -332,7 +333,57 @@ fn hash_prefix(file: &std::fs::File, limit: u64) -> std::io::Result<(u64, String
 /// Whether the file (or object) at `path` holds the record's output, or begins with it; read
 /// in pieces.
 pub fn file_holds_output(path: &Path, record: &Record) -> bool {
-    place::begins_with(path, record.output.bytes, &record.output.hash)
+    file_holds(path, &record.output)
+}
+
+/// Whether the file (or object) at `path` holds the file `named`, or begins with it.
+fn file_holds(path: &Path, named: &FileRef) -> bool {
+    place::begins_with(path, named.bytes, &named.hash)
+}
+
+/// What settling an archive's pending records did ([`settle_pending`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The run's records are kept, now committed: its output reached the file.
+    Committed(PathBuf),
+    /// The run's records were dropped: its output never reached the file.
+    Dropped(PathBuf),
+}
+
+/// Settles, and writes back, the pending records a stopped run left in the archives that
+/// follow `input` (beside it, or where this run's `--archive-dir` holds it), before an
+/// in-place run changes the file and the pending records could no longer be told apart.
+/// An archive left with no record (its only run never reached the file) is removed.
+pub fn settle_pending(
+    input: &Path,
+    archive_dir: Option<&Path>,
+    input_root: Option<&Path>,
+) -> Result<Vec<Settled>> {
+    let mut settled = Vec::new();
+    for candidate in paths::earlier_candidates(input, archive_dir, input_root) {
+        if place::url(&candidate).is_some() || !candidate.is_file() {
+            continue;
+        }
+        // Not an archive ctxc can read: left alone, and refused where it matters.
+        let Ok(mut archive) = Archive::read(&candidate) else {
+            continue;
+        };
+        if !archive.records.last().is_some_and(|r| r.pending) {
+            continue;
+        }
+        let dropped = chain::settle(&mut archive.records, &candidate);
+        let written = if archive.records.is_empty() {
+            place::remove(&candidate)
+        } else {
+            place::write(&candidate, archive.to_json().as_bytes(), Some(input))
+        };
+        written.with_context(|| format!("settling the archive {}", candidate.shown()))?;
+        settled.push(match dropped {
+            true => Settled::Dropped(candidate),
+            false => Settled::Committed(candidate),
+        });
+    }
+    Ok(settled)
 }
 
 impl Pending {
@@ -364,7 +415,7 @@ impl Pending {
             Some(bytes) => place::write(&self.path, bytes, Some(&self.like)),
             None => place::remove(&self.path),
         }
-        .with_context(|| format!("putting back the archive {}", self.path.display()))
+        .with_context(|| format!("putting back the archive {}", self.path.shown()))
     }
 
     fn write(&self) -> Result<()> {
@@ -373,7 +424,7 @@ impl Pending {
             self.archive.to_json().as_bytes(),
             Some(&self.like),
         )
-        .with_context(|| format!("writing the archive {}", self.path.display()))
+        .with_context(|| format!("writing the archive {}", self.path.shown()))
     }
 }
 
@@ -410,8 +461,8 @@ fn earlier_records(
         let there = place::exists(&candidate).with_context(|| {
             format!(
                 "looking for the earlier compactions of {} at {}",
-                input.display(),
-                candidate.display()
+                input.shown(),
+                candidate.shown()
             )
         })?;
         if !there {
@@ -420,8 +471,8 @@ fn earlier_records(
         let mut earlier = Archive::read(&candidate).with_context(|| {
             format!(
                 "{} may hold the earlier compactions of {} (move it away to start a new archive)",
-                candidate.display(),
-                input.display()
+                candidate.shown(),
+                input.shown()
             )
         })?;
         chain::settle(&mut earlier.records, &candidate);
@@ -469,13 +520,13 @@ fn check_target(path: &Path, output: &FileRef) -> Result<()> {
         return Ok(());
     }
     let existing =
-        Archive::read(path).with_context(|| format!("not replacing {}", path.display()))?;
+        Archive::read(path).with_context(|| format!("not replacing {}", path.shown()))?;
     let theirs = existing.records.last().and_then(|r| r.output.path.clone());
     if theirs.is_some() && theirs != output.path {
         bail!(
             "the archive {} belongs to {}, not to {}: not replacing it (use --archive-dir, or \
              move one of them)",
-            path.display(),
+            path.shown(),
             theirs.unwrap_or_default(),
             output.path.as_deref().unwrap_or_default()
         );

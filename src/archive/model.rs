@@ -5,6 +5,7 @@
 //! Schema 2 added generations (see [`super::chain`]): `generation`, `previousOutput`,
 //! `outputCopy` and `pending`. A schema 1 archive reads as one generation, all committed.
 
+use crate::human::Shown;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -276,12 +277,12 @@ impl Archive {
             if e.line() > 1 && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok() {
                 return anyhow::anyhow!(
                     "{} is not a ctxc archive: it holds JSON lines (a transcript?); restore takes the NAME{SUFFIX} that `compact --archive` wrote",
-                    path.display()
+                    path.shown()
                 );
             }
             anyhow::anyhow!(
                 "{}:{}:{}: not valid JSON: {e}",
-                path.display(),
+                path.shown(),
                 e.line(),
                 e.column()
             )
@@ -289,7 +290,7 @@ impl Archive {
         if probe.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
             bail!(
                 "{} is not a ctxc archive (no \"kind\": \"{KIND}\")",
-                path.display()
+                path.shown()
             );
         }
         let version = probe.get("schemaVersion").and_then(|v| v.as_u64());
@@ -297,15 +298,15 @@ impl Archive {
         if !version.is_some_and(|v| known.contains(&v)) {
             bail!(
                 "{} has archive schema {}; this ctxc reads schemas {OLDEST_SCHEMA_VERSION} to {DATASET_SCHEMA_VERSION}",
-                path.display(),
+                path.shown(),
                 version.map_or("(none)".into(), |v| v.to_string())
             );
         }
         let mut archive: Archive = serde_json::from_value(probe)
-            .with_context(|| format!("{} is a damaged ctxc archive", path.display()))?;
+            .with_context(|| format!("{} is a damaged ctxc archive", path.shown()))?;
         archive.schema_version = schema_of(&archive.records);
         if archive.records.is_empty() {
-            bail!("{} holds no compaction records", path.display());
+            bail!("{} holds no compaction records", path.shown());
         }
         Ok(archive)
     }
@@ -313,15 +314,15 @@ impl Archive {
     /// Reads and parses the archive at `path`.
     pub fn read(path: &Path) -> Result<Self> {
         let bytes = super::place::read(path)
-            .with_context(|| format!("reading the archive {}", path.display()))?
+            .with_context(|| format!("reading the archive {}", path.shown()))?
             .ok_or_else(|| {
                 anyhow::anyhow!(
                     "reading the archive {}: no such file or object",
-                    path.display()
+                    path.shown()
                 )
             })?;
         let text = String::from_utf8(bytes)
-            .map_err(|_| anyhow::anyhow!("{} is not UTF-8: not a ctxc archive", path.display()))?;
+            .map_err(|_| anyhow::anyhow!("{} is not UTF-8: not a ctxc archive", path.shown()))?;
         Archive::parse(&text, path)
     }
 

@@ -4,6 +4,7 @@
 //! beside outputs in a bucket as they do on a disk; an object is written whole (one `PUT`, or
 //! a completed multipart upload) or not at all, as a file is renamed into place.
 
+use crate::human::Shown;
 use crate::store::{self, Url};
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -40,7 +41,7 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
         None => match std::fs::read(path) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+            Err(e) => Err(e).with_context(|| format!("reading {}", path.shown())),
         },
     }
 }
@@ -52,8 +53,7 @@ pub fn write(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
         return store::put(&url, bytes).map(drop);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.shown()))?;
     }
     crate::outputs::write_atomic(path, bytes, like)
 }
@@ -62,7 +62,7 @@ pub fn write(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
 pub fn remove(path: &Path) -> Result<()> {
     match url(path) {
         Some(url) => store::delete(&url),
-        None => std::fs::remove_file(path).with_context(|| format!("removing {}", path.display())),
+        None => std::fs::remove_file(path).with_context(|| format!("removing {}", path.shown())),
     }
 }
 
@@ -70,7 +70,7 @@ pub fn remove(path: &Path) -> Result<()> {
 pub fn open(path: &Path) -> Result<std::fs::File> {
     match url(path) {
         Some(url) => store::download(&url).map(|(file, _)| file),
-        None => std::fs::File::open(path).with_context(|| format!("reading {}", path.display())),
+        None => std::fs::File::open(path).with_context(|| format!("reading {}", path.shown())),
     }
 }
 

@@ -814,7 +814,8 @@ pub struct RestoreArgs {
     pub archive: PathBuf,
 
     /// Write the restored transcript here (a file, `-`, or an object URL) [default: the
-    /// original's path or URL, when it is free or is the compacted file itself: a file
+    /// original's path or URL, when it is free or is the compacted file itself, and is in the
+    /// compacted file's directory (an archive does not choose where restore writes): a file
     /// compacted in place is restored over itself, kept first as NAME.EXT.compacted].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -26,6 +26,7 @@
 use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record, place};
 use crate::cli::RestoreArgs;
+use crate::human::Shown;
 use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
@@ -79,6 +80,30 @@ fn beside(path: PathBuf) -> PathBuf {
     path
 }
 
+/// Why `path` could not be read as an archive: when it is not one by name and no archive is
+/// beside it (`ctxc restore small.parquet` for a file never compacted with `--archive`), that
+/// the archive is missing, rather than why the file itself is no archive.
+fn no_archive(path: &Path, error: anyhow::Error) -> anyhow::Error {
+    let beside = archive::archive_path(path, None, None, None);
+    let named = path.to_string_lossy().ends_with(archive::SUFFIX);
+    if named || !place::exists(path).unwrap_or(false) || place::exists(&beside).unwrap_or(true) {
+        return error;
+    }
+    let missing = format!(
+        "{} has no archive: {} is missing",
+        crate::human::path(path),
+        crate::human::path(&beside)
+    );
+    // Why a text file is no archive helps (a transcript given); a binary file's does not.
+    if !format!("{error:#}").contains("not UTF-8") {
+        return anyhow!("{missing}, and {error:#}");
+    }
+    anyhow!(
+        "{missing} (restore takes the archive that `compact --archive` wrote, or the \
+         compacted file it sits beside)"
+    )
+}
+
 /// The bytes the restore starts from: the last compaction's output.
 struct Compacted {
     /// The file they were read from (`None`: the archive's own copy).
@@ -98,20 +123,21 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         output: args.output.clone(),
         ..*args
     };
-    let mut archive = Archive::read(&args.archive).map_err(Stop::Failed)?;
+    let mut archive =
+        Archive::read(&args.archive).map_err(|e| Stop::Failed(no_archive(&args.archive, e)))?;
     let dropped = archive::settle(&mut archive.records, &args.archive);
     if dropped {
         warn(&format!(
             "{}: its last compaction never reached its file (the run was stopped or refused): \
              left out",
-            args.archive.display()
+            args.archive.shown()
         ));
     }
     let records = &archive.records;
     if records.is_empty() {
         return Err(Stop::Failed(anyhow!(
             "{} records no compaction that reached its file: there is nothing to restore",
-            args.archive.display()
+            args.archive.shown()
         )));
     }
     let n = records.len();
@@ -126,7 +152,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         return Err(Stop::Failed(changed_error(&compacted, last, &args.archive)));
     }
     let undone = archive::undo(records, &compacted.bytes, steps, args.force)
-        .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e}", args.archive.display())))?;
+        .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e}", args.archive.shown())))?;
     let dest = destination(
         args,
         &records[target],
@@ -138,7 +164,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         if !quiet {
             eprintln!(
                 "ctxc: {} already holds {}, byte for byte (restored before?): nothing written",
-                path.display(),
+                path.shown(),
                 what(records, target)
             );
         }
@@ -157,11 +183,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
     if !compacted.matches {
         warn(&format!(
             "{} did not match the archive: restored from it anyway (--force)",
-            compacted
-                .path
-                .as_deref()
-                .unwrap_or(Path::new("?"))
-                .display()
+            compacted.path.as_deref().unwrap_or(Path::new("?")).shown()
         ));
     }
     for mismatch in &undone.mismatches {
@@ -170,7 +192,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
     if !quiet {
         let from = compacted.path.as_ref().map_or_else(
             || "the archive's copy of the compacted file".to_string(),
-            |p| p.display().to_string(),
+            |p| p.shown().to_string(),
         );
         let checked = if undone.mismatches.is_empty() {
             "hash verified"
@@ -181,17 +203,17 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
             "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
             what(records, target),
             dest.path()
-                .map_or("standard output".into(), |p| p.display().to_string()),
+                .map_or("standard output".into(), |p| p.shown().to_string()),
             crate::human::thousands(undone.bytes.len() as u64),
             plural(n),
         );
         match (&kept, &compacted.note) {
             (Some(backup), Some(_)) => eprintln!(
                 "ctxc: the compacted file, with what was appended to it since, is kept as {}",
-                backup.display()
+                backup.shown()
             ),
             (Some(backup), None) => {
-                eprintln!("ctxc: the compacted file is kept as {}", backup.display())
+                eprintln!("ctxc: the compacted file is kept as {}", backup.shown())
             }
             (None, Some(note)) => eprintln!("ctxc: {note}"),
             (None, None) => {}
@@ -240,7 +262,7 @@ fn restore_dataset(
     let compacted = match &claim {
         Some(claim) => claim.file(),
         None => place::open(&path)
-            .with_context(|| format!("reading the compacted dataset {}", path.display())),
+            .with_context(|| format!("reading the compacted dataset {}", path.shown())),
     }
     .map_err(fail)?;
     // An object is written from an unnamed temporary file, uploaded whole.
@@ -253,7 +275,7 @@ fn restore_dataset(
                 _ => Path::new("."),
             };
             std::fs::create_dir_all(dir)
-                .with_context(|| format!("creating {}", dir.display()))
+                .with_context(|| format!("creating {}", dir.shown()))
                 .map_err(fail)?;
             Some(crate::tempfiles::create_in(dir).map_err(fail)?)
         }
@@ -269,7 +291,7 @@ fn restore_dataset(
         .or(unnamed.as_ref())
         .expect("one of them");
     let restored = crate::dataset::restore::undo(&records[target..], compacted, out, args.force)
-        .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e:#}", args.archive.display())))?;
+        .map_err(|e| Stop::Failed(anyhow!("restoring from {}: {e:#}", args.archive.shown())))?;
     let mut kept = None;
     match (tmp, dest.as_ref()) {
         (Some(tmp), Some(_)) if claim.is_some() => {
@@ -281,11 +303,11 @@ fn restore_dataset(
             if let Ok(meta) = std::fs::metadata(&path) {
                 tmp.as_file()
                     .set_permissions(meta.permissions())
-                    .with_context(|| format!("setting permissions of {}", dest.display()))
+                    .with_context(|| format!("setting permissions of {}", dest.shown()))
                     .map_err(fail)?;
             }
             tmp.persist(dest)
-                .with_context(|| format!("writing the restored dataset {}", dest.display()))
+                .with_context(|| format!("writing the restored dataset {}", dest.shown()))
                 .map_err(fail)?;
         }
         _ if to_object.is_some() => {
@@ -308,7 +330,7 @@ fn restore_dataset(
     if !matches {
         warn(&format!(
             "{} did not match the archive: restored from it anyway (--force)",
-            path.display()
+            path.shown()
         ));
     }
     for mismatch in &restored.mismatches {
@@ -324,18 +346,15 @@ fn restore_dataset(
             "ctxc: restored {} from {} to {} ({} rows, {} put back; {} of {n} compaction{} \
              undone, {checked}; a dataset comes back value-identical, not byte-identical)",
             what(records, target),
-            path.display(),
-            dest.map_or("standard output".into(), |p| p.display().to_string()),
+            path.shown(),
+            dest.map_or("standard output".into(), |p| p.shown().to_string()),
             crate::human::thousands(restored.rows),
             crate::human::thousands(restored.restored as u64),
             n - target,
             plural(n),
         );
         if let Some(backup) = &kept {
-            eprintln!(
-                "ctxc: the compacted dataset is kept as {}",
-                backup.display()
-            );
+            eprintln!("ctxc: the compacted dataset is kept as {}", backup.shown());
         }
     }
     Ok(())
@@ -357,12 +376,12 @@ fn find_compacted_dataset(
     let Some((path, base)) = candidates.iter().find(|(p, _)| place::is_file(p)) else {
         let looked: Vec<String> = candidates
             .iter()
-            .map(|(p, _)| p.display().to_string())
+            .map(|(p, _)| p.shown().to_string())
             .collect();
         return Err(Stop::Failed(anyhow!(
             "cannot find the compacted dataset that {} restores from (looked for {}); an \
              archive keeps no copy of a dataset",
-            archive_path.display(),
+            archive_path.shown(),
             looked.join(" and ")
         )));
     };
@@ -371,8 +390,8 @@ fn find_compacted_dataset(
             "{} has changed since it was compacted: it does not match the archive {} \
              (expected {} bytes, {}). Restoring from it would not give back the original; \
              --force restores anyway and says which rows do not match",
-            path.display(),
-            archive_path.display(),
+            path.shown(),
+            archive_path.shown(),
             crate::human::thousands(last.output.bytes),
             last.output.hash,
         )));
@@ -387,7 +406,7 @@ fn target_record(args: &RestoreArgs, records: &[Record]) -> Result<usize, Stop> 
         if steps == 0 || steps > n {
             return Err(Stop::Usage(anyhow!(
                 "--steps {steps}: {} holds {n} compaction{}, so 1 to {n}",
-                args.archive.display(),
+                args.archive.shown(),
                 plural(n)
             )));
         }
@@ -400,7 +419,7 @@ fn target_record(args: &RestoreArgs, records: &[Record]) -> Result<usize, Stop> 
     archive::first_of_generation(records, g).ok_or_else(|| {
         Stop::Usage(anyhow!(
             "--generation {g}: {} holds {generations} generation{}, so 1 to {generations}",
-            args.archive.display(),
+            args.archive.shown(),
             plural(generations as usize)
         ))
     })
@@ -437,7 +456,7 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
             continue;
         }
         let read = place::read(path)
-            .with_context(|| format!("reading the compacted file {}", path.display()))?;
+            .with_context(|| format!("reading the compacted file {}", path.shown()))?;
         let Some(mut bytes) = read else {
             continue;
         };
@@ -446,7 +465,7 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
             format!(
                 "{} has {} bytes more than it was compacted to (appended since): they are not \
                  part of this restore, and are still there",
-                path.display(),
+                path.shown(),
                 crate::human::thousands(bytes.len() as u64 - last.output.bytes)
             )
         });
@@ -479,7 +498,7 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
             note: Some(match seen {
                 Some(p) => format!(
                     "{} changed since it was compacted: restored from the archive's copy",
-                    p.display()
+                    p.shown()
                 ),
                 None => "the compacted file is gone: restored from the archive's copy".into(),
             }),
@@ -488,11 +507,11 @@ fn find_compacted(archive_path: &Path, last: &Record, force: bool) -> Result<Com
     first.ok_or_else(|| {
         let looked: Vec<String> = candidates
             .iter()
-            .map(|(p, _)| p.display().to_string())
+            .map(|(p, _)| p.shown().to_string())
             .collect();
         anyhow!(
             "cannot find the compacted file that {} restores from (looked for {})",
-            archive_path.display(),
+            archive_path.shown(),
             if looked.is_empty() {
                 "nothing: the archive names no file".into()
             } else {
@@ -512,8 +531,8 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
             .path
             .as_deref()
             .unwrap_or(Path::new("the archive's copy"))
-            .display(),
-        archive_path.display(),
+            .shown(),
+        archive_path.shown(),
         crate::human::thousands(last.output.bytes),
         last.output.hash,
         crate::human::thousands(compacted.bytes.len() as u64),
@@ -569,6 +588,7 @@ fn destination(
                      where to write it with -o FILE (or -o - for standard output)"
                 ))
             })?;
+            confined(&path, compacted.unwrap_or(&args.archive), &args.archive)?;
             (path, false)
         }
     };
@@ -586,9 +606,43 @@ fn destination(
             "restore never overwrites it by default: write elsewhere with -o FILE, or replace \
              it with --force-overwrite"
         };
-        return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.display())));
+        return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.shown())));
     }
     Ok(Dest::File(path))
+}
+
+/// Refuses a default destination outside the directory of `home` (the compacted file, or the
+/// archive when its copy is restored from): an archive (from a shared bucket, a tarball) is
+/// untrusted input, so the paths it records never choose where a file is written: `-o` does.
+fn confined(path: &Path, home: &Path, archive: &Path) -> Result<(), Stop> {
+    let named = matches!(
+        path.components().next_back(),
+        Some(std::path::Component::Normal(_))
+    );
+    if named && directory_of(path).is_some_and(|d| Some(d) == directory_of(home)) {
+        return Ok(());
+    }
+    Err(Stop::Failed(anyhow!(
+        "the archive {} names {} as the original's place, outside the directory of {}: an \
+         archive does not choose where restore writes; name the destination with -o FILE",
+        crate::human::path(archive),
+        crate::human::path(path),
+        crate::human::path(home)
+    )))
+}
+
+/// The directory a file or object is in, resolved (`None` when it does not exist).
+fn directory_of(path: &Path) -> Option<String> {
+    if let Some(url) = place::url(path) {
+        let url = url.to_string();
+        return url.rfind('/').map(|at| url[..at].to_string());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = parent.canonicalize().ok()?;
+    Some(dir.to_string_lossy().into_owned())
 }
 
 /// Whether the file at `path` holds exactly `bytes`.
@@ -617,7 +671,7 @@ fn replace_compacted(path: &Path, compacted: &[u8], restored: &[u8]) -> Result<P
     if !now.starts_with(compacted) {
         bail!(
             "{} changed while ctxc was restoring it: left as it is",
-            claim.target.display()
+            claim.target.shown()
         );
     }
     let backup = backup_path(&claim.target);
@@ -642,9 +696,9 @@ fn refused_backup(backup: &Path, target: &Path) -> anyhow::Error {
         "{} exists: restoring over {} keeps the compacted file there first, and never \
          overwrites a file (move it away, or write the restored file elsewhere with -o FILE); \
          {} was left as it is",
-        backup.display(),
-        target.display(),
-        target.display()
+        backup.shown(),
+        target.shown(),
+        target.shown()
     )
 }
 
@@ -655,7 +709,7 @@ fn write(dest: Option<&Path>, bytes: &[u8], like: &Path) -> Result<()> {
         return crate::output::write_stdout(bytes);
     };
     place::write(path, bytes, Some(like))
-        .with_context(|| format!("writing the restored file {}", path.display()))
+        .with_context(|| format!("writing the restored file {}", path.shown()))
 }
 
 fn warn(message: &str) {

@@ -85,6 +85,7 @@ fn sniff_file(path: &Path, limit: u64) -> Result<Sniffed, LoadError> {
     match open_head(path)? {
         Head::Dataset(file) => Ok(Sniffed::Parquet(file)),
         Head::Text(file, head, size) if size <= limit => {
+            crate::discover::probe_start(&file)?;
             let text = crate::discover::read_capped(head.as_slice().chain(file), size, limit)?;
             Ok(Sniffed::Other(Some(text)))
         }

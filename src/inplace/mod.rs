@@ -22,6 +22,7 @@
 pub mod remote;
 mod writers;
 
+use crate::human::Shown;
 use crate::tempfiles;
 use anyhow::{Context, Result, bail};
 use std::cell::RefCell;
@@ -48,9 +49,11 @@ pub struct Claim {
 /// `max_bytes`).
 pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
     let (target, mut file, opened) = lock(path, max_bytes)?;
+    // A file that cannot start JSON (a file of NULs) is refused before it is read whole.
+    crate::discover::probe_start(&file).map_err(|e| anyhow::anyhow!(e.message))?;
     let mut bytes = Vec::with_capacity(opened.len() as usize);
     file.read_to_end(&mut bytes)
-        .with_context(|| format!("reading {}", target.display()))?;
+        .with_context(|| format!("reading {}", target.shown()))?;
     let read = file.metadata()?;
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let claim = checked(target, file, read, hash)?;
@@ -62,24 +65,24 @@ pub fn claim(path: &Path, max_bytes: u64) -> Result<(Claim, Vec<u8>)> {
 pub fn claim_file(path: &Path, max_bytes: u64) -> Result<Claim> {
     let (target, file, _) = lock(path, max_bytes)?;
     let read = file.metadata()?;
-    let hash = hash_of(&file).with_context(|| format!("reading {}", target.display()))?;
+    let hash = hash_of(&file).with_context(|| format!("reading {}", target.shown()))?;
     checked(target, file, read, hash)
 }
 
 /// The file `path` names, opened and locked, and its metadata.
 fn lock(path: &Path, max_bytes: u64) -> Result<(PathBuf, File, Metadata)> {
     let target =
-        std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.display()))?;
-    let file = File::open(&target).with_context(|| format!("opening {}", target.display()))?;
+        std::fs::canonicalize(path).with_context(|| format!("resolving {}", path.shown()))?;
+    let file = File::open(&target).with_context(|| format!("opening {}", target.shown()))?;
     // fs4 rather than std's File::try_lock, which needs Rust 1.89 (the crate supports 1.85).
     match fs4::FileExt::try_lock(&file) {
         Ok(()) => {}
         Err(fs4::TryLockError::WouldBlock) => bail!(
             "another ctxc is compacting {} in place (it holds the file's lock): left to it",
-            target.display()
+            target.shown()
         ),
         Err(fs4::TryLockError::Error(e)) => {
-            return Err(e).with_context(|| format!("locking {}", target.display()));
+            return Err(e).with_context(|| format!("locking {}", target.shown()));
         }
     }
     // Locked, but maybe after another run replaced the file: then this is the old inode.
@@ -88,7 +91,7 @@ fn lock(path: &Path, max_bytes: u64) -> Result<(PathBuf, File, Metadata)> {
     if (now.dev(), now.ino()) != (opened.dev(), opened.ino()) {
         bail!(
             "{} was replaced while ctxc opened it (another run?): left as it is",
-            target.display()
+            target.shown()
         );
     }
     crate::discover::check_regular(&opened, max_bytes).map_err(anyhow::Error::msg)?;
@@ -156,11 +159,11 @@ impl Claim {
             let mut from = std::io::BufReader::new(&self.file);
             std::io::copy(&mut from, &mut tmp)
                 .and_then(|_| tmp.flush())
-                .with_context(|| format!("writing beside {}", self.target.display()))?;
+                .with_context(|| format!("writing beside {}", self.target.shown()))?;
             if hash_of(tmp.as_file())? != self.hash {
                 bail!(
                     "{} changed while ctxc was copying it to its backup: left as it is",
-                    self.target.display()
+                    self.target.shown()
                 );
             }
             self.seal(&tmp)?;
@@ -187,8 +190,8 @@ impl Claim {
     fn backup_differs(&self, path: &Path) -> anyhow::Error {
         anyhow::anyhow!(
             "the backup {} exists: ctxc never overwrites a backup, and this one differs from the file (move it away or pick another --backup suffix); {} was left as it is",
-            path.display(),
-            self.target.display()
+            path.shown(),
+            self.target.shown()
         )
     }
 
@@ -205,7 +208,7 @@ impl Claim {
             if same(&path) {
                 self.notes.borrow_mut().push(format!(
                     "the backup {} was there already, byte for byte this file (left by an interrupted run?): kept as the backup",
-                    path.display()
+                    path.shown()
                 ));
                 return Ok(path);
             }
@@ -215,8 +218,8 @@ impl Claim {
         tmp.persist_new(&path).with_context(|| {
             format!(
                 "writing the backup {} (never overwritten); {} was left as it is",
-                path.display(),
-                self.target.display()
+                path.shown(),
+                self.target.shown()
             )
         })?;
         Ok(path)
@@ -226,7 +229,7 @@ impl Claim {
     pub fn file(&self) -> Result<File> {
         self.file
             .try_clone()
-            .with_context(|| format!("reading {}", self.target.display()))
+            .with_context(|| format!("reading {}", self.target.shown()))
     }
 
     /// A temporary file beside the target, for [`Claim::replace_with`].
@@ -275,7 +278,7 @@ impl Claim {
             self.written(&old)?.persist(&self.target)?;
             bail!(
                 "{} changed while it was being replaced: the original, with what was written to it, is back in place and nothing was compacted",
-                self.target.display()
+                self.target.shown()
             );
         }
         Ok(())
@@ -302,9 +305,9 @@ impl Claim {
             let kept = tmp.keep();
             return Err(anyhow::Error::new(e).context(format!(
                 "{} was opened for writing while ctxc replaced it, and the original could not be put back: it is kept as {} (move it over {})",
-                self.target.display(),
-                kept.display(),
-                self.target.display()
+                self.target.shown(),
+                kept.shown(),
+                self.target.shown()
             )));
         }
         drop(tmp);
@@ -318,11 +321,11 @@ impl Claim {
         let changed = |what: &str| {
             anyhow::anyhow!(
                 "{} changed while ctxc was reading or compacting it ({what}; a live session still being written?): left as it is, nothing lost",
-                self.target.display()
+                self.target.shown()
             )
         };
         let now = std::fs::metadata(&self.target)
-            .with_context(|| format!("reading {}", self.target.display()))?;
+            .with_context(|| format!("reading {}", self.target.shown()))?;
         if (now.dev(), now.ino()) != (self.read.dev(), self.read.ino()) {
             return Err(changed("replaced by another file"));
         }
@@ -338,7 +341,7 @@ impl Claim {
         }
         let content = File::open(&self.target)
             .and_then(|f| hash_of(&f))
-            .with_context(|| format!("reading {}", self.target.display()))?;
+            .with_context(|| format!("reading {}", self.target.shown()))?;
         if content != self.hash {
             return Err(changed("its content differs from what was read"));
         }
@@ -350,7 +353,7 @@ impl Claim {
     fn written(&self, bytes: &[u8]) -> Result<tempfiles::TempFile> {
         let mut tmp = self.temp()?;
         tmp.write_all(bytes)
-            .with_context(|| format!("writing beside {}", self.target.display()))?;
+            .with_context(|| format!("writing beside {}", self.target.shown()))?;
         self.seal(&tmp)?;
         Ok(tmp)
     }
@@ -365,7 +368,7 @@ impl Claim {
                         "keeping the owner {}:{} of {}: left as it is",
                         self.read.uid(),
                         self.read.gid(),
-                        self.target.display()
+                        self.target.shown()
                     )
                 })?;
         }
@@ -373,7 +376,7 @@ impl Claim {
         tmp.as_file()
             .set_permissions(mode)
             .and_then(|_| tmp.as_file().sync_all())
-            .with_context(|| format!("writing beside {}", self.target.display()))
+            .with_context(|| format!("writing beside {}", self.target.shown()))
     }
 }
 

@@ -22,6 +22,7 @@
 // Off Linux no writer is ever found, and what names one goes unused.
 #![cfg_attr(not(target_os = "linux"), allow(dead_code))]
 
+use crate::human::Shown;
 use std::path::Path;
 
 /// A process that holds the file open for writing.
@@ -58,7 +59,7 @@ pub fn held(path: &Path, holders: &[Holder]) -> anyhow::Error {
     };
     anyhow::anyhow!(
         "{} is open for writing by {who}: a live session, which would go on writing to the replaced file; left as it is, nothing lost (close it, then run again)",
-        path.display()
+        path.shown()
     )
 }
 
@@ -66,7 +67,7 @@ pub fn held(path: &Path, holders: &[Holder]) -> anyhow::Error {
 pub fn opened_meanwhile(path: &Path) -> anyhow::Error {
     anyhow::anyhow!(
         "{} was opened for writing while ctxc replaced it (a live session?): the original is back in place, left as it is, nothing lost",
-        path.display()
+        path.shown()
     )
 }
 

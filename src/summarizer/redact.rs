@@ -115,6 +115,21 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             "url-password",
             r"\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@'\x22\[]+:(?P<value>[^/\s@'\x22]+)@",
         ),
+        // Azure storage, Service Bus and Event Hubs connection strings.
+        rule(
+            "azure-key",
+            r"(?i)\b(?:AccountKey|SharedAccessKey)\s*=\s*(?P<value>[A-Za-z0-9+/]{16,}={0,2})",
+        ),
+        // A registry login in Docker's `config.json`: `"auth": "<base64 of user:password>"`.
+        rule(
+            "docker-auth",
+            r#"\\?"(?:auth|identitytoken)\\?"\s*:\s*\\?"(?P<value>[A-Za-z0-9+/._-]{8,}={0,2})"#,
+        ),
+        // The MySQL clients' password written against `-p` (`mysql -u root -pPASSWORD`).
+        rule(
+            "mysql-password",
+            r#"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p\\?['"]?(?P<value>[^\s"'\\|;&]+)"#,
+        ),
         // "key": "value" (JSON, also with escaped quotes inside a JSON string).
         rule(
             "secret",
@@ -325,6 +340,42 @@ mod tests {
         assert_eq!(out, "OPENAI_API_KEY=[REDACTED:openai-key]");
         // Variable references are no secrets.
         assert_untouched("password=$DB_PASSWORD");
+    }
+
+    #[test]
+    fn connection_strings_registry_logins_and_mysql_passwords() {
+        let key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+        let conn = format!(
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={key};EndpointSuffix=core.windows.net"
+        );
+        assert_redacts(&conn, key, "azure-key");
+        assert!(redacted(&conn).contains("AccountName=acct;AccountKey=[REDACTED:azure-key];"));
+        let bus = "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=q1w2e3r4t5y6u7i8o9p0AbCdEfGhIjKl=";
+        assert_redacts(bus, "q1w2e3r4t5y6u7i8o9p0AbCdEfGhIjKl=", "azure-key");
+        let docker = r#"{"auths": {"registry.example.com": {"auth": "dXNlcjpodW50ZXIyMg=="}}}"#;
+        assert_redacts(docker, "dXNlcjpodW50ZXIyMg==", "docker-auth");
+        // As a tool's output quoted inside a JSON string.
+        let escaped = r#"{\"auths\": {\"ghcr.io\": {\"auth\": \"Ym9iOnMzY3IzdA==\"}}}"#;
+        assert_redacts(escaped, "Ym9iOnMzY3IzdA==", "docker-auth");
+        assert_redacts(
+            "mysql -u root -phunter22 shop",
+            "hunter22",
+            "mysql-password",
+        );
+        assert_redacts(
+            "mysqldump -h db -uroot -p'S3cr3t!' shop > dump.sql",
+            "S3cr3t!",
+            "mysql-password",
+        );
+        assert_eq!(
+            redacted("mysql -u root -phunter22 -e 'select 1'"),
+            "mysql -u root -p[REDACTED:mysql-password] -e 'select 1'"
+        );
+        // A password prompt, a port and other commands' -p are no secrets.
+        assert_untouched("mysql -u root -p shop");
+        assert_untouched("mysql -h db -P3306 -u app -p");
+        assert_untouched("mkdir -p build && cp -pr src out");
+        assert_untouched(r#"{"auth": "none", "oauth": "dXNlcjpwYXNzd29yZA=="}"#);
     }
 
     #[test]

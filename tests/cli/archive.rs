@@ -721,3 +721,155 @@ fn a_real_kill_at_random_moments_loses_nothing() {
         std::fs::remove_file(d.join("r.jsonl")).unwrap();
     }
 }
+
+/// A kill after the output is in place but before the archive's record is committed, then an
+/// in-place run without `--archive` that rewrites the file: that run settles the pending record
+/// first (and says so), and `restore` gives back the original, also with `--generation 1`
+/// (`--force` would restore from the file as it is now, by design).
+#[test]
+fn a_pending_record_survives_a_later_in_place_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = writable_copy(d, SESSION, "s.jsonl");
+    let original = read(&s);
+    let killed = ctxc()
+        .current_dir(d)
+        .env("CTXC_FAILPOINT", "output-in-place")
+        .args([&IN_PLACE[..], &["s.jsonl"]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(killed.status.code(), None, "killed by a signal");
+    let archive = "s.ctxc-archive.json";
+    assert_eq!(archive_json(d.join(archive))["records"][0]["pending"], true);
+    let after_kill = read(&s);
+    let again = [
+        "compact",
+        "-q",
+        "--in-place",
+        "--force",
+        "--target-ratio",
+        "0.3",
+        "s.jsonl",
+    ];
+    let out = expect(d, &again, 0);
+    assert_ne!(read(&s), after_kill, "the second run rewrote the file");
+    assert!(
+        stderr_of(&out).contains("now recorded as done"),
+        "{}",
+        stderr_of(&out)
+    );
+    let json = archive_json(d.join(archive));
+    assert!(json["records"][0].get("pending").is_none(), "{json}");
+    for extra in [&[][..], &["--generation", "1"]] {
+        let _ = std::fs::remove_file(d.join("r.jsonl"));
+        let args = [&["restore", "-q", archive, "-o", "r.jsonl"][..], extra].concat();
+        expect(d, &args, 0);
+        assert!(read(d.join("r.jsonl")) == original, "{extra:?}");
+    }
+}
+
+/// The same pending record, its file rewritten by something that does not settle archives:
+/// the record's copy of its output matches its digest, so `restore` still finds the original;
+/// a pending record whose file still holds its input is left out.
+#[test]
+fn a_pending_record_with_a_sound_copy_is_restorable() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let archive = "s.ctxc-archive.json";
+    for point in ["output-in-place", "archive-pending"] {
+        let s = writable_copy(d, SESSION, "s.jsonl");
+        let original = read(&s);
+        let _ = std::fs::remove_file(d.join(archive));
+        let _ = std::fs::remove_file(d.join("r.jsonl"));
+        let killed = ctxc()
+            .current_dir(d)
+            .env("CTXC_FAILPOINT", point)
+            .args([&IN_PLACE[..], &["s.jsonl"]].concat())
+            .output()
+            .unwrap();
+        assert_eq!(killed.status.code(), None, "{point}: killed by a signal");
+        if point == "archive-pending" {
+            let out = expect(d, &["restore", archive, "-o", "r.jsonl"], 1);
+            assert!(
+                stderr_of(&out).contains("nothing to restore"),
+                "{}",
+                stderr_of(&out)
+            );
+            continue;
+        }
+        std::fs::write(&s, b"{\"rewritten\": true}\n").unwrap();
+        let out = expect(d, &["restore", archive, "-o", "r.jsonl"], 0);
+        assert!(
+            stderr_of(&out).contains("archive's copy"),
+            "{}",
+            stderr_of(&out)
+        );
+        assert_eq!(read(d.join("r.jsonl")), original, "{point}");
+    }
+}
+
+/// An archive is untrusted input: paths it records for the original that lie outside the
+/// compacted file's directory (climbing with `..`, or absolute elsewhere) are refused as the
+/// default destination, nothing written; `-o` still restores.
+#[test]
+fn restore_writes_nowhere_the_archive_chooses() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nest = d.join("a/b");
+    copy_into(&nest, "", SESSION);
+    compact(&nest, &["tool_heavy.jsonl"]);
+    std::fs::remove_file(nest.join("tool_heavy.jsonl")).unwrap();
+    let archive = nest.join("tool_heavy.compact.ctxc-archive.json");
+    let honest = archive_json(&archive);
+    let outside = d.join("x.jsonl");
+    for (relative, path) in [
+        (Some("../../x.jsonl"), None),
+        (None, Some(outside.display().to_string())),
+        (Some("../../x.jsonl"), Some(outside.display().to_string())),
+    ] {
+        let mut forged = honest.clone();
+        let input = &mut forged["records"][0]["input"];
+        input["relativeToArchive"] = serde_json::json!(relative);
+        input["path"] = serde_json::json!(path);
+        std::fs::write(&archive, forged.to_string()).unwrap();
+        let out = expect(
+            &nest,
+            &["restore", "tool_heavy.compact.ctxc-archive.json"],
+            1,
+        );
+        assert!(stderr_of(&out).contains("-o FILE"), "{}", stderr_of(&out));
+        assert!(!outside.exists(), "{relative:?} {path:?}: written outside");
+        assert!(!nest.join("tool_heavy.jsonl").exists());
+    }
+    let to = [
+        "restore",
+        "-q",
+        "tool_heavy.compact.ctxc-archive.json",
+        "-o",
+        "mine.jsonl",
+    ];
+    expect(&nest, &to, 0);
+    assert_eq!(read(nest.join("mine.jsonl")), read(shared(SESSION)));
+}
+
+/// `restore FILE` for a file with no archive beside it says the archive is missing, not why
+/// the file is no archive.
+#[test]
+fn restore_of_a_file_with_no_archive_says_the_archive_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("small.parquet"), b"PAR1\x00\xff\x00PAR1").unwrap();
+    copy_into(d, "", SESSION);
+    for (file, archive) in [
+        ("small.parquet", "small.ctxc-archive.json"),
+        ("tool_heavy.jsonl", "tool_heavy.ctxc-archive.json"),
+    ] {
+        let out = expect(d, &["restore", file], 1);
+        let err = stderr_of(&out);
+        assert!(
+            err.contains(&format!("{file} has no archive: {archive} is missing")),
+            "{err}"
+        );
+        assert!(!err.contains("UTF-8"), "{err}");
+    }
+}

@@ -409,3 +409,77 @@ fn standard_input_and_named_pipes_are_read_up_to_the_limit() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
     writer.join().unwrap().unwrap();
 }
+
+/// A file of NULs (what a crash can leave) is refused at its first byte, after reading a
+/// mebibyte of it, by `check`, `repair`, `stats` and in-place runs alike: exit 1, the byte
+/// named, the file left as it was, no panic.
+#[test]
+fn a_file_of_nuls_is_refused_at_its_first_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zeros.jsonl");
+    std::fs::write(&path, vec![0u8; 4 << 20]).unwrap();
+    let want = "invalid JSON at byte 0: a NUL byte (0x00) cannot start a JSON value";
+    let in_place: &[&str] = &["repair", "--in-place"];
+    let compact_in_place: &[&str] = &["compact", "--in-place", "--force"];
+    for args in [
+        &["check"][..],
+        &["repair", "-o", "out.jsonl"],
+        &["stats"],
+        in_place,
+        compact_in_place,
+    ] {
+        let out = ctxc()
+            .current_dir(dir.path())
+            .args(args)
+            .arg("zeros.jsonl")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let said = format!(
+            "{}{}",
+            stdout_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            said.contains(want) && said.contains("zeros.jsonl"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("panicked"), "{said}");
+    }
+    assert!(!dir.path().join("out.jsonl").exists());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        vec![0u8; 4 << 20],
+        "left as it was"
+    );
+}
+
+/// A file name holding a newline cannot forge a line of ctxc's output: every path printed
+/// (findings, errors, restore's messages) has its control characters escaped.
+#[test]
+fn control_characters_in_file_names_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "s\nctxc: checked 9 files: 9 valid\x1b[2K.jsonl";
+    std::fs::write(dir.path().join(name), "{\"broken\": \n").unwrap();
+    let shown = r"s\nctxc: checked 9 files: 9 valid\u{1b}[2K.jsonl";
+    let run = |args: &[&str]| {
+        let out = ctxc().current_dir(dir.path()).args(args).output().unwrap();
+        format!(
+            "{}{}",
+            stdout_of(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    for said in [
+        run(&["check", name]),
+        run(&["check", "."]),
+        run(&["restore", name]),
+    ] {
+        assert!(said.contains(shown), "{said}");
+        assert!(
+            !said.lines().any(|l| l.starts_with("ctxc: checked 9 files")),
+            "a forged line: {said}"
+        );
+        assert!(!said.contains('\x1b'), "{said:?}");
+    }
+}

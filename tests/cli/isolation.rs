@@ -280,3 +280,63 @@ fn compact_repair_repairs_a_parquet_row_and_restores_it() {
     restore_to(&output, &back);
     assert_same_rows(&input, &back);
 }
+
+/// A Claude Code session with replayed history: twelve records written again after its end
+/// under new uuids (same content and timestamps, chained on), as a resumed client replays them.
+fn replayed_session(dir: &Path) -> PathBuf {
+    let text =
+        std::fs::read_to_string(shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let values: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut last = values
+        .iter()
+        .rev()
+        .find_map(|v| v["uuid"].as_str())
+        .unwrap()
+        .to_string();
+    let n = values.len();
+    let mut renamed = std::collections::HashMap::new();
+    for v in &values[n / 3..n / 3 + 12] {
+        let Some(uuid) = v["uuid"].as_str() else {
+            continue;
+        };
+        let mut record = v.clone();
+        let new = format!("99999999{}", &uuid[8..]);
+        renamed.insert(uuid.to_string(), new.clone());
+        let parent = v["parentUuid"]
+            .as_str()
+            .and_then(|p| renamed.get(p))
+            .cloned();
+        record["parentUuid"] = Value::from(parent.unwrap_or(last));
+        record["uuid"] = Value::from(new.clone());
+        last = new;
+        lines.push(serde_json::to_string(&record).unwrap());
+    }
+    let path = dir.join("replayed.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// `--on-findings allow` compacts a session with replayed history: the output may keep the
+/// replays the input had (either copy masked or dropped), never more of them.
+#[test]
+fn allowed_replayed_history_compacts_and_adds_no_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = replayed_session(dir.path());
+    let check = ctxc().arg("check").arg(&input).output().unwrap();
+    let replays = |out: &std::process::Output| stdout_of(out).matches("replayed history").count();
+    let before = replays(&check);
+    assert!(before >= 5, "{}", stdout_of(&check));
+    let output = dir.path().join("out.jsonl");
+    let out = compact(&input, &output, &["--on-findings", "allow"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_ne!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
+    let after = ctxc().arg("check").arg(&output).output().unwrap();
+    assert!(replays(&after) <= before, "{}", stdout_of(&after));
+}

@@ -515,7 +515,7 @@ impl Conduct<'_> {
                 if let Err(e) = pending.commit() {
                     self.progress.warn(&format!(
                         "{}: {e:#} (its last record stays pending, which is read right)",
-                        archive.display()
+                        crate::human::path(&archive)
                     ));
                 }
                 Ok(())
@@ -529,6 +529,31 @@ impl Conduct<'_> {
             }
             (Err(e), None) => Err(e),
         }
+    }
+
+    /// Settles the pending records a stopped run left in the archives that follow this
+    /// in-place input, and says so.
+    fn settle_pending(&self, job: &Job) -> Result<()> {
+        let Input::File(input) = &job.input else {
+            return Ok(());
+        };
+        let settled =
+            archive::settle_pending(input, self.args.archive_dir.as_deref(), job.root.as_deref())?;
+        for done in settled {
+            self.progress.warn(&match done {
+                archive::Settled::Committed(path) => format!(
+                    "{}: the last compaction of a run that was stopped reached {}: now recorded as done",
+                    crate::human::path(&path),
+                    crate::human::path(input)
+                ),
+                archive::Settled::Dropped(path) => format!(
+                    "{}: the last compaction of a run that was stopped never reached {}: left out",
+                    crate::human::path(&path),
+                    crate::human::path(input)
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// How an input looks now, for the `--resume-from` manifest: a file's size and time, or
@@ -842,6 +867,9 @@ impl Conduct<'_> {
                     _ => None,
                 };
                 if let Some(claim) = claim {
+                    // A record a stopped run left pending is settled while the file still
+                    // tells whether that run's output reached it.
+                    self.settle_pending(job)?;
                     // An unchanged file is left alone: no backup, no rewrite.
                     if outcome.output == *original {
                         return done(path.display().to_string());
