@@ -459,11 +459,13 @@ pub struct CompactArgs {
     pub strategy: Vec<StrategyName>,
 
     /// Compact each conversation to at most this many context tokens [default: the trigger
-    /// threshold].
+    /// threshold]. Given here, it compacts whether or not a trigger fires (a target in the
+    /// settings file only says how far once one does).
     #[arg(help_heading = COMPACTION, long, value_name = "TOKENS", conflicts_with = "target_ratio")]
     pub target_tokens: Option<usize>,
 
     /// Compact each conversation to at most this share of its context tokens (e.g. 0.5).
+    /// Given here, it compacts whether or not a trigger fires.
     #[arg(help_heading = COMPACTION, long, value_name = "RATIO")]
     pub target_ratio: Option<f64>,
 

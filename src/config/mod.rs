@@ -136,6 +136,7 @@ fn triggers_of(layer: &Layer, tokens: &TokenSettings, force: bool) -> Result<Tri
         max_events: layer.max_events.unwrap_or(defaults.max_events),
         marker: layer.summary_marker.unwrap_or(true),
         force,
+        target: false,
         raw_tokens: false,
         window_given: tokens.window_given,
     })
@@ -536,6 +537,9 @@ impl CompactConfig {
         };
         self.strategy.drop_stored = args.drop_stored;
         self.strategy.step_plans = args.archive;
+        // A target on the command line asks for that size now (DESIGN "Strategies"); one in
+        // the settings file or the environment only says how far once a trigger fires.
+        self.triggers.target = args.target_ratio.is_some() || args.target_tokens.is_some();
     }
 
     /// The settings a library caller gives ([`crate::api`]): `layer` over the defaults, with
