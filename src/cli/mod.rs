@@ -893,7 +893,7 @@ pub enum ConfigCommand {
 pub enum ReportCommand {
     /// Combine JSON reports of `ctxc compact` (from shards or machines) into one.
     Merge {
-        /// JSON reports written with --json or --report FILE.json.
+        /// JSON reports written with --json or --report FILE.json (`-` for standard input).
         #[arg(value_name = "REPORT", required = true)]
         reports: Vec<PathBuf>,
 

@@ -49,7 +49,7 @@ impl TokenSettings {
             ..Layer::default()
         };
         let mut settings =
-            token_settings(&layer).map_err(|(key, e)| anyhow!("{e}: {key} (from flag)"))?;
+            token_settings(&layer).map_err(|(key, e)| anyhow!("{e}: {}", flag_of(key)))?;
         settings.cache = !args.no_cache;
         Ok(settings)
     }
@@ -563,11 +563,9 @@ impl CompactConfig {
         force: bool,
         raw_tokens: bool,
     ) -> Result<CompactConfig> {
-        let blame = |key: &str| {
-            format!(
-                "{key} (from {})",
-                sources.get(key).unwrap_or(&Source::Default)
-            )
+        let blame = |key: &str| match sources.get(key).unwrap_or(&Source::Default) {
+            Source::Flag => flag_of(key),
+            source => format!("{key} (from {source})"),
         };
         let tokens = token_settings(&merged).map_err(|(key, e)| anyhow!("{e}: {}", blame(key)))?;
         let mut triggers =
@@ -608,6 +606,17 @@ impl CompactConfig {
             merged,
             sources,
         })
+    }
+}
+
+/// The command-line flag that sets settings key `key`, for errors that blame a flag.
+pub fn flag_of(key: &str) -> String {
+    match key {
+        "trigger_remaining_ratio" => "--trigger-remaining".into(),
+        "conversation_turn_threshold" => "--turn-threshold".into(),
+        "summary_marker" => "--no-marker".into(),
+        "redact" => "--no-redact".into(),
+        key => format!("--{}", key.replace('_', "-")),
     }
 }
 
