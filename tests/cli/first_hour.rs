@@ -350,3 +350,79 @@ fn the_format_hint_points_at_help_that_lists_the_formats() {
     let listed = help.split("--format <FORMAT>").nth(1).unwrap();
     assert!(listed.contains("claude-code, codex"), "{help}");
 }
+
+/// The README's text with its line breaks and runs of spaces made single spaces.
+fn readme_words() -> String {
+    let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap();
+    readme.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The Quick start says how to put `ctxc` on PATH, and its dry run prints the savings it
+/// quotes.
+#[test]
+fn the_quick_start_installs_ctxc_and_its_dry_run_prints_what_it_says() {
+    let readme = readme_words();
+    let quick =
+        &readme[readme.find("## Quick start").unwrap()..readme.find("## Three ways").unwrap()];
+    assert!(quick.contains("cargo install --locked --path ."), "{quick}");
+    let out = ctxc()
+        .current_dir(crate::root())
+        .args([
+            "compact",
+            "--target-ratio",
+            "0.5",
+            "--dry-run",
+            "fixtures/examples/",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    let row = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_string();
+    for (name, saved, said) in [
+        (
+            "swe-agent.traj",
+            " 52% ",
+            "52% for the SWE-agent trajectory",
+        ),
+        (
+            "claude-code-session.jsonl",
+            " 7% ",
+            "7% for the Claude Code session",
+        ),
+    ] {
+        assert!(row(name).contains(saved), "{saved} in {}", row(name));
+        assert!(quick.contains(said), "{said} in {quick}");
+    }
+}
+
+/// The Node.js version the README asks for is the one the pinned clients need.
+#[test]
+fn the_readme_asks_for_the_node_the_e2e_clients_need() {
+    let lock = std::fs::read_to_string(crate::root().join("tests/e2e/package-lock.json")).unwrap();
+    let lock: serde_json::Value = serde_json::from_str(&lock).unwrap();
+    let packages = lock["packages"].as_object().unwrap();
+    let majors: Vec<u32> = [
+        "node_modules/@anthropic-ai/claude-code",
+        "node_modules/@openai/codex",
+    ]
+    .iter()
+    .map(|p| {
+        let engines = packages[*p]["engines"]["node"].as_str().unwrap();
+        let digits: String = engines
+            .trim_start_matches(">=")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    })
+    .collect();
+    let needed = majors.into_iter().max().unwrap();
+    let readme = readme_words();
+    assert!(
+        readme.contains(&format!("Needs Node.js {needed}+")),
+        "Node.js {needed}+"
+    );
+    assert!(readme.contains("CTXC_E2E_INSTALL=1"));
+    assert!(readme.contains("about 767 MB"));
+}
