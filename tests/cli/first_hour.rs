@@ -426,3 +426,37 @@ fn the_readme_asks_for_the_node_the_e2e_clients_need() {
     assert!(readme.contains("CTXC_E2E_INSTALL=1"));
     assert!(readme.contains("about 767 MB"));
 }
+
+/// `ctxc --help` lists the commands in the order of use.
+#[test]
+fn help_lists_the_commands_in_the_order_of_use() {
+    let help = stdout_of(&ctxc().arg("--help").output().unwrap());
+    let listed: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.starts_with("Options"))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "sessions",
+            "stats",
+            "check",
+            "compact",
+            "repair",
+            "restore",
+            "archive",
+            "convert",
+            "eval",
+            "report",
+            "config",
+            "completions",
+            "man",
+            "help"
+        ]
+    );
+}
