@@ -103,8 +103,8 @@ observation-masking\t''
 full-summary\t''
 truncate\t''
 drop-stored\t''"
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-tokens -d 'Compact each conversation to at most this many context tokens [default: the trigger threshold]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-ratio -d 'Compact each conversation to at most this share of its context tokens (e.g. 0.5)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-tokens -d 'Compact each conversation to at most this many context tokens [default: the trigger threshold]. Given here, it compacts whether or not a trigger fires (a target in the settings file only says how far once one does)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l target-ratio -d 'Compact each conversation to at most this share of its context tokens (e.g. 0.5). Given here, it compacts whether or not a trigger fires' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summary-max-tokens -d 'Token budget of each summary [default: 1000]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l summarizer -d 'extractive (offline, default), openai (any OpenAI-compatible /chat/completions) or anthropic (/messages). The API key comes only from OPENAI_API_KEY, ANTHROPIC_API_KEY or CTXC_API_KEY' -r -f -a "extractive\t''
 openai\t''

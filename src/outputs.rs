@@ -36,11 +36,15 @@ pub fn is_ctxc_output(path: &Path) -> bool {
     is_ctxc_output_name(&path.file_name().unwrap_or_default().to_string_lossy())
 }
 
-/// [`is_ctxc_output`] of a file (or object) name.
+/// [`is_ctxc_output`] of a file (or object) name: a compacted or repaired output, an
+/// archive, a backup (`.bak`), a session `restore` set aside (`.compacted`), a temporary file.
 pub fn is_ctxc_output_name(name: &str) -> bool {
     name.contains(&format!(".{OUTPUT_INFIX}."))
         || name.contains(".repaired.")
         || name.ends_with(".ctxc-archive.json")
+        || name.ends_with(".bak")
+        || name.ends_with(".compacted")
+        || (name.starts_with(".ctxc-") && name.ends_with(".tmp"))
 }
 
 /// [`beside`] for an object: `NAME.compact.EXT` under the same prefix.

@@ -744,8 +744,11 @@ fn goal(
     Goal {
         target_tokens,
         // `--force`, the marker, turns and events ask for a compaction even under the target:
-        // at least one step is taken (the report says so).
-        at_least_one_step: fired.iter().any(|t| t.name() != "tokens"),
+        // at least one step is taken (the report says so). A target on the command line asks
+        // only for its size.
+        at_least_one_step: fired
+            .iter()
+            .any(|t| !matches!(t, Trigger::Tokens { .. } | Trigger::Target)),
     }
 }
 

@@ -24,6 +24,9 @@ pub struct TriggerSettings {
     pub marker: bool,
     /// Always fire (the user asks).
     pub force: bool,
+    /// Fire because a target was given on the command line: the user asks for that size
+    /// (unlike `force`, a conversation already under it is left alone).
+    pub target: bool,
     /// Compare ctxc's own count with the threshold even when the transcript records provider
     /// usage (`--raw-tokens`); by default the provider's calibrated figure is compared.
     pub raw_tokens: bool,
@@ -42,6 +45,7 @@ impl Default for TriggerSettings {
             max_events: 700,
             marker: true,
             force: false,
+            target: false,
             raw_tokens: false,
             window_given: false,
         }
@@ -167,6 +171,8 @@ pub enum Trigger {
     Marker,
     /// The user forced compaction.
     Force,
+    /// The user gave a target on the command line.
+    Target,
 }
 
 impl Trigger {
@@ -178,6 +184,7 @@ impl Trigger {
             Trigger::Events { .. } => "events",
             Trigger::Marker => "marker",
             Trigger::Force => "force",
+            Trigger::Target => "target",
         }
     }
 }
@@ -208,6 +215,8 @@ pub fn fired(settings: &TriggerSettings, m: &Measures) -> Vec<Trigger> {
     }
     if settings.force {
         fired.push(Trigger::Force);
+    } else if settings.target {
+        fired.push(Trigger::Target);
     }
     fired
 }

@@ -1,5 +1,5 @@
 """LangChain drop-in: compact a list of LangChain messages where an agent calls
-``trim_messages``. Needs ``langchain-core`` (``pip install ctxc[langchain]``); ``import ctxc``
+``trim_messages``. Needs ``langchain-core`` (``pip install 'ctxc-compact[langchain]'``); ``import ctxc``
 never imports it, this module does.
 
 ``trim`` converts the messages to OpenAI chat dicts (``convert_to_openai_messages``), compacts

@@ -106,12 +106,14 @@ impl ColorChoice {
     }
 }
 
-/// ctxc's commands.
+/// ctxc's commands, listed in help in the order of use (`display_order`): find sessions,
+/// measure, check, compact, repair, restore, then the tools around them.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate transcripts: parsing, tool call/result pairing, role order, chain links.
     ///
     /// Findings print as `path:line: message`. Exit status: 0 all valid, 1 findings, 2 usage.
+    #[command(display_order = 3)]
     Check(CheckArgs),
 
     /// Compact transcripts: write each in its own format, smaller, and report what was done.
@@ -119,6 +121,7 @@ pub enum Command {
     /// A file is compacted when a trigger fires (or with --force), with the adaptive chain of
     /// strategies unless --strategy names others, until its context tokens reach the target.
     /// Outputs go beside their input as NAME.compact.EXT; the input is never modified.
+    #[command(display_order = 4)]
     Compact(Box<CompactArgs>),
 
     /// Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF.
@@ -135,6 +138,7 @@ pub enum Command {
     /// A Parquet dataset is converted row by row into NAME.atif.parquet or
     /// NAME.openai.parquet: each row's conversation as JSON text in the same column (--column),
     /// every other column as it was; a row that does not convert is named and left null.
+    #[command(display_order = 8)]
     Convert(ConvertArgs),
 
     /// Fix what stops a session from resuming, naming every repair as `path:line: what was
@@ -152,24 +156,29 @@ pub enum Command {
     /// A session `check` finds clean is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
     /// (NAME.ctxc-archive.json) from which `ctxc restore` gives back the damaged original.
     /// Exit status: 0 repaired or clean, 1 a file could not be read or still has faults.
+    #[command(display_order = 5)]
     Repair(Box<RepairArgs>),
 
     /// Rebuild the original transcript, byte for byte, from a compaction archive.
     ///
     /// The archive is the NAME.ctxc-archive.json that `ctxc compact --archive` wrote. Refuses
     /// when the compacted file no longer matches the archive, unless --force.
+    #[command(display_order = 6)]
     Restore(RestoreArgs),
 
     /// Inspect compaction archives.
     #[command(subcommand)]
+    #[command(display_order = 7)]
     Archive(ArchiveCommand),
 
     /// Show the effective configuration and where each value comes from.
     #[command(subcommand)]
+    #[command(display_order = 11)]
     Config(ConfigCommand),
 
     /// Work with compaction reports.
     #[command(subcommand)]
+    #[command(display_order = 10)]
     Report(ReportCommand),
 
     /// List the Claude Code and Codex sessions of this directory's project (or all of them).
@@ -181,6 +190,7 @@ pub enum Command {
     /// (default ~/.claude/projects), Codex sessions from $CODEX_HOME/sessions (default
     /// ~/.codex/sessions); either variable may be an object-storage URL
     /// (s3://bucket/alice/.claude) for stores gathered into a bucket.
+    #[command(display_order = 1)]
     Sessions(SessionsArgs),
 
     /// Print a shell's completion script for ctxc (bash, zsh, fish, elvish, powershell).
@@ -188,6 +198,7 @@ pub enum Command {
     /// Install it where the shell looks, e.g. `ctxc completions bash >
     /// ~/.local/share/bash-completion/completions/ctxc`, `ctxc completions zsh >
     /// ~/.zfunc/_ctxc`, `ctxc completions fish > ~/.config/fish/completions/ctxc.fish`.
+    #[command(display_order = 12)]
     Completions {
         /// The shell.
         #[arg(value_name = "SHELL")]
@@ -198,6 +209,7 @@ pub enum Command {
     ///
     /// With --dir, writes every page (ctxc.1, ctxc-compact.1, ctxc-report-merge.1, ...) there
     /// instead, e.g. `ctxc man --dir ~/.local/share/man/man1`.
+    #[command(display_order = 13)]
     Man {
         /// The command whose page to print.
         #[arg(value_name = "COMMAND", conflicts_with = "dir")]
@@ -215,6 +227,7 @@ pub enum Command {
     /// are the next prompt as the provider would count it, calibrated on the usage the file
     /// records (an estimate marked est. for Claude without usage). With -q, prints the total
     /// alone: provider tokens when the files record usage, else context tokens.
+    #[command(display_order = 2)]
     Stats(StatsArgs),
 
     /// Measure what each strategy keeps: probes an agent must still answer after compaction.
@@ -226,6 +239,7 @@ pub enum Command {
     /// --force` would; nothing is written), and checks every probe against what the model is
     /// sent after the output loads. Prints a row per strategy × ratio: tokens, saved share,
     /// probes passed per category and facts kept; -v lists each failing probe as path:line.
+    #[command(display_order = 9)]
     Eval(EvalArgs),
 }
 
@@ -459,11 +473,13 @@ pub struct CompactArgs {
     pub strategy: Vec<StrategyName>,
 
     /// Compact each conversation to at most this many context tokens [default: the trigger
-    /// threshold].
+    /// threshold]. Given here, it compacts whether or not a trigger fires (a target in the
+    /// settings file only says how far once one does).
     #[arg(help_heading = COMPACTION, long, value_name = "TOKENS", conflicts_with = "target_ratio")]
     pub target_tokens: Option<usize>,
 
     /// Compact each conversation to at most this share of its context tokens (e.g. 0.5).
+    /// Given here, it compacts whether or not a trigger fires.
     #[arg(help_heading = COMPACTION, long, value_name = "RATIO")]
     pub target_ratio: Option<f64>,
 
@@ -892,7 +908,7 @@ pub enum ConfigCommand {
 pub enum ReportCommand {
     /// Combine JSON reports of `ctxc compact` (from shards or machines) into one.
     Merge {
-        /// JSON reports written with --json or --report FILE.json.
+        /// JSON reports written with --json or --report FILE.json (`-` for standard input).
         #[arg(value_name = "REPORT", required = true)]
         reports: Vec<PathBuf>,
 

@@ -46,7 +46,12 @@ struct Totals {
 
 /// Runs `ctxc check`.
 pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let discover::Found {
+        inputs,
+        errors,
+        skipped,
+    } = discover::discover(&args.input.inputs, &args.input.globs, &[])?;
+    skipped.report(quiet);
     discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let opts = ReadOptions {
         format: args.input.format,

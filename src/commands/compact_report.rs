@@ -182,9 +182,13 @@ pub struct FileReport {
     pub calibrated_tokens_after: Option<usize>,
     /// The target (in ctxc's counts), summed over compacted conversations.
     pub target_tokens: Option<usize>,
-    /// 1 − after / before.
+    /// 1 − after / before, in ctxc's counts.
     #[serde(deserialize_with = "null_as_default")]
     pub saved_ratio: f64,
+    /// 1 − after / before in provider tokens (the figure the token trigger uses), when the
+    /// file records usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_saved_ratio: Option<f64>,
     /// Triggers that fired, in order of first firing.
     pub triggers: Vec<String>,
     /// Why nothing fired, or why the target was not reached.
@@ -372,6 +376,10 @@ impl FileReport {
         }
         r.target_tokens = targets;
         r.saved_ratio = saved(r.context_tokens_before, r.context_tokens_after);
+        r.provider_saved_ratio = r
+            .calibrated_tokens_before
+            .zip(r.calibrated_tokens_after)
+            .map(|(before, after)| saved(before, after));
         r.retention_counts = r.retention.into();
         r
     }
@@ -477,8 +485,18 @@ pub struct Totals {
     pub context_tokens_before: usize,
     /// Context tokens after.
     pub context_tokens_after: usize,
-    /// 1 − after / before.
+    /// 1 − after / before, in ctxc's counts.
     pub saved_ratio: f64,
+    /// Context tokens before in provider tokens where files record usage, else in ctxc's
+    /// counts (absent when no file records usage).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_tokens_before: Option<usize>,
+    /// The same after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_tokens_after: Option<usize>,
+    /// 1 − after / before on those figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_saved_ratio: Option<f64>,
     /// Summaries written.
     pub summaries: usize,
     /// Summaries asked of the summarizer.
@@ -577,6 +595,11 @@ pub struct Tally {
     fallbacks: usize,
     time: u64,
     failures: Vec<SummaryFailure>,
+    /// Files that record usage, and the tokens before and after in provider tokens (ctxc's
+    /// counts for files without).
+    provider_files: usize,
+    provider_before: usize,
+    provider_after: usize,
 }
 
 impl Tally {
@@ -595,6 +618,12 @@ impl Tally {
         t.bytes_after += f.bytes_after;
         t.context_tokens_before += f.context_tokens_before;
         t.context_tokens_after += f.context_tokens_after;
+        // In provider tokens where the file records usage, else in ctxc's counts.
+        let provider = f.calibrated_tokens_before.zip(f.calibrated_tokens_after);
+        self.provider_files += usize::from(provider.is_some());
+        let (before, after) = provider.unwrap_or((f.context_tokens_before, f.context_tokens_after));
+        self.provider_before += before;
+        self.provider_after += after;
         t.summaries += f.summaries;
         t.summary_requests += f.summary_requests;
         self.fallbacks += f.summary_fallbacks.len();
@@ -612,6 +641,11 @@ impl Tally {
     pub fn totals(&self) -> Totals {
         let mut t = self.t.clone();
         t.saved_ratio = saved(t.context_tokens_before, t.context_tokens_after);
+        if self.provider_files > 0 {
+            t.calibrated_tokens_before = Some(self.provider_before);
+            t.calibrated_tokens_after = Some(self.provider_after);
+            t.provider_saved_ratio = Some(saved(self.provider_before, self.provider_after));
+        }
         t.summary_success_rate = if t.summary_requests == 0 {
             1.0
         } else {
@@ -695,6 +729,7 @@ pub fn table(report: &CompactReport) -> Table {
                 .collect();
             let status = match &f.failed_step {
                 Some(step) => format!("failed ({step})"),
+                None if report.dry_run && f.status == Status::Compacted => "would compact".into(),
                 None => f.status.name().into(),
             };
             // A file that failed before it was measured has no figures, not zeros.
@@ -706,7 +741,7 @@ pub fn table(report: &CompactReport) -> Table {
                 }
             };
             let saved = if f.measured() || f.status != Status::Failed {
-                percent(f.saved_ratio)
+                percent(f.provider_saved_ratio.unwrap_or(f.saved_ratio))
             } else {
                 "-".into()
             };
@@ -738,35 +773,55 @@ pub fn table(report: &CompactReport) -> Table {
             if t.files == 1 { "file" } else { "files" }
         ),
         String::new(),
-        format!("{} compacted, {} failed", t.compacted, t.failed),
+        format!(
+            "{} {}, {} failed",
+            t.compacted,
+            if report.dry_run {
+                "would compact"
+            } else {
+                "compacted"
+            },
+            t.failed
+        ),
         thousands(t.bytes_before as u64),
         thousands(t.bytes_after as u64),
         thousands(t.context_tokens_before as u64),
         thousands(t.context_tokens_after as u64),
-        String::new(),
-        percent(t.saved_ratio),
+        match (t.calibrated_tokens_before, t.calibrated_tokens_after) {
+            (Some(before), Some(after)) => {
+                format!("{}→{}", thousands(before as u64), thousands(after as u64))
+            }
+            _ => String::new(),
+        },
+        percent(t.provider_saved_ratio.unwrap_or(t.saved_ratio)),
         String::new(),
         String::new(),
         retention_cell(&t.retention),
     ];
     // A failure is printed once, on stderr (`compact::run`), not again under the table.
     let mut notes = vec![String::new()];
+    let mut untriggered = Vec::new();
     for f in &report.files {
         // As `ctxc repair` names them: `path:line: what was wrong → what was done`.
         for repair in &f.repairs {
             notes.push(format!("{}:{repair}", f.path));
         }
         for note in &f.notes {
-            notes.push(format!("{}: {note}", f.path));
+            if let Some(why) = note.strip_prefix(NO_TRIGGER) {
+                untriggered.push((f.path.as_str(), why));
+            } else {
+                notes.push(format!("{}: {note}", f.path));
+            }
         }
     }
+    notes.extend(untriggered_note(untriggered));
     notes.extend(
         summary_failures(&report.files)
             .iter()
             .map(SummaryFailure::note),
     );
     notes.push(format!(
-        "tokens: {}{}; provider = calibrated on the usage the file records (the token trigger and target use it; --raw-tokens: ctxc's counts); retention p/c/e/u = file paths, commands, error lines, user requests kept",
+        "tokens: {}{}; provider = calibrated on the usage the file records (the token trigger and target use it; --raw-tokens: ctxc's counts); SAVED is in provider tokens where there are any (ctxc's counts in --json savedRatio, the provider's in providerSavedRatio); retention p/c/e/u = file paths, commands, error lines, user requests kept",
         report.tokenizer.encoding,
         if report.tokenizer.exact {
             " (exact)"
@@ -774,12 +829,31 @@ pub fn table(report: &CompactReport) -> Table {
             " (estimated: no public tokenizer for this model)"
         }
     ));
+    if report.dry_run {
+        notes.push("dry run: nothing was written".into());
+    }
     Table {
         headers,
         numeric,
         rows,
         total: Some(total),
         notes,
+    }
+}
+
+/// How [`crate::trigger::why_not`]'s note begins.
+const NO_TRIGGER: &str = "no trigger fired:";
+
+/// The notes of files no trigger fired for: one such file's note as it is, several folded
+/// into one line (each file's reason stays in `--json`).
+fn untriggered_note(notes: Vec<(&str, &str)>) -> Option<String> {
+    match notes.as_slice() {
+        [] => None,
+        [(path, why)] => Some(format!("{path}: {NO_TRIGGER}{why}")),
+        [(path, why), ..] => Some(format!(
+            "{} files unchanged, {NO_TRIGGER} the first, {path}:{why}; --target-ratio, --target-tokens or --force compacts them anyway, --json gives each file's reason",
+            notes.len()
+        )),
     }
 }
 

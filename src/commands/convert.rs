@@ -34,7 +34,13 @@ struct Done {
 
 /// Runs `ctxc convert`.
 pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let own: Vec<_> = args.out_dir.iter().cloned().collect();
+    let discover::Found {
+        inputs,
+        errors,
+        skipped,
+    } = discover::discover(&args.input.inputs, &args.input.globs, &own)?;
+    skipped.report(quiet);
     if args.output.is_some() && inputs.len() + errors.len() > 1 {
         bail!(
             "-o names one output, and {} inputs were given",
@@ -74,6 +80,8 @@ pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
                     );
                 }
             }
+            // A reader that closed the pipe (`| head`) ends the run quietly, as elsewhere.
+            Err(e) if crate::output::is_broken_pipe(&e) => return Err(e),
             Err(e) => {
                 eprintln!("ctxc: {path}: {e:#}");
                 status = status.merge(ExitStatus::Failure);

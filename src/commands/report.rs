@@ -26,9 +26,17 @@ pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// Reads one report: a file, or standard input for `-`.
 fn read(path: &Path) -> Result<CompactReport> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the report {}", path.display()))?;
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("reading a report from standard input")?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("reading the report {}", path.display()))?
+    };
     serde_json::from_str(&text).map_err(|e| {
         // The place first, `path:line:column:` as every other input error, and out of the
         // message, which serde_json ends with it. Column 0: nothing read on that line yet.

@@ -151,10 +151,15 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
     // The tokenizer builds while the inputs are found.
     let (counter, found) = rayon::join(
         || tokens.counter(),
-        || discover::discover(&args.input.inputs, &args.input.globs),
+        || discover::discover(&args.input.inputs, &args.input.globs, &[]),
     );
     let counter = counter?;
-    let (inputs, errors) = found?;
+    let discover::Found {
+        inputs,
+        errors,
+        skipped,
+    } = found?;
+    skipped.report(quiet);
     let opts = ReadOptions {
         format: args.input.format,
         messages_path: args.input.messages_path.clone(),
@@ -514,8 +519,9 @@ fn table(report: &StatsReport) -> Table {
         "CONV".into(),
         "MSGS".into(),
         "BYTES".into(),
-        format!("CONTEXT TOKENS{estimated}"),
+        // The provider's figure first: the one the trigger uses and `stats -q` prints.
         "PROVIDER TOKENS (WINDOW)".into(),
+        format!("CTXC TOKENS{estimated}"),
         "STORED-ONLY BYTES".into(),
         "PROVIDER CONTEXT".into(),
         "TRIGGERS".into(),
@@ -554,7 +560,7 @@ fn table(report: &StatsReport) -> Table {
             let mut total = row(total_label, String::new(), &report.totals.figures);
             // Each file's last prompt size is its own session's; a sum would mean nothing.
             total[8] = "-".into();
-            total[6] = report
+            total[5] = report
                 .totals
                 .figures
                 .calibrated_context_tokens
@@ -573,8 +579,8 @@ fn row(label: String, format: String, f: &Figures) -> Vec<String> {
         thousands(f.conversations as u64),
         thousands(f.messages as u64),
         thousands(f.bytes as u64),
-        thousands(f.context_tokens as u64),
         provider_cell(f.calibration.as_ref()),
+        thousands(f.context_tokens as u64),
         thousands(f.stored_only_bytes as u64),
         f.provider_usage
             .map(|u| thousands(u.last_context_tokens))

@@ -866,7 +866,7 @@ fn detect(doc: &Doc) -> Result<Format, ReadError> {
         .find(|f| f.adapter().detect(doc))
         .ok_or_else(|| {
             ReadError::whole(format!(
-                "cannot tell the format: {} (name it with --format, or point at the message list with --messages-path; `ctxc --help` lists the formats)",
+                "cannot tell the format: {} (name it with --format, or point at the message list with --messages-path; `ctxc compact --help` lists the formats under --format)",
                 doc.describe()
             ))
         })

@@ -9,6 +9,7 @@ mod compact;
 mod convert_parquet;
 mod deep;
 mod eval;
+mod first_hour;
 mod fleet;
 mod friction;
 mod inplace;

@@ -65,17 +65,9 @@ pub(super) fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         .shard
         .map(|spec| shard::resolve(spec, |name| std::env::var(name).ok()))
         .transpose()?;
+    // A directory walk left out what an earlier run wrote (see `discover`).
     let inputs: Vec<Input> = inputs
         .into_iter()
-        .filter(|i| match i {
-            // A directory walk must not pick up what an earlier run wrote.
-            Input::File(p) => given.contains(p) || !crate::outputs::is_ctxc_output(p),
-            Input::Remote(url) => {
-                given.iter().any(|g| g.to_str() == Some(&*url.to_string()))
-                    || !crate::outputs::is_ctxc_output_name(url.file_name())
-            }
-            Input::Stdin => true,
-        })
         .filter(|i| shard.is_none_or(|s| in_shard(i, s)))
         .collect();
     let outputs = &args.outputs;

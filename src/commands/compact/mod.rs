@@ -113,16 +113,43 @@ struct Uploading {
     pending: Option<archive::Pending>,
 }
 
+/// The warning for `--in-place` with neither `--archive` nor `--backup`: what it replaces is
+/// gone.
+fn unkept_originals(args: &CompactArgs) -> Option<&'static str> {
+    (args.outputs.in_place
+        && !args.dry_run
+        && !args.archive
+        && !args.repair
+        && args.outputs.backup.is_none())
+        .then_some(
+            "--in-place without --archive or --backup: the originals of the files compacted will not be kept (--archive lets `ctxc restore` rebuild them)",
+        )
+}
+
+/// The folders this run writes into, which a walk of its inputs leaves out.
+fn own_folders(args: &CompactArgs) -> Vec<std::path::PathBuf> {
+    [&args.outputs.out_dir, &args.archive_dir]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
+}
+
 /// Runs `ctxc compact`.
 pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let config = CompactConfig::resolve(args)?;
     // The tokenizer builds while the inputs are found.
     let (counter, found) = rayon::join(
         || config.tokens.counter(),
-        || discover::discover(&args.input.inputs, &args.input.globs),
+        || discover::discover(&args.input.inputs, &args.input.globs, &own_folders(args)),
     );
     let counter = counter?;
-    let (inputs, errors) = found?;
+    let discover::Found {
+        inputs,
+        errors,
+        skipped,
+    } = found?;
+    skipped.report(quiet);
     let mut jobs = jobs(args, inputs)?;
     prepare_remote(&mut jobs, args);
     if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
@@ -148,6 +175,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         summarizer: summarizer.as_ref(),
         counter: &counter,
     };
+    if !quiet && let Some(warning) = unkept_originals(args) {
+        eprintln!("ctxc: warning: {warning}");
+    }
     let manifest = open_manifest(args, &config, &jobs)?;
     let progress = Progress::with_bytes(jobs.len(), bytes_total, quiet, verbose);
     if let Some(m) = manifest.as_ref().filter(|m| m.recorded() > 0) {

@@ -110,7 +110,17 @@ enum Destination {
 
 /// Runs `ctxc repair`.
 pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
-    let (inputs, errors) = discover::discover(&args.input.inputs, &args.input.globs)?;
+    let own: Vec<_> = [&args.out_dir, &args.archive_dir]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let discover::Found {
+        inputs,
+        errors,
+        skipped,
+    } = discover::discover(&args.input.inputs, &args.input.globs, &own)?;
+    skipped.report(quiet);
     if args.output.is_some() && inputs.len() + errors.len() > 1 {
         bail!("-o names one output: give one input, or use --out-dir or --in-place");
     }
