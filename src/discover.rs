@@ -26,6 +26,7 @@ impl Input {
     pub fn display(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".into(),
+            // Control characters escaped: a name holding a newline cannot forge a line.
             Input::File(path) => crate::human::path(path),
             Input::Remote(url) => url.to_string(),
         }
@@ -352,9 +353,73 @@ pub fn load_bytes(input: &Input, limit: u64) -> Result<Vec<u8>, LoadError> {
                 check_regular(&meta, limit).map_err(whole)?;
             }
             let file = std::fs::File::open(path).map_err(|e| io_error(&e))?;
+            if !meta.file_type().is_fifo() {
+                probe_start(&file)?;
+            }
             read_capped(file, meta.len(), limit)
         }
     }
+}
+
+/// How far past a first byte that cannot start JSON [`probe_start`] looks for a line break.
+const PROBE_BYTES: u64 = 1 << 20;
+
+/// Refuses, before the file is loaded, one whose first line cannot be JSON and runs on for
+/// [`PROBE_BYTES`] with no line break (a file of NULs, a binary): it is not read further, so
+/// such a file costs a mebibyte, not its size twice over. A bad first line that ends is left
+/// to the reader, which reads the lines after it (and `repair` can drop it).
+pub fn probe_start(file: &std::fs::File) -> Result<(), LoadError> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 64 << 10];
+    let read = |buf: &mut [u8], at: u64| file.read_at(buf, at).map_err(|e| io_error(&e));
+    let (mut at, mut line) = (0u64, 1usize);
+    // Past leading white space, counting its lines.
+    let (start, first) = loop {
+        let n = read(&mut buf, at)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let chunk = &buf[..n];
+        match chunk
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            Some(i) => {
+                line += chunk[..i].iter().filter(|&&b| b == b'\n').count();
+                break (at + i as u64, chunk[i]);
+            }
+            None => line += chunk.iter().filter(|&&b| b == b'\n').count(),
+        }
+        at += n as u64;
+    };
+    // A value, or a UTF-8 byte order mark.
+    if matches!(
+        first,
+        b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | 0xEF
+    ) {
+        return Ok(());
+    }
+    at = start;
+    while at < start + PROBE_BYTES {
+        let n = read(&mut buf, at)?;
+        if n == 0 || buf[..n].contains(&b'\n') {
+            return Ok(());
+        }
+        at += n as u64;
+    }
+    let what = match first {
+        0 => "a NUL byte (0x00)".to_string(),
+        b if b.is_ascii_graphic() => format!("'{}'", b as char),
+        b => format!("byte 0x{b:02x}"),
+    };
+    Err(LoadError {
+        line,
+        message: format!(
+            "invalid JSON at byte {start}: {what} cannot start a JSON value, and no line break \
+             follows within {} MiB: not read further",
+            PROBE_BYTES >> 20
+        ),
+    })
 }
 
 /// Refuses a file (from its metadata) that is not a regular file or is larger than `limit`
@@ -578,5 +643,33 @@ mod tests {
         let err = load(&Input::File(path), u64::MAX).unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("byte 16"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_file_that_cannot_start_json_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nul.jsonl");
+        std::fs::write(&path, vec![0u8; 3 << 20]).unwrap();
+        let err = load_bytes(&Input::File(path.clone()), u64::MAX).unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(
+            err.message
+                .starts_with("invalid JSON at byte 0: a NUL byte (0x00) cannot start a JSON value"),
+            "{}",
+            err.message
+        );
+        // After white space, named by its byte and line.
+        let mut text = b"\n\n  ".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 2 << 20));
+        std::fs::write(&path, &text).unwrap();
+        let err = load_bytes(&Input::File(path.clone()), u64::MAX).unwrap_err();
+        assert_eq!((err.line, err.message.contains("byte 4: 'x'")), (3, true));
+        // A bad first line that ends is the reader's to report, with the lines after it.
+        let mut text = vec![b'x'; 4096];
+        text.extend(b"\n{\"a\": 1}\n");
+        std::fs::write(&path, &text).unwrap();
+        assert!(load_bytes(&Input::File(path.clone()), u64::MAX).is_ok());
+        std::fs::write(&path, b"\x00\x00 short").unwrap();
+        assert!(load_bytes(&Input::File(path), u64::MAX).is_ok());
     }
 }
