@@ -581,10 +581,19 @@ async fn upload_parts(
 
 /// An `object_store` error as ctxc words it: what was being done, on which object.
 fn explain(e: &StoreError, url: &Url, doing: &str) -> anyhow::Error {
+    if let Some(why) = client::no_credentials(e) {
+        return anyhow!("{doing} {url}: {why}");
+    }
+    if e.to_string().contains("NoSuchBucket") {
+        return anyhow!("{doing} {url}: no such bucket: {}", url.bucket);
+    }
     match e {
         // A write finds no bucket; a read, no object (or no bucket: S3 says which, in `e`).
         StoreError::NotFound { .. } if doing == "writing" => {
-            anyhow!("{doing} {url}: no such bucket ({e})")
+            anyhow!(
+                "{doing} {url}: no such bucket ({})",
+                client::first_line(&e.to_string())
+            )
         }
         StoreError::NotFound { .. } => anyhow!("{doing} {url}: no such object"),
         StoreError::Precondition { .. } => {
