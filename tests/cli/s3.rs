@@ -125,6 +125,12 @@ impl Bucket {
             .unwrap();
     }
 
+    pub(crate) fn delete(&self, key: &str) {
+        self.runtime
+            .block_on(self.client.delete(&key.into()))
+            .unwrap();
+    }
+
     pub(crate) fn get(&self, key: &str) -> Option<Vec<u8>> {
         let got = self.runtime.block_on(async {
             let got = self.client.get(&key.into()).await?;

@@ -217,3 +217,98 @@ fn a_read_cut_short_is_retried_then_fails_its_object_and_writes_nothing() {
     assert_eq!(bucket.get("in/t.ctxc-archive.json"), None, "no archive");
     proxy.clear();
 }
+
+/// A run of `ctxc compact --in-place --archive` on `url`, stopped just before it replaces the
+/// object (its archive record written pending) until [`Paused::go`].
+struct Paused {
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+}
+
+impl Paused {
+    fn start(bucket: &Bucket, url: &str, ratio: &str) -> Paused {
+        use std::process::{Command, Stdio};
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
+        for name in crate::s3::aws_vars() {
+            cmd.env_remove(name);
+        }
+        cmd.envs(bucket.env())
+            .env(
+                "XDG_CONFIG_HOME",
+                crate::root().join("target/no-user-config"),
+            )
+            .env(
+                "CTXC_PAUSE",
+                format!("remote-replace:{}", dir.path().display()),
+            )
+            .args([
+                "compact",
+                "-q",
+                "--force",
+                "--jobs",
+                "1",
+                "--target-ratio",
+                ratio,
+            ])
+            .args(["--in-place", "--archive", url])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let started = std::time::Instant::now();
+        while !dir.path().join("paused").exists() {
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "never reached remote-replace"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Paused { child, dir }
+    }
+
+    /// Lets it go on, and waits for its end: exit code and standard error.
+    fn go(self) -> (Option<i32>, String) {
+        std::fs::write(self.dir.path().join("go"), "").unwrap();
+        let out = self.child.wait_with_output().unwrap();
+        (out.status.code(), stderr_of(&out))
+    }
+}
+
+/// Two in-place `--archive` runs on one object, both having read the same version and
+/// written their archive record, in either order of their replaces: the winner's archive is
+/// the one left, never removed or rewritten by the loser, and restores the original.
+#[test]
+fn two_concurrent_in_place_runs_never_lose_the_winners_archive() {
+    let Some(bucket) = Bucket::new("concurrent") else {
+        return;
+    };
+    let original = transcript();
+    let url = bucket.url("s/t.jsonl");
+    for first_wins in [true, false] {
+        bucket.put("s/t.jsonl", &original);
+        bucket.delete("s/t.ctxc-archive.json");
+        let first = Paused::start(&bucket, &url, "0.5");
+        let second = Paused::start(&bucket, &url, "0.3");
+        let ((won, won_err), (lost, lost_err)) = if first_wins {
+            (first.go(), second.go())
+        } else {
+            (second.go(), first.go())
+        };
+        let order = if first_wins {
+            "first wins"
+        } else {
+            "second wins"
+        };
+        assert_eq!(won, Some(0), "{order}: {won_err}");
+        assert_eq!(lost, Some(1), "{order}: {lost_err}");
+        assert!(
+            lost_err.contains("changed since ctxc read it"),
+            "{order}: {lost_err}"
+        );
+        assert_ne!(bucket.get("s/t.jsonl").unwrap(), original, "{order}");
+        let records = records(&bucket, "s/t.ctxc-archive.json");
+        assert_eq!(records.len(), 1, "{order}: {records:?}");
+        assert!(records[0].get("pending").is_none(), "{order}");
+        assert_eq!(restored(&bucket, &url), original, "{order}");
+    }
+}
