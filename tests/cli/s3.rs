@@ -26,7 +26,7 @@ struct Moto {
     _shell: Mutex<Child>,
 }
 
-fn moto_server() -> Option<PathBuf> {
+pub(crate) fn moto_server() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CTXC_MOTO_SERVER") {
         return Some(path.into());
     }

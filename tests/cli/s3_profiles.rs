@@ -201,3 +201,51 @@ fn no_credentials_plain_http_and_a_missing_bucket_are_said_in_one_line() {
         assert!(!err.contains('<'), "{command:?}: no XML: {err}");
     }
 }
+
+/// The README's "try it locally" recipe: `scripts/s3-try-locally.sh` starts the stand-in with
+/// a bucket and prints the variables to set, with which ctxc writes to and reads from it.
+#[test]
+fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
+    let Some(server) = crate::s3::moto_server() else {
+        return;
+    };
+    let venv = server.parent().unwrap().parent().unwrap();
+    let out = std::process::Command::new(crate::root().join("scripts/s3-try-locally.sh"))
+        .arg("try-it")
+        .env("CTXC_S3_VENV", venv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let vars: Vec<(String, String)> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("export "))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let pid = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("# Stop it with: kill "))
+        .expect("how to stop it")
+        .to_string();
+    let home = aws_home("", None);
+    let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let session = shared("corpus/claude-code/spotter/short.jsonl");
+    let copied = with_home(home.path(), &env)
+        .args(["compact", "--out-dir", "s3://try-it/out/"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    let listed = with_home(home.path(), &env)
+        .args(["stats", "--json", "s3://try-it/out/"])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("kill").arg(&pid).status();
+    assert_eq!(copied.status.code(), Some(0), "{}", stderr_of(&copied));
+    assert_eq!(stats_files(&listed).len(), 1);
+    let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("scripts/s3-try-locally.sh"),
+        "the README names it"
+    );
+}
