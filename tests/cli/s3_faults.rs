@@ -312,3 +312,80 @@ fn two_concurrent_in_place_runs_never_lose_the_winners_archive() {
         assert_eq!(restored(&bucket, &url), original, "{order}");
     }
 }
+
+/// Issue 39's bar on s3://: rounds of compact in place, append, compact again, with a lost
+/// reply, a kill between the replace and the archive's commit, and two concurrent runs;
+/// `restore` gives back the true original byte for byte, and each generation.
+#[test]
+fn rounds_with_lost_replies_kills_and_concurrent_runs_restore_the_original() {
+    let Some(bucket) = Bucket::new("rounds") else {
+        return;
+    };
+    let proxy = Proxy::start(&bucket.endpoint);
+    let original = transcript();
+    let url = bucket.url("s/t.jsonl");
+    bucket.put("s/t.jsonl", &original);
+    let in_place = |failpoint: Option<&str>, ratio: &str| {
+        let mut cmd = through(&bucket, &proxy);
+        if let Some(point) = failpoint {
+            cmd.env("CTXC_FAILPOINT", point);
+        }
+        cmd.args([
+            "compact",
+            "-q",
+            "--force",
+            "--jobs",
+            "1",
+            "--target-ratio",
+            ratio,
+        ])
+        .args(["--in-place", "--archive", &url])
+        .output()
+        .unwrap()
+    };
+    let append = |text: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, bucket.get("s/t.jsonl").unwrap()).unwrap();
+        crate::archive::append_turn(&path, text);
+        let bytes = std::fs::read(&path).unwrap();
+        bucket.put("s/t.jsonl", &bytes);
+        bytes
+    };
+    // Round 1: the replace's reply is lost.
+    proxy.fail("PUT", "/rounds/s/t.jsonl", Fault::DropReply, 1);
+    let out = in_place(None, "0.6");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let second = append("round 2: carry on");
+    // Round 2: killed after the replace, before the archive's commit.
+    let killed = in_place(Some("output-in-place"), "0.5");
+    assert_eq!(killed.status.code(), None, "killed by a signal");
+    let third = append("round 3: carry on");
+    assert_ne!(third, second);
+    // Round 3: two runs at once; one wins.
+    let first = Paused::start(&bucket, &url, "0.5");
+    let other = Paused::start(&bucket, &url, "0.4");
+    let (won, won_err) = first.go();
+    let (lost, lost_err) = other.go();
+    assert_eq!(won, Some(0), "{won_err}");
+    // Refused, or (the two outputs being the same bytes) done: the object holds its output.
+    assert!(matches!(lost, Some(0 | 1)), "{lost_err}");
+    assert_eq!(restored(&bucket, &url), original, "the true original");
+    for (g, bytes) in [(2, &second), (3, &third)] {
+        let out = bucket
+            .ctxc()
+            .args([
+                "restore",
+                "-q",
+                "-o",
+                "-",
+                "--generation",
+                &g.to_string(),
+                &url,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        assert_eq!(&out.stdout, bytes, "generation {g}");
+    }
+}
