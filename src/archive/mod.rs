@@ -352,7 +352,7 @@ impl Pending {
 
     /// Marks the new record committed; earlier records give up their output copies, which the
     /// new record's restore data now rebuilds. An archive another run wrote meanwhile is
-    /// never written over blindly ([`Pending::commit_over`]).
+    /// never written over blindly (see `commit_over`).
     pub fn commit(mut self) -> Result<PathBuf> {
         crate::failpoint::hit("output-in-place");
         let n = self.archive.records.len();

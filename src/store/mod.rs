@@ -266,7 +266,7 @@ pub fn head_bytes(url: &Url, n: u64) -> Result<Option<Vec<u8>>> {
 
 /// The object at `url`, streamed into an unnamed temporary file (read back from its start),
 /// with the version it is: for what may not fit in memory (a dataset). Retried, then failed,
-/// while the bytes received fall short of the object ([`whole`]).
+/// while the bytes received fall short of the object (see `whole`).
 pub fn download(url: &Url) -> Result<(std::fs::File, Meta)> {
     use std::io::Seek;
     let mut short = String::new();
