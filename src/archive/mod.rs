@@ -127,6 +127,8 @@ pub struct Pending {
     archive: Archive,
     /// The archive file as it was, if there was one.
     before: Option<Vec<u8>>,
+    /// The version of the archive this run last read or wrote: it writes only over that one.
+    version: place::Version,
     /// The file whose permissions the archive takes.
     like: PathBuf,
 }
@@ -289,20 +291,27 @@ fn start(mut new: Vec<Record>, places: Places, source: Option<&str>) -> Result<P
         paths::set_relative(&mut r.input, &path);
         paths::set_relative(&mut r.output, &path);
     }
-    let before =
-        place::read(&path).with_context(|| format!("reading the archive {}", path.shown()))?;
+    let (before, version) = place::read_versioned(&path)
+        .with_context(|| format!("reading the archive {}", path.shown()))?;
     // The archive holds the input's content: it gets the input's permissions.
     let like = places
         .input
         .filter(|p| place::url(p).is_none() && p.is_file())
         .unwrap_or(places.output);
-    let pending = Pending {
+    let mut pending = Pending {
         path,
         archive: Archive::new(records),
         before,
+        version,
         like: like.to_path_buf(),
     };
-    pending.write()?;
+    if !pending.write()? {
+        bail!(
+            "the archive {} changed while ctxc was adding to it (another run on the same \
+             file?): nothing written, left as it is",
+            pending.path.shown()
+        );
+    }
     crate::failpoint::hit("archive-pending");
     Ok(pending)
 }
@@ -393,7 +402,8 @@ impl Pending {
     }
 
     /// Marks the new record committed; earlier records give up their output copies, which the
-    /// new record's restore data now rebuilds.
+    /// new record's restore data now rebuilds. An archive another run wrote meanwhile is
+    /// never written over blindly (see `commit_over`).
     pub fn commit(mut self) -> Result<PathBuf> {
         crate::failpoint::hit("output-in-place");
         let n = self.archive.records.len();
@@ -404,28 +414,90 @@ impl Pending {
         for r in &mut self.archive.records {
             r.pending = false;
         }
-        self.write()?;
+        if !self.write()? {
+            self.commit_over()?;
+        }
         crate::failpoint::hit("archive-committed");
         Ok(self.path)
     }
 
-    /// Puts the archive back as it was: the output never reached its place.
+    /// Commits after another run wrote the archive since this one's pending write (two runs
+    /// on one object, the other's replace refused): the archive is read again and settled
+    /// against what the object holds (the other run's pending record, whose output never
+    /// landed, drops out). When it still holds this run's record (kept by a run that read
+    /// the output), nothing is to do; when it holds this run's earlier records and nothing
+    /// after them, this run's archive is written over it, only while it is that version.
+    fn commit_over(&mut self) -> Result<()> {
+        let last = self.archive.records.last().cloned();
+        for _ in 0..3 {
+            let (bytes, version) = place::read_versioned(&self.path)?;
+            let mut now = match bytes {
+                Some(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    Archive::parse(&text, &self.path)?.records
+                }
+                None => Vec::new(),
+            };
+            chain::settle(&mut now, &self.path);
+            if now
+                .iter()
+                .any(|r| last.as_ref().is_some_and(|l| same_record(r, l)))
+            {
+                return Ok(());
+            }
+            let ours = &self.archive.records;
+            let leads =
+                now.len() < ours.len() && now.iter().zip(ours).all(|(a, b)| same_record(a, b));
+            if !leads {
+                break;
+            }
+            self.version = version;
+            if self.write()? {
+                return Ok(());
+            }
+        }
+        bail!(
+            "the archive {} was rewritten by another run meanwhile: this compaction's record \
+             could not be added (its output is in place)",
+            self.path.shown()
+        )
+    }
+
+    /// Puts the archive back as it was: the output never reached its place. An archive that
+    /// another run wrote since is that run's, and left as it is.
     pub fn roll_back(self) -> Result<()> {
         match &self.before {
-            Some(bytes) => place::write(&self.path, bytes, Some(&self.like)),
-            None => place::remove(&self.path),
+            Some(bytes) => {
+                place::write_if(&self.path, bytes, Some(&self.like), &self.version).map(drop)
+            }
+            None => place::remove_if(&self.path, &self.version).map(drop),
         }
         .with_context(|| format!("putting back the archive {}", self.path.shown()))
     }
 
-    fn write(&self) -> Result<()> {
-        place::write(
+    /// Writes the archive over the version this run saw; `false` when another was there.
+    fn write(&mut self) -> Result<bool> {
+        let written = place::write_if(
             &self.path,
             self.archive.to_json().as_bytes(),
             Some(&self.like),
+            &self.version,
         )
-        .with_context(|| format!("writing the archive {}", self.path.shown()))
+        .with_context(|| format!("writing the archive {}", self.path.shown()))?;
+        Ok(match written {
+            Some(version) => {
+                self.version = version;
+                true
+            }
+            None => false,
+        })
     }
+}
+
+/// Whether two records are one compaction's (as read back from an archive another run wrote).
+fn same_record(a: &Record, b: &Record) -> bool {
+    (&a.input.hash, &a.output.hash, &a.time, a.generation)
+        == (&b.input.hash, &b.output.hash, &b.time, b.generation)
 }
 
 /// Checks that the record's pieces rebuild the input; if they ever did not (a bug), keeps

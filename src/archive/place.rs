@@ -58,6 +58,94 @@ pub fn write(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
     crate::outputs::write_atomic(path, bytes, like)
 }
 
+/// Which version of an archive a run last saw, for writing it only while it still is that
+/// version: two runs on one object must not write over each other's records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Version {
+    /// No object was there.
+    Absent,
+    /// The object's ETag.
+    Etag(String),
+    /// A local file (its input's lock keeps other runs out), or a store that gave no ETag.
+    Untold,
+}
+
+/// The bytes at `path` (`None` when nothing is there) and the version they are.
+pub fn read_versioned(path: &Path) -> Result<(Option<Vec<u8>>, Version)> {
+    let Some(url) = url(path) else {
+        return Ok((read(path)?, Version::Untold));
+    };
+    match store::get(&url, u64::MAX) {
+        Ok((bytes, meta)) => Ok((
+            Some(bytes),
+            meta.etag.map_or(Version::Untold, Version::Etag),
+        )),
+        Err(e) if e.0 == "no such object" => Ok((None, Version::Absent)),
+        Err(e) => Err(anyhow::anyhow!("{url}: {}", e.0)),
+    }
+}
+
+/// [`write`], only while what is at `path` is still the version `seen` (an object: `If-Match`,
+/// or `If-None-Match: *` where there was none; a file is written as [`write`] does). The
+/// version written, or `None` when another was there. A write refused on a retry after it
+/// landed is told by the ETag of the bytes.
+pub fn write_if(
+    path: &Path,
+    bytes: &[u8],
+    like: Option<&Path>,
+    seen: &Version,
+) -> Result<Option<Version>> {
+    let Some(url) = url(path) else {
+        write(path, bytes, like)?;
+        return Ok(Some(Version::Untold));
+    };
+    let written = match seen {
+        Version::Untold => return store::put(&url, bytes).map(|m| Some(version_of(m.etag))),
+        Version::Absent => match store::create(&url, bytes)? {
+            store::Created::New => store::head(&url)?.map(|m| version_of(m.etag)),
+            store::Created::Exists => None,
+        },
+        Version::Etag(etag) => {
+            let read = store::Meta {
+                size: 0,
+                etag: Some(etag.clone()),
+            };
+            match store::update(&url, bytes, &read) {
+                Ok(meta) => Some(version_of(meta.etag)),
+                Err(store::UpdateError::Changed) => None,
+                Err(store::UpdateError::Unsupported(why)) => {
+                    anyhow::bail!("{url}: the store cannot write conditionally ({why})")
+                }
+                Err(store::UpdateError::Other(e)) => return Err(e),
+            }
+        }
+    };
+    if written.is_some() {
+        return Ok(written);
+    }
+    // Refused: unless what is there now is these very bytes (an earlier try that landed).
+    let ours = store::md5_etag(bytes);
+    Ok(store::head(&url)?
+        .filter(|m| m.etag.as_deref() == Some(ours.as_str()))
+        .map(|m| version_of(m.etag)))
+}
+
+fn version_of(etag: Option<String>) -> Version {
+    etag.map_or(Version::Untold, Version::Etag)
+}
+
+/// Removes the file or object at `path` while it is still the version `seen` (an object's
+/// ETag is looked at just before). Whether it was removed.
+pub fn remove_if(path: &Path, seen: &Version) -> Result<bool> {
+    if let (Some(url), Version::Etag(etag)) = (url(path), seen) {
+        let now = store::head(&url)?;
+        if now.and_then(|m| m.etag).as_ref() != Some(etag) {
+            return Ok(false);
+        }
+    }
+    remove(path).map(|()| true)
+}
+
 /// Removes the file or object at `path`.
 pub fn remove(path: &Path) -> Result<()> {
     match url(path) {

@@ -75,23 +75,104 @@ impl Claim {
         self.notes.borrow().clone()
     }
 
-    /// Replaces the object with `bytes`, if it is still the version read.
-    pub fn replace(&self, bytes: &[u8]) -> Result<()> {
+    /// Replaces the object with `bytes`, if it is still the version read. A write whose
+    /// outcome is unknown (its reply lost, or refused on a retry after it landed) is settled
+    /// by reading back what the object holds: the output (done, and a note says so), the
+    /// version read (failed: nothing changed), or neither, or what cannot be told.
+    pub fn replace(&self, bytes: &[u8]) -> Result<(), ReplaceError> {
         crate::failpoint::pause("remote-replace");
-        match store::update(&self.url, bytes, &self.read) {
-            Ok(_) => Ok(()),
-            Err(UpdateError::Changed) => Err(anyhow!(
-                "{} changed since ctxc read it (it is no longer version {}): left as it is, \
+        let (error, refused) = match store::update(&self.url, bytes, &self.read) {
+            Ok(_) => return Ok(()),
+            Err(UpdateError::Changed) => (
+                anyhow!(
+                    "{} changed since ctxc read it (it is no longer version {}): left as it is, \
                  nothing lost",
-                self.url,
-                self.read.etag.as_deref().unwrap_or_default()
-            )),
-            Err(UpdateError::Unsupported(why)) => Err(anyhow!(
-                "{}: the store does not support conditional writes ({why}), so a change made \
-                 meanwhile could be overwritten: not replaced (use -o or --out-dir)",
-                self.url
-            )),
-            Err(UpdateError::Other(e)) => Err(e),
+                    self.url,
+                    self.read.etag.as_deref().unwrap_or_default()
+                ),
+                true,
+            ),
+            Err(UpdateError::Unsupported(why)) => {
+                return Err(ReplaceError {
+                    error: anyhow!(
+                        "{}: the store does not support conditional writes ({why}), so a change \
+                         made meanwhile could be overwritten: not replaced (use -o or --out-dir)",
+                        self.url
+                    ),
+                    not_written: true,
+                });
+            }
+            Err(UpdateError::Other(e)) => (e, false),
+        };
+        match self.holds_now(bytes) {
+            Holds::Output => {
+                self.notes.borrow_mut().push(format!(
+                    "the store's answer to the write was lost ({error:#}); read back, {} holds \
+                     the output: replaced",
+                    self.url
+                ));
+                Ok(())
+            }
+            Holds::Original => Err(ReplaceError {
+                error,
+                not_written: true,
+            }),
+            // Refused (`412`): this write is not what the object holds, whether or not an
+            // earlier try of it landed and was overwritten since.
+            Holds::Other(_) if refused => Err(ReplaceError {
+                error,
+                not_written: true,
+            }),
+            Holds::Other(what) => Err(ReplaceError {
+                error: error.context(format!(
+                    "whether the write landed is not known: read back, {} {what}",
+                    self.url
+                )),
+                not_written: false,
+            }),
         }
     }
+
+    /// What the object holds now, next to the version read and the output `bytes`.
+    fn holds_now(&self, bytes: &[u8]) -> Holds {
+        let meta = match store::head(&self.url) {
+            Ok(Some(meta)) => meta,
+            Ok(None) => return Holds::Other("is gone".into()),
+            Err(e) => return Holds::Other(format!("could not be read back ({e:#})")),
+        };
+        if meta.etag.is_some() && meta.etag == self.read.etag {
+            return Holds::Original;
+        }
+        if meta.size == bytes.len() as u64 {
+            if meta.etag.as_deref() == Some(store::md5_etag(bytes).as_str()) {
+                return Holds::Output;
+            }
+            match store::get(&self.url, meta.size) {
+                Ok((held, _)) if held == bytes => return Holds::Output,
+                Ok(_) => {}
+                Err(e) => return Holds::Other(format!("could not be read back ({})", e.0)),
+            }
+        }
+        Holds::Other("holds neither the version read nor the output (another writer?)".into())
+    }
+}
+
+/// What an object holds after a write whose outcome was unknown.
+enum Holds {
+    Output,
+    Original,
+    /// Neither, or what could not be told: why.
+    Other(String),
+}
+
+/// Why [`Claim::replace`] did not replace the object.
+#[derive(Debug)]
+pub struct ReplaceError {
+    /// What to report.
+    pub error: anyhow::Error,
+    /// Whether the output is known not to be in place (the object holds the version read, or
+    /// the store refused the write and holds something else): an archive record written for
+    /// the replacement can then be put back. Otherwise it stays pending, for `restore` and the
+    /// next run to settle against what the object holds.
+    pub not_written: bool,
 }

@@ -95,14 +95,71 @@ fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
     })
 }
 
-/// An S3 client's settings: the environment's, and the AWS profile's where it sets none.
+/// An S3 client's settings: the environment's, and the AWS profile's where it sets none. A
+/// plain `http://` endpoint needs `AWS_ALLOW_HTTP` (or a profile that sets it), said at once;
+/// settings that leave only instance metadata to give credentials are remembered, so that its
+/// failure reads as what it is ([`no_credentials`]).
 fn s3_builder() -> Result<object_store::aws::AmazonS3Builder> {
-    let var = |name: &str| std::env::var(name).ok();
+    use object_store::ClientConfigKey;
+    use object_store::aws::AmazonS3ConfigKey as Key;
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let builder = object_store::aws::AmazonS3Builder::from_env();
-    match super::aws_profile::load(var, |path| std::fs::read_to_string(path).ok())? {
-        Some(profile) => profile.apply(builder, var),
-        None => Ok(builder),
+    let profile = super::aws_profile::load(var, |path| std::fs::read_to_string(path).ok())?;
+    let profile_name = profile.as_ref().map(|p| p.name.clone());
+    let builder = match profile {
+        Some(profile) => profile.apply(builder, var)?,
+        None => builder,
+    };
+    let endpoint = builder.get_config_value(&Key::Endpoint);
+    let allow_http = builder.get_config_value(&Key::Client(ClientConfigKey::AllowHttp));
+    if let Some(endpoint) = endpoint.filter(|e| e.starts_with("http://")) {
+        if allow_http.as_deref() != Some("true") {
+            anyhow::bail!(
+                "the S3 endpoint {endpoint} is plain http, which is refused unless \
+                 AWS_ALLOW_HTTP=true is set (a local stand-in: set it; anything else: use https)"
+            );
+        }
     }
+    let given = [
+        Key::AccessKeyId,
+        Key::WebIdentityTokenFile,
+        Key::ContainerCredentialsRelativeUri,
+        Key::ContainerCredentialsFullUri,
+    ];
+    if !given.iter().any(|k| builder.get_config_value(k).is_some()) {
+        let name = profile_name
+            .or_else(|| var("AWS_PROFILE"))
+            .or_else(|| var("AWS_DEFAULT_PROFILE"))
+            .unwrap_or_else(|| "default".into());
+        let _ = METADATA_ONLY.set(name);
+    }
+    Ok(builder)
+}
+
+/// Set when the S3 settings give no credentials, so that the client asks instance metadata:
+/// the AWS profile looked at.
+static METADATA_ONLY: OnceLock<String> = OnceLock::new();
+
+/// The error to give for `e` when it is the failure to get credentials from instance
+/// metadata after nothing else gave any: where ctxc looked.
+pub fn no_credentials(e: &object_store::Error) -> Option<String> {
+    let profile = METADATA_ONLY.get()?;
+    let text = e.to_string();
+    let about = ["credential", "metadata", "169.254.169.254", "token"];
+    if !about.iter().any(|a| text.to_lowercase().contains(a)) {
+        return None;
+    }
+    Some(format!(
+        "no AWS credentials found (looked in: the environment (AWS_ACCESS_KEY_ID and \
+         AWS_SECRET_ACCESS_KEY, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_*), \
+         profile {profile} in ~/.aws/credentials and ~/.aws/config, instance metadata: {})",
+        first_line(&text)
+    ))
+}
+
+/// The first line of a message (a store's XML body, say, left out).
+pub fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
 }
 
 /// The `object_store` path of a key (a prefix without its trailing `/`).

@@ -94,10 +94,11 @@ pub fn list_with_times(prefix: &Url) -> Result<Vec<(Url, Meta, u64)>> {
     Ok(objects)
 }
 
-/// The sizes listings gave, for the read-ahead's budget.
-fn sizes() -> &'static std::sync::Mutex<std::collections::HashMap<Url, u64>> {
-    static SIZES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<Url, u64>>> =
-        std::sync::OnceLock::new();
+/// The sizes and ETags listings gave: the read-ahead's budget, and what a read must bring.
+type Listed = std::sync::Mutex<std::collections::HashMap<Url, (u64, Option<String>)>>;
+
+fn sizes() -> &'static Listed {
+    static SIZES: std::sync::OnceLock<Listed> = std::sync::OnceLock::new();
     SIZES.get_or_init(Default::default)
 }
 
@@ -108,13 +109,18 @@ fn remember_sizes(listed: &[object_store::ObjectMeta], prefix: &Url) {
             key: m.location.as_ref().to_string(),
             ..prefix.clone()
         };
-        sizes.insert(url, m.size);
+        sizes.insert(url, (m.size, m.e_tag.clone()));
     }
 }
 
 fn known_size(url: &Url) -> Option<u64> {
+    listed(url).map(|(size, _)| size)
+}
+
+/// The size and ETag a listing gave for `url`.
+fn listed(url: &Url) -> Option<(u64, Option<String>)> {
     let sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
-    sizes.get(url).copied()
+    sizes.get(url).cloned()
 }
 
 /// The objects of `prefix`'s bucket whose keys start with its key (not only whole segments),
@@ -153,14 +159,36 @@ pub fn get(url: &Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
     }
 }
 
-/// [`get`], as a future that owns what it needs.
+/// Reads of one object tried before a read that keeps coming back short fails it.
+const READ_TRIES: usize = 3;
+
+/// [`get`], as a future that owns what it needs: retried while the bytes received fall short
+/// of what the store says the object holds ([`whole`]), then failed.
 async fn get_async(url: Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
-    let store = client::store(&url).map_err(|e| GetError(format!("{e:#}")))?;
-    let key = client::key(&url).map_err(|e| GetError(format!("{e:#}")))?;
+    let mut short = String::new();
+    for _ in 0..READ_TRIES {
+        let (bytes, meta) = get_once(&url, limit).await?;
+        match whole(&url, bytes.len() as u64, &md5_etag(&bytes), &meta).await {
+            Ok(()) => return Ok((bytes, meta)),
+            Err(why) => short = why,
+        }
+    }
+    Err(GetError(cut_short(&short)))
+}
+
+/// The error of a read that came back short every time.
+fn cut_short(why: &str) -> String {
+    format!("{why}, on each of {READ_TRIES} reads: not read (a read cut short is never compacted)")
+}
+
+/// One read of the object at `url`.
+async fn get_once(url: &Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
+    let store = client::store(url).map_err(|e| GetError(format!("{e:#}")))?;
+    let key = client::key(url).map_err(|e| GetError(format!("{e:#}")))?;
     let fail = |e: StoreError| {
         GetError(match e {
             StoreError::NotFound { .. } => "no such object".to_string(),
-            e => format!("{:#}", explain(&e, &url, "reading")),
+            e => format!("{:#}", explain(&e, url, "reading")),
         })
     };
     let got = store.get(&key).await.map_err(fail)?;
@@ -184,6 +212,36 @@ async fn get_async(url: Url, limit: u64) -> Result<(Vec<u8>, Meta), GetError> {
     Ok((bytes, meta))
 }
 
+/// Whether `read` bytes with this MD5 (as an ETag) are the whole object the read's `meta`
+/// names: the size its listing gave (same version), its ETag when that is a single `PUT`'s
+/// MD5, and otherwise what a `HEAD` says. An ETag that is no MD5 (SSE-KMS) is not taken as
+/// a short read while the size agrees. `Err`: what was received against what is there.
+async fn whole(url: &Url, read: u64, md5: &str, meta: &Meta) -> Result<(), String> {
+    let short = |size: u64, from: &str| {
+        Err(format!(
+            "{read} bytes received, but {from} says the object holds {size}"
+        ))
+    };
+    if let Some((size, _)) = listed(url).filter(|(_, etag)| *etag == meta.etag) {
+        return if size == read {
+            Ok(())
+        } else {
+            short(size, "its listing")
+        };
+    }
+    if meta.etag.as_deref() == Some(md5) {
+        return Ok(());
+    }
+    let store = client::store(url).map_err(|e| format!("{e:#}"))?;
+    let key = client::key(url).map_err(|e| format!("{e:#}"))?;
+    match store.head(&key).await {
+        Ok(now) if now.e_tag == meta.etag && now.size != read => short(now.size, "HEAD"),
+        // Another version since (or a server whose HEAD names versions otherwise), or no
+        // HEAD: nothing more to tell by.
+        _ => Ok(()),
+    }
+}
+
 /// The first `n` bytes of the object at `url` (fewer when it is shorter); `None` when no
 /// object is there.
 pub fn head_bytes(url: &Url, n: u64) -> Result<Option<Vec<u8>>> {
@@ -204,28 +262,47 @@ pub fn head_bytes(url: &Url, n: u64) -> Result<Option<Vec<u8>>> {
 }
 
 /// The object at `url`, streamed into an unnamed temporary file (read back from its start),
-/// with the version it is: for what may not fit in memory (a dataset).
+/// with the version it is: for what may not fit in memory (a dataset). Retried, then failed,
+/// while the bytes received fall short of the object (see `whole`).
 pub fn download(url: &Url) -> Result<(std::fs::File, Meta)> {
-    use std::io::{Seek, Write};
+    use std::io::Seek;
+    let mut short = String::new();
+    for _ in 0..READ_TRIES {
+        let mut file = tempfile::tempfile().context("creating a temporary file")?;
+        let (read, md5, meta) = client::block_on(download_once(url, &mut file))?;
+        match client::block_on(whole(url, read, &md5, &meta)) {
+            Ok(()) => {
+                file.rewind()?;
+                return Ok((file, meta));
+            }
+            Err(why) => short = why,
+        }
+    }
+    bail!("reading {url}: {}", cut_short(&short))
+}
+
+/// One read of the object at `url` into `file`: the bytes received, their MD5 (as an ETag)
+/// and the version read.
+async fn download_once(url: &Url, file: &mut std::fs::File) -> Result<(u64, String, Meta)> {
+    use md5::Digest;
+    use std::io::Write;
     let store = client::store(url)?;
     let key = client::key(url)?;
-    let mut file = tempfile::tempfile().context("creating a temporary file")?;
-    let meta = client::block_on(async {
-        let got = store
-            .get(&key)
-            .await
-            .map_err(|e| explain(&e, url, "reading"))?;
-        let meta = Meta::from(&got.meta);
-        let mut body = got.into_stream();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| explain(&e, url, "reading"))?;
-            file.write_all(&chunk)
-                .with_context(|| format!("reading {url} into a temporary file"))?;
-        }
-        anyhow::Ok(meta)
-    })?;
-    file.rewind()?;
-    Ok((file, meta))
+    let got = store
+        .get(&key)
+        .await
+        .map_err(|e| explain(&e, url, "reading"))?;
+    let meta = Meta::from(&got.meta);
+    let mut body = got.into_stream();
+    let (mut read, mut md5) = (0u64, md5::Md5::new());
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| explain(&e, url, "reading"))?;
+        md5.update(&chunk);
+        read += chunk.len() as u64;
+        file.write_all(&chunk)
+            .with_context(|| format!("reading {url} into a temporary file"))?;
+    }
+    Ok((read, format!("\"{:x}\"", md5.finalize()), meta))
 }
 
 /// Removes the object at `url` (nothing there is not an error).
@@ -432,6 +509,13 @@ pub fn update(url: &Url, bytes: &[u8], read: &Meta) -> Result<Meta, UpdateError>
     }
 }
 
+/// The ETag a store gives an object written in one `PUT` (without SSE-KMS): its bytes' MD5,
+/// in hex, quoted.
+pub fn md5_etag(bytes: &[u8]) -> String {
+    use md5::Digest;
+    format!("\"{:x}\"", md5::Md5::digest(bytes))
+}
+
 fn writable(url: &Url) -> Result<()> {
     if !url.scheme.writable() {
         bail!("{url}: http(s):// URLs are read only: write to s3://, gs:// or az://");
@@ -494,10 +578,19 @@ async fn upload_parts(
 
 /// An `object_store` error as ctxc words it: what was being done, on which object.
 fn explain(e: &StoreError, url: &Url, doing: &str) -> anyhow::Error {
+    if let Some(why) = client::no_credentials(e) {
+        return anyhow!("{doing} {url}: {why}");
+    }
+    if e.to_string().contains("NoSuchBucket") {
+        return anyhow!("{doing} {url}: no such bucket: {}", url.bucket);
+    }
     match e {
         // A write finds no bucket; a read, no object (or no bucket: S3 says which, in `e`).
         StoreError::NotFound { .. } if doing == "writing" => {
-            anyhow!("{doing} {url}: no such bucket ({e})")
+            anyhow!(
+                "{doing} {url}: no such bucket ({})",
+                client::first_line(&e.to_string())
+            )
         }
         StoreError::NotFound { .. } => anyhow!("{doing} {url}: no such object"),
         StoreError::Precondition { .. } => {

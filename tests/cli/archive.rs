@@ -439,7 +439,7 @@ fn an_archive_of_another_output_is_not_replaced() {
 
 /// Appends one user record chained to the session's last record, as a resumed Claude Code
 /// does.
-fn append_turn(path: &Path, text: &str) {
+pub(crate) fn append_turn(path: &Path, text: &str) {
     let content = String::from_utf8(read(path)).unwrap();
     let last = content
         .lines()

@@ -26,7 +26,7 @@ struct Moto {
     _shell: Mutex<Child>,
 }
 
-fn moto_server() -> Option<PathBuf> {
+pub(crate) fn moto_server() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CTXC_MOTO_SERVER") {
         return Some(path.into());
     }
@@ -129,6 +129,12 @@ impl Bucket {
         let payload = object_store::PutPayload::from(bytes.to_vec());
         self.runtime
             .block_on(self.client.put(&key.into(), payload))
+            .unwrap();
+    }
+
+    pub(crate) fn delete(&self, key: &str) {
+        self.runtime
+            .block_on(self.client.delete(&key.into()))
             .unwrap();
     }
 

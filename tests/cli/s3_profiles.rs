@@ -110,3 +110,142 @@ fn aws_profiles_give_the_endpoint_region_and_keys_and_the_environment_wins() {
     assert!(err.contains("`credential_process`"), "{err}");
     assert!(err.contains(&prefix), "{err}");
 }
+
+/// A server on loopback that answers every request `403 Forbidden`: an instance-metadata
+/// endpoint that gives no credentials, as one does off EC2 behind some proxies.
+fn forbidding_metadata() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+/// What a newcomer trips on is said in one line: no credentials anywhere (and where ctxc
+/// looked), a plain-http endpoint without `AWS_ALLOW_HTTP`, a bucket that is not there.
+#[test]
+fn no_credentials_plain_http_and_a_missing_bucket_are_said_in_one_line() {
+    let Some(bucket) = Bucket::new("newcomer") else {
+        return;
+    };
+    bucket.put(
+        "in/short.jsonl",
+        &std::fs::read(shared("corpus/claude-code/spotter/short.jsonl")).unwrap(),
+    );
+    let prefix = bucket.url("in/");
+    let endpoint = bucket.endpoint.as_str();
+    let home = aws_home("", None);
+    let metadata = forbidding_metadata();
+    let stand_in = [
+        ("AWS_ENDPOINT_URL", endpoint),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_METADATA_ENDPOINT", metadata.as_str()),
+    ];
+    let out = with_home(home.path(), &stand_in)
+        .args(["stats", &prefix])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("no AWS credentials found (looked in: the environment"),
+        "{err}"
+    );
+    assert!(
+        err.contains("profile default in ~/.aws/credentials"),
+        "{err}"
+    );
+    assert!(err.contains("instance metadata"), "{err}");
+
+    let keys = [
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+    ];
+    let out = with_home(home.path(), &[&stand_in[..], &keys[..]].concat())
+        .env_remove("AWS_ALLOW_HTTP")
+        .args(["stats", &prefix])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&format!("the S3 endpoint {endpoint} is plain http")),
+        "{err}"
+    );
+    assert!(err.contains("AWS_ALLOW_HTTP=true"), "{err}");
+
+    let out_dir = home.path().join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    let object = "s3://no-such-bucket-here/in/short.jsonl";
+    for command in [
+        &["stats", object][..],
+        &["stats", "s3://no-such-bucket-here/in/"][..],
+        &["compact", "--force", "--out-dir", out_dir, object][..],
+    ] {
+        let out = with_home(home.path(), &[&stand_in[..], &keys[..]].concat())
+            .args(command)
+            .output()
+            .unwrap();
+        assert_ne!(out.status.code(), Some(0));
+        let err = stderr_of(&out);
+        assert!(err.contains("no such bucket"), "{command:?}: {err}");
+        assert!(!err.contains('<'), "{command:?}: no XML: {err}");
+    }
+}
+
+/// The README's "try it locally" recipe: `scripts/s3-try-locally.sh` starts the stand-in with
+/// a bucket and prints the variables to set, with which ctxc writes to and reads from it.
+#[test]
+fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
+    let Some(server) = crate::s3::moto_server() else {
+        return;
+    };
+    let venv = server.parent().unwrap().parent().unwrap();
+    let out = std::process::Command::new(crate::root().join("scripts/s3-try-locally.sh"))
+        .arg("try-it")
+        .env("CTXC_S3_VENV", venv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let vars: Vec<(String, String)> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("export "))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let pid = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("# Stop it with: kill "))
+        .expect("how to stop it")
+        .to_string();
+    let home = aws_home("", None);
+    let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let session = shared("corpus/claude-code/spotter/short.jsonl");
+    let copied = with_home(home.path(), &env)
+        .args(["compact", "--out-dir", "s3://try-it/out/"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    let listed = with_home(home.path(), &env)
+        .args(["stats", "--json", "s3://try-it/out/"])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("kill").arg(&pid).status();
+    assert_eq!(copied.status.code(), Some(0), "{}", stderr_of(&copied));
+    assert_eq!(stats_files(&listed).len(), 1);
+    let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("scripts/s3-try-locally.sh"),
+        "the README names it"
+    );
+}

@@ -586,6 +586,26 @@ impl Conduct<'_> {
         Ok(())
     }
 
+    /// [`Conduct::settle`] for an object replaced in place: a write whose outcome could not be
+    /// told (the object read back held neither the input nor the output) leaves the archive's
+    /// record pending, which `restore` and the next run settle against what the object holds.
+    fn settle_replace(
+        &self,
+        replaced: Result<(), inplace::remote::ReplaceError>,
+        pending: Option<archive::Pending>,
+    ) -> Result<()> {
+        match (replaced, pending) {
+            (Ok(()), pending) => self.settle(Ok(()), pending),
+            (Err(e), pending) if e.not_written => self.settle(Err(e.error), pending),
+            (Err(e), Some(pending)) => Err(e.error.context(format!(
+                "the archive {} keeps this compaction's record pending: `ctxc restore` reads it \
+                 against what the object holds",
+                crate::human::path(pending.path())
+            ))),
+            (Err(e), None) => Err(e.error),
+        }
+    }
+
     /// How an input looks now, for the `--resume-from` manifest: a file's size and time, or
     /// (only when there is a manifest: it costs a request) an object's size and ETag.
     fn identity(&self, input: &Input) -> Option<Identity> {
@@ -865,7 +885,7 @@ impl Conduct<'_> {
                             claim.backup(suffix, original.as_bytes())?;
                         }
                         let pending = begin_archive(&name)?;
-                        self.settle(claim.replace(bytes), pending)?;
+                        self.settle_replace(claim.replace(bytes), pending)?;
                         done(url.to_string())
                     }
                     _ => {

@@ -296,8 +296,12 @@ impl Conduct<'_> {
                         .map_err(&write)?;
                     let written = read_whole(&tmp)
                         .with_context(|| format!("reading back the dataset for {url}"))
+                        .map_err(|error| inplace::remote::ReplaceError {
+                            error,
+                            not_written: true,
+                        })
                         .and_then(|compacted| claim.replace(&compacted));
-                    self.settle(written, pending).map_err(&write)?;
+                    self.settle_replace(written, pending).map_err(&write)?;
                     for note in claim.notes() {
                         self.progress.warn(&format!("{path}: {note}"));
                     }
