@@ -30,6 +30,18 @@ use std::path::Path;
 /// when the record's copy of its output is sound and the input is not where it was read;
 /// dropped otherwise. Returns whether records were dropped.
 pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
+    settle_with(records, archive_path, true)
+}
+
+/// [`settle`] by what the file holds alone, the record's own copy of its output not trusted:
+/// for a run that finds another in-place run rewrote the archive meanwhile, where a file that
+/// holds neither this input nor this output holds the other run's output, and a pending record
+/// of a run whose replace was refused must drop out.
+pub fn settle_reached(records: &mut Vec<Record>, archive_path: &Path) -> bool {
+    settle_with(records, archive_path, false)
+}
+
+fn settle_with(records: &mut Vec<Record>, archive_path: &Path, trust_copy: bool) -> bool {
     let Some(last) = records.last().filter(|r| r.pending) else {
         return false;
     };
@@ -43,7 +55,8 @@ pub fn settle(records: &mut Vec<Record>, archive_path: &Path) -> bool {
     // the archive's own copy of the output still rebuilds the input, unless the file holds
     // that input still, when the output never reached it.
     let kept = reached
-        || (copy_matches(last)
+        || (trust_copy
+            && copy_matches(last)
             && !paths::candidates(archive_path, &records[first].input)
                 .iter()
                 .any(|(p, _)| super::file_holds(p, &records[first].input)));

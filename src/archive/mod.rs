@@ -438,7 +438,7 @@ impl Pending {
                 }
                 None => Vec::new(),
             };
-            chain::settle(&mut now, &self.path);
+            chain::settle_reached(&mut now, &self.path);
             if now
                 .iter()
                 .any(|r| last.as_ref().is_some_and(|l| same_record(r, l)))
