@@ -1,10 +1,12 @@
 //! `observation-masking`: replace old tool outputs with a one-line placeholder naming the
-//! tool, the output's size and its first error line, keeping every call (and so every path
-//! and command) verbatim. The most recent outputs (3) stay whole. Research on agent
-//! trajectories found this simple masking as good as LLM summaries at half the cost.
+//! tool and the output's size, followed by the output's error lines (the first and last
+//! few), keeping every call (and so every path and command) verbatim. The most recent
+//! outputs (3) stay whole. Research on agent trajectories found this simple masking as good
+//! as LLM summaries at half the cost; `adaptive` runs it before any summary, so what the
+//! agent did and what failed outlive what it saw.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{clip, error_lines, tool_output};
+use crate::facts::{error_lines, tool_output};
 use crate::plan::Plan;
 use crate::transcript::OutItem;
 use anyhow::Result;
@@ -38,7 +40,8 @@ impl Strategy for ObservationMasking {
     }
 }
 
-/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines; first error: ...]`.
+/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines]`, and when the output has error
+/// lines, `; its 2 error lines kept:]` with those lines below, each clipped as facts are.
 fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
     let item = &cx.subject.conv.items[i];
     let mut tools: Vec<&str> = item
@@ -60,10 +63,15 @@ fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
         crate::human::thousands(tokens as u64),
         crate::human::thousands(lines as u64)
     );
-    if let Some(error) = error_lines(&output, item.is_error).first() {
-        text.push_str("; first error: ");
-        text.push_str(&clip(error, 200));
+    let errors = error_lines(&output, item.is_error);
+    match errors.len() {
+        0 => text.push(']'),
+        1 => text.push_str("; its error line kept:]"),
+        n => text.push_str(&format!("; its {n} error lines kept:]")),
     }
-    text.push(']');
+    for error in &errors {
+        text.push('\n');
+        text.push_str(error);
+    }
     text
 }
