@@ -6,9 +6,9 @@
 //! agent did and what failed outlive what it saw.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{error_lines, tool_output};
+use crate::facts::{CallIndex, result_errors, tool_calls, tool_output};
 use crate::plan::Plan;
-use crate::transcript::OutItem;
+use crate::transcript::{Conversation, Kind, OutItem};
 use anyhow::Result;
 use std::collections::HashMap;
 
@@ -23,6 +23,7 @@ impl Strategy for ObservationMasking {
     fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
         let s = cx.subject;
         let names = crate::count::tool_names(s.conv);
+        let calls = call_index(s.conv);
         let outputs = cx.free_outputs(&plan);
         let keep_from = outputs
             .len()
@@ -31,7 +32,7 @@ impl Strategy for ObservationMasking {
             let Some(i) = plan.items[at].kept() else {
                 continue;
             };
-            let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names));
+            let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names, &calls));
             if s.out_tokens(&masked) < s.out_tokens(&plan.items[at]) {
                 plan.items[at] = masked;
             }
@@ -40,9 +41,27 @@ impl Strategy for ObservationMasking {
     }
 }
 
+/// Every tool call of `conv` by id, to know what each output answers.
+fn call_index(conv: &Conversation) -> CallIndex {
+    let mut calls = CallIndex::default();
+    for item in conv
+        .items
+        .iter()
+        .filter(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall) && !i.calls.is_empty())
+    {
+        calls.note(item, tool_calls(item));
+    }
+    calls
+}
+
 /// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines]`, and when the output has error
 /// lines, `; its 2 error lines kept:]` with those lines below, each clipped as facts are.
-fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
+fn placeholder(
+    cx: &Context,
+    i: usize,
+    names: &HashMap<&str, &str>,
+    calls: &CallIndex,
+) -> String {
     let item = &cx.subject.conv.items[i];
     let mut tools: Vec<&str> = item
         .results
@@ -63,7 +82,9 @@ fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
         crate::human::thousands(tokens as u64),
         crate::human::thousands(lines as u64)
     );
-    let errors = error_lines(&output, item.is_error);
+    // The error lines as facts read them (what a reader printed is not an error), so what
+    // was kept is what retention and `eval` look for.
+    let errors = result_errors(item, &calls.answered_by(item));
     match errors.len() {
         0 => text.push(']'),
         1 => text.push_str("; its error line kept:]"),

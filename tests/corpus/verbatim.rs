@@ -68,12 +68,22 @@ fn count(found: &mut [usize; 2], facts: &[String], text: &str) {
     found[1] += facts.len();
 }
 
+/// The facts of `facts` that `text` does not hold, as `rel: fact`.
+fn absent(rel: &str, facts: &[String], text: &str) -> Vec<String> {
+    facts
+        .iter()
+        .filter(|f| !text.contains(f.as_str()))
+        .map(|f| format!("{rel}: {}", f.chars().take(100).collect::<String>()))
+        .collect()
+}
+
 /// The strict count over the corpus at `ratio`, checked against `ctxc eval`'s on the way.
 fn strict_at(ratio: f64) -> Strict {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
     let summarizer = Extractive;
     let settings = forced_settings(StrategyName::Adaptive, ratio, &counter, &summarizer);
     let mut strict = Strict::default();
+    let mut lost: [Vec<String>; 3] = Default::default();
     for (rel, t) in supported_transcripts() {
         let outcome = ctxc::pipeline::run(&t, &settings).unwrap_or_else(|e| panic!("{rel}: {e:#}"));
         let after = read(outcome.output.into_owned(), &ReadOptions::default())
@@ -85,6 +95,12 @@ fn strict_at(ratio: f64) -> Strict {
             count(&mut own.paths, &facts.paths, &text);
             count(&mut own.commands, &facts.commands, &text);
             count(&mut own.errors, &facts.errors, &text);
+            for (lost, facts) in lost
+                .iter_mut()
+                .zip([&facts.paths, &facts.commands, &facts.errors])
+            {
+                lost.extend(absent(&rel, facts, &text));
+            }
             // eval's verbatim figures: its retention columns, and its command and error
             // probes (the same lists), agree with this count.
             let eval = verbatim_retention_of(&facts, after);
@@ -146,6 +162,11 @@ fn strict_at(ratio: f64) -> Strict {
         strict.latest[0],
         strict.latest[1],
     );
+    for (what, lost) in ["path", "command", "error"].iter().zip(&lost) {
+        for fact in lost.iter().take(12) {
+            println!("  {what} not sent verbatim at {ratio}: {fact}");
+        }
+    }
     strict
 }
 
