@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Peer benchmark (not CI): ctxc's default against cozempic and claude-code-tools (aichat
 # trim) at the same model-visible token budget, on scratch copies of the corpus's real
-# Claude Code sessions. Installs both peers from PyPI into a venv under target/.
+# Claude Code sessions of 1 MB or more, verbatim facts counted. Installs both peers from
+# PyPI into a venv under target/.
 # Usage: scripts/peer-bench.sh [SCRATCH_DIR]   (run from the crate directory)
 set -euo pipefail
 scratch=${1:-$(mktemp -d /tmp/ctxc-peer-bench.XXXXXX)}
@@ -14,7 +15,7 @@ if [ ! -x "$venv/bin/cozempic" ] || [ ! -x "$venv/bin/aichat" ]; then
   "$venv/bin/pip" install -q cozempic claude-code-tools
 fi
 cargo build -q --release --bin ctxc --example peer_retention
-sessions=$(find ../shared/corpus/claude-code/spotter -name '*.jsonl' | sort)
+sessions=$(find ../shared/corpus/claude-code -name '*.jsonl' -size +1023k | sort)
 # shellcheck disable=SC2086
 python3 scripts/peer_bench.py target/release/ctxc target/release/examples/peer_retention \
   "$venv/bin" "$scratch/runs" $sessions

@@ -1,15 +1,18 @@
 """Peer benchmark helper (see peer-bench.sh): for each Claude Code session, run a peer on a
 scratch copy, measure its output with ctxc (tokens: `ctxc stats`; retention:
-`examples/peer_retention`), run ctxc's default at the peer's achieved token budget, and
-print both side by side."""
+`examples/peer_retention`, verbatim: a summary's artifact index not counted), run ctxc's
+default at the peer's achieved token budget, measure its output the same way, and print both
+side by side with a verdict per session: does ctxc keep at least as many verbatim paths and
+commands as the peer? Sessions under 1 MB are left out (issue 40's bench)."""
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-CTXC, RETENTION, BIN, SCRATCH = (Path(a) for a in sys.argv[1:5])
-SESSIONS = [Path(a) for a in sys.argv[5:]]
+# Absolute: the peers run in their scratch directories.
+CTXC, RETENTION, BIN, SCRATCH = (Path(a).absolute() for a in sys.argv[1:5])
+SESSIONS = [Path(a) for a in sys.argv[5:] if Path(a).stat().st_size >= 1 << 20]
 KINDS = ["paths", "commands", "errors", "userRequests"]
 
 
@@ -20,7 +23,7 @@ def tokens(path):
 
 def retention(original, rewritten):
     out = subprocess.run([RETENTION, original, rewritten], capture_output=True, check=True)
-    return json.loads(out.stdout)
+    return json.loads(out.stdout)["verbatim"]
 
 
 def cozempic(copy, work):
@@ -41,13 +44,18 @@ def aichat(copy, work):
     return made[0]
 
 
-def ctxc_at(session, budget):
+def ctxc_at(session, budget, work):
     # The budget is ctxc's own count of the peer's output (`stats`), so the target is too:
     # without --raw-tokens it would be read as the provider-calibrated figure, a smaller budget.
-    out = subprocess.run([CTXC, "compact", "--force", "--dry-run", "--json", "--raw-tokens",
-                          "--target-tokens", str(budget), session], capture_output=True, check=True)
-    f = json.loads(out.stdout)["files"][0]
-    return f["contextTokensAfter"], f["retentionCounts"]
+    # The output is written to a scratch copy and measured as the peer's is.
+    mine = work / "ctxc"
+    mine.mkdir()
+    copy = mine / session.name
+    shutil.copy(session, copy)
+    subprocess.run([CTXC, "compact", "--force", "-q", "--raw-tokens", "--target-tokens",
+                    str(budget), copy], capture_output=True, check=True)
+    out = copy.with_name(copy.stem + ".compact" + copy.suffix)
+    return tokens(out), retention(session, out)
 
 
 def cell(counts, kind):
@@ -71,7 +79,7 @@ for peer_name, peer in [("cozempic treat -rx standard", cozempic), ("aichat trim
         before = tokens(session)
         budget = tokens(result)
         peer_counts = retention(session, result)
-        ours, our_counts = ctxc_at(session, budget)
+        ours, our_counts = ctxc_at(session, budget, work)
         rows.append((peer_name, session.name, before, budget, peer_counts, ours, our_counts))
         for who, counts in [(peer_name, peer_counts), ("ctxc@" + peer_name, our_counts)]:
             total = sums.setdefault(who, {k: [0, 0] for k in KINDS})
@@ -79,15 +87,18 @@ for peer_name, peer in [("cozempic treat -rx standard", cozempic), ("aichat trim
                 total[k][0] += counts[k][0]
                 total[k][1] += counts[k][1]
 
-print("| peer | session | tokens before | peer tokens | peer p/c/e/u | ctxc tokens | ctxc p/c/e/u |")
-print("|---|---|---|---|---|---|---|")
+print("Verbatim facts kept (p/c/e/u: paths, commands, errors, user requests; an artifact index not counted)")
+print()
+print("| peer | session | tokens before | peer tokens | peer p/c/e/u | ctxc tokens | ctxc p/c/e/u | ctxc ≥ peer (paths, commands) |")
+print("|---|---|---|---|---|---|---|---|")
 for row in rows:
     if len(row) == 3:
-        print(f"| {row[0]} | {row[1]} | {row[2]} | | | | |")
+        print(f"| {row[0]} | {row[1]} | {row[2]} | | | | | |")
         continue
     peer_name, name, before, budget, pc, ours, oc = row
     fmt = lambda c: " ".join(cell(c, k) for k in KINDS)
-    print(f"| {peer_name} | {name} | {before} | {budget} | {fmt(pc)} | {ours} | {fmt(oc)} |")
+    wins = all(oc[k][0] >= pc[k][0] for k in ["paths", "commands"])
+    print(f"| {peer_name} | {name} | {before} | {budget} | {fmt(pc)} | {ours} | {fmt(oc)} | {'yes' if wins else 'no'} |")
 print()
 print("| totals | paths | commands | errors | user requests |")
 print("|---|---|---|---|---|")

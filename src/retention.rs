@@ -134,7 +134,17 @@ pub fn retention(before: &Conversation, after: &Conversation) -> Retention {
 
 /// How much of `facts` (a conversation's before compaction) `after` still holds.
 pub fn retention_of(facts: &Facts, after: &Conversation) -> Retention {
-    let text = findable_text(after);
+    retention_in(facts, findable_text(after))
+}
+
+/// How much of `facts` `after` still sends verbatim: as [`retention_of`], with no credit for
+/// a summary's artifact index ([`verbatim_text`]).
+pub fn verbatim_retention_of(facts: &Facts, after: &Conversation) -> Retention {
+    retention_in(facts, verbatim_text(after))
+}
+
+/// How much of `facts` `text` holds.
+fn retention_in(facts: &Facts, text: String) -> Retention {
     // Paths, commands and errors are looked for in the same text: one pass for the three.
     let [paths, commands, errors] = tally(
         [
@@ -195,6 +205,21 @@ pub fn findable_text(conv: &Conversation) -> String {
         text.push_str(&path);
     }
     text
+}
+
+/// What the model is sent of `conv` verbatim: everything, read through `clean` as the facts
+/// were, less the artifact indexes of summaries (a path listed in an index keeps the file's
+/// name, not what was done to it).
+pub fn verbatim_text(conv: &Conversation) -> String {
+    let raw = context_text(conv);
+    let text = match crate::facts::clean::clean(&raw) {
+        std::borrow::Cow::Borrowed(_) => raw,
+        std::borrow::Cow::Owned(cleaned) => cleaned,
+    };
+    match crate::summarizer::artifacts::without_indexes(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(left) => left,
+    }
 }
 
 /// Everything the model is sent of a conversation as one text (tool arguments decoded).

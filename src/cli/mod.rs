@@ -238,7 +238,9 @@ pub enum Command {
     /// or rejected), compacts in memory with each strategy at each target ratio (as `compact
     /// --force` would; nothing is written), and checks every probe against what the model is
     /// sent after the output loads. Prints a row per strategy × ratio: tokens, saved share,
-    /// probes passed per category and facts kept; -v lists each failing probe as path:line.
+    /// probes kept verbatim per category and facts sent verbatim (a name only in a summary's
+    /// artifact index is not), then each probe kind kept verbatim, only in an index, or lost;
+    /// -v lists each probe not kept verbatim as path:line.
     #[command(display_order = 9)]
     Eval(EvalArgs),
 }

@@ -13,13 +13,13 @@ use crate::config::TokenSettings;
 use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::eval::judge::{Assessment, Cache, Dimension, Judge, JudgeSettings, Scores, Spent};
-use crate::eval::{self, Category, Probe, Tallies};
+use crate::eval::{self, BySubject, Category, Kept, Probe, Subject, Tallies};
 use crate::facts::Facts;
 use crate::human::thousands;
 use crate::pipeline::{self, Settings, Target};
 use crate::progress::Progress;
 use crate::report::{self, OutputFormat, Table};
-use crate::retention::{Counts, Retention, retention_of};
+use crate::retention::{Counts, Retention, verbatim_retention_of};
 use crate::strategy::{StrategyName, StrategySettings};
 use crate::summarizer::extractive::Extractive;
 use crate::transcript::{self, ReadOptions, Transcript};
@@ -113,9 +113,13 @@ pub struct Figures {
     pub tokens_before: usize,
     /// Context tokens after.
     pub tokens_after: usize,
-    /// Probes passed and asked, `[kept, total]`, per category.
+    /// Probes kept verbatim and asked, `[verbatim, total]`, per category.
     pub probes: Tallies,
-    /// Facts kept, `[kept, total]` per kind: what `ctxc compact` reports as retention.
+    /// Probes kept only in a summary's artifact index, `[index only, total]`, per category.
+    pub probes_in_index: Tallies,
+    /// Each probe subject's verbatim, index-only and lost probes.
+    pub subjects: BySubject,
+    /// Facts sent verbatim (artifact indexes not counted), `[kept, total]` per kind.
     pub retention: Counts,
     /// Judge scores (sums), with `--judge`.
     #[serde(skip_serializing_if = "Judged::is_empty")]
@@ -127,6 +131,8 @@ impl std::ops::AddAssign for Figures {
         self.tokens_before += other.tokens_before;
         self.tokens_after += other.tokens_after;
         self.probes += other.probes;
+        self.probes_in_index += other.probes_in_index;
+        self.subjects += other.subjects;
         let mut retention = Retention::from(self.retention);
         retention += other.retention.into();
         self.retention = retention.into();
@@ -149,11 +155,23 @@ pub struct FileEval {
     /// Its figures (summed over its conversations).
     #[serde(flatten)]
     pub figures: Figures,
-    /// The probes that failed, each with the line of the input it comes from.
-    pub missing: Vec<Probe>,
+    /// The probes not kept verbatim, each with the line of the input it comes from and
+    /// whether an artifact index still names it.
+    pub missing: Vec<Missing>,
     /// Why the judge scored nothing for a conversation, when it could not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub judge_errors: Vec<String>,
+}
+
+/// A probe not kept verbatim.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    /// The probe.
+    #[serde(flatten)]
+    pub probe: Probe,
+    /// `index` (only an artifact index names it) or `lost`.
+    pub kept: Kept,
 }
 
 /// Runs `ctxc eval`.
@@ -241,7 +259,7 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         ));
     }
     let report = EvalReport {
-        schema_version: 1,
+        schema_version: 2,
         tokenizer: tokens,
         judge: judge.as_ref().map(|j| judge_report(j, &args.judge)),
         runs: runs
@@ -497,7 +515,8 @@ fn evaluate_run(
         .enumerate()
     {
         let probes = &asked.probes;
-        let passed = eval::check(probes, conv);
+        let kept = eval::check_kept(probes, conv);
+        let is = |want: Kept| -> Vec<bool> { kept.iter().map(|&k| k == want).collect() };
         let mut judged = Judged::default();
         if let (Some(judge), Some((sample, original))) = (judge, &asked.judged) {
             let compacted = judge.assess(conv, &sample.iter().collect::<Vec<_>>());
@@ -522,16 +541,21 @@ fn evaluate_run(
         file.figures += Figures {
             tokens_before: result.before.tokens,
             tokens_after: result.tokens_after,
-            probes: Tallies::of(probes, &passed),
-            retention: retention_of(&asked.facts, conv).into(),
+            probes: Tallies::of(probes, &is(Kept::Verbatim)),
+            probes_in_index: Tallies::of(probes, &is(Kept::Index)),
+            subjects: BySubject::of(probes, &kept),
+            retention: verbatim_retention_of(&asked.facts, conv).into(),
             judge: judged,
         };
         file.missing.extend(
             probes
                 .iter()
-                .zip(&passed)
-                .filter(|(_, ok)| !**ok)
-                .map(|(p, _)| p.clone()),
+                .zip(&kept)
+                .filter(|(_, k)| **k != Kept::Verbatim)
+                .map(|(p, &kept)| Missing {
+                    probe: p.clone(),
+                    kept,
+                }),
         );
     }
     Ok(file)
@@ -569,10 +593,11 @@ fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
     if let Some(first) = report.runs.first() {
         let files = first.files.iter().filter(|f| f.error.is_none()).count();
         table.notes.push(format!(
-            "{files} file(s), {} context tokens before; shares are probes passed (artifact … decision) and facts kept (paths … requests).",
+            "{files} file(s), {} context tokens before; shares are probes kept verbatim (artifact … decision) and facts sent verbatim (paths … requests); a name only in a summary's artifact index is not verbatim.",
             thousands(first.totals.tokens_before as u64)
         ));
     }
+    table.notes.extend(subject_notes(report, format));
     if let Some(judge) = &report.judge {
         table.notes.extend(judge_notes(report, judge, format));
     }
@@ -583,6 +608,59 @@ fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
         table.notes.extend(failing_probes(report));
     }
     table
+}
+
+/// Each probe kind, per run: the shares kept verbatim, only in an artifact index, and lost.
+fn subject_notes(report: &EvalReport, format: OutputFormat) -> Vec<String> {
+    let headers: Vec<String> = [
+        "strategy",
+        "target",
+        "probe",
+        "probes",
+        "verbatim",
+        "index only",
+        "lost",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut kinds = Table {
+        numeric: headers
+            .iter()
+            .map(|h| h != "strategy" && h != "probe")
+            .collect(),
+        headers,
+        ..Table::default()
+    };
+    for run in &report.runs {
+        for subject in Subject::ALL {
+            let [verbatim, index, total] = run.totals.subjects.get(subject);
+            if total == 0 {
+                continue;
+            }
+            kinds.rows.push(vec![
+                run.strategy.to_string(),
+                format!("{}", run.target_ratio),
+                subject.name().to_string(),
+                thousands(total as u64),
+                percent([verbatim, total]),
+                percent([index, total]),
+                percent([total - verbatim - index, total]),
+            ]);
+        }
+    }
+    if kinds.rows.is_empty() {
+        return Vec::new();
+    }
+    let mut notes = vec![
+        String::new(),
+        "Probes by kind: kept verbatim, only in an artifact index, lost:".to_string(),
+    ];
+    if format == OutputFormat::Markdown {
+        notes.push(String::new());
+    }
+    let rendered = report::render(format, &(), &kinds).unwrap_or_default();
+    notes.extend(rendered.lines().map(str::to_string));
+    notes
 }
 
 /// The judge's scores: a table of mean scores per run and dimension, compacted against the
@@ -655,7 +733,7 @@ fn bar_chart(report: &EvalReport) -> Vec<String> {
     let mut lines = Vec::new();
     for category in Category::ALL {
         lines.push(String::new());
-        lines.push(format!("{} probes passed", category.name()));
+        lines.push(format!("{} probes kept verbatim", category.name()));
         for (run, label) in report.runs.iter().zip(&labels) {
             let [kept, total] = run.totals.probes.get(category);
             let share = if total == 0 {
@@ -680,16 +758,21 @@ const SHOWN_ANSWER_CHARS: usize = 100;
 
 /// `path:line: strategy@ratio category/subject: answer`, for every failing probe.
 fn failing_probes(report: &EvalReport) -> Vec<String> {
-    let mut lines = vec![String::new(), "Failing probes:".to_string()];
+    let mut lines = vec![String::new(), "Probes not kept verbatim:".to_string()];
     for run in &report.runs {
         for file in &run.files {
-            for probe in &file.missing {
+            for Missing { probe, kept } in &file.missing {
+                let index = if *kept == Kept::Index {
+                    " (index only)"
+                } else {
+                    ""
+                };
                 let subject = serde_json::to_value(probe.subject)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default();
                 lines.push(format!(
-                    "{}:{}: {} @ {} {}/{subject}: {}",
+                    "{}:{}: {} @ {} {}/{subject}{index}: {}",
                     file.path,
                     probe.line,
                     run.strategy,

@@ -18,7 +18,7 @@ mod probes;
 pub use probes::derive;
 
 use crate::facts::collapse_whitespace;
-use crate::retention::findable_text;
+use crate::retention::{findable_text, verbatim_text};
 use crate::transcript::Conversation;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::Serialize;
@@ -82,6 +82,34 @@ pub enum Subject {
 }
 
 impl Subject {
+    /// Every subject, in report order.
+    pub const ALL: [Subject; 9] = [
+        Subject::File,
+        Subject::Command,
+        Subject::Error,
+        Subject::Identifier,
+        Subject::Number,
+        Subject::Task,
+        Subject::LatestRequest,
+        Subject::NextStep,
+        Subject::Decision,
+    ];
+
+    /// The name reports use (as in `--json`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Subject::File => "file",
+            Subject::Command => "command",
+            Subject::Error => "error",
+            Subject::Identifier => "identifier",
+            Subject::Number => "number",
+            Subject::Task => "task",
+            Subject::LatestRequest => "latestRequest",
+            Subject::NextStep => "nextStep",
+            Subject::Decision => "decision",
+        }
+    }
+
     /// The category it belongs to.
     pub fn category(self) -> Category {
         match self {
@@ -146,10 +174,46 @@ impl Probe {
 /// a kept call or by a summary's artifact index (a file kept but how it was last touched lost
 /// is not an answer).
 pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
-    let mut found = check_text(probes, after);
+    check_in(probes, after, &findable_text(after), true)
+}
+
+/// How each of `probes` survived in what the model is sent of `after`, in order: verbatim
+/// (outside any artifact index, a file's last action shown by a kept call), only in an
+/// artifact index ([`check`] passes it, the verbatim check does not), or lost.
+pub fn check_kept(probes: &[Probe], after: &Conversation) -> Vec<Kept> {
+    let verbatim = check_in(probes, after, &verbatim_text(after), false);
+    let anywhere = check(probes, after);
+    verbatim
+        .into_iter()
+        .zip(anywhere)
+        .map(|(verbatim, anywhere)| match (verbatim, anywhere) {
+            (true, _) => Kept::Verbatim,
+            (false, true) => Kept::Index,
+            (false, false) => Kept::Lost,
+        })
+        .collect()
+}
+
+/// How a probe's answer survived compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Kept {
+    /// Sent verbatim: in a kept message, or written into a summary's text.
+    Verbatim,
+    /// Only in a summary's artifact index: the file's name and last action, the command's
+    /// first line, not what was done.
+    Index,
+    /// Not sent at all.
+    Lost,
+}
+
+/// [`check`] against `text` (what the model is sent of `after`, with or without the artifact
+/// indexes); with `indexes`, a file's last action may come from an index.
+fn check_in(probes: &[Probe], after: &Conversation, text: &str, indexes: bool) -> Vec<bool> {
+    let mut found = check_text(probes, text);
     let items: Vec<&crate::transcript::Item> =
         after.items.iter().filter(|i| i.in_context).collect();
-    let actions = probes::last_actions(&items);
+    let actions = probes::last_actions(&items, indexes);
     for (probe, found) in probes.iter().zip(&mut found) {
         if *found && probe.subject == Subject::File && ACTED.contains(&probe.action.unwrap_or("")) {
             *found = actions.get(&probe.answer).map(|e| e.verb()) == probe.action;
@@ -161,14 +225,13 @@ pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
 /// The actions a file probe must find beside its path; a file only named has none to find.
 const ACTED: [&str; 4] = ["created", "modified", "deleted", "read"];
 
-/// Which of `probes` have their answer findable in the text the model is sent of `after`.
-fn check_text(probes: &[Probe], after: &Conversation) -> Vec<bool> {
-    let text = findable_text(after);
-    let flat = collapse_whitespace(&text);
+/// Which of `probes` have their answer findable in `text`.
+fn check_text(probes: &[Probe], text: &str) -> Vec<bool> {
+    let flat = collapse_whitespace(text);
     let mut found = vec![false; probes.len()];
     for (matching, haystack) in [
-        (Matching::Exact, text.as_str()),
-        (Matching::Word, text.as_str()),
+        (Matching::Exact, text),
+        (Matching::Word, text),
         (Matching::Prose, flat.as_str()),
     ] {
         let chosen: Vec<usize> = (0..probes.len())
@@ -271,3 +334,69 @@ impl std::ops::AddAssign for Tallies {
 
 #[cfg(test)]
 mod tests;
+
+/// Probes of each subject by how they survived: `[verbatim, index only, total]` (lost is
+/// the rest), so reports add up and merge.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BySubject([[usize; 3]; Subject::ALL.len()]);
+
+impl BySubject {
+    /// Counts how each of `probes` was `kept`.
+    pub fn of(probes: &[Probe], kept: &[Kept]) -> BySubject {
+        let mut counts = BySubject::default();
+        for (probe, kept) in probes.iter().zip(kept) {
+            let slot = &mut counts.0[Self::at(probe.subject)];
+            slot[0] += usize::from(*kept == Kept::Verbatim);
+            slot[1] += usize::from(*kept == Kept::Index);
+            slot[2] += 1;
+        }
+        counts
+    }
+
+    /// `[verbatim, index only, total]` of `subject`.
+    pub fn get(&self, subject: Subject) -> [usize; 3] {
+        self.0[Self::at(subject)]
+    }
+
+    fn at(subject: Subject) -> usize {
+        Subject::ALL.iter().position(|&s| s == subject).unwrap_or(0)
+    }
+}
+
+impl std::ops::AddAssign for BySubject {
+    fn add_assign(&mut self, other: BySubject) {
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
+}
+
+impl Serialize for BySubject {
+    /// `{"file": {"verbatim": 3, "index": 1, "lost": 0}, ...}`, subjects with no probe left out.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        #[derive(Serialize)]
+        struct Split {
+            verbatim: usize,
+            index: usize,
+            lost: usize,
+        }
+        let asked = Subject::ALL.iter().filter(|&&k| self.get(k)[2] > 0);
+        let mut map = s.serialize_map(Some(asked.clone().count()))?;
+        for &subject in asked {
+            let [verbatim, index, total] = self.get(subject);
+            let lost = total - verbatim - index;
+            map.serialize_entry(
+                subject.name(),
+                &Split {
+                    verbatim,
+                    index,
+                    lost,
+                },
+            )?;
+        }
+        map.end()
+    }
+}

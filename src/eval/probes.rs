@@ -26,9 +26,9 @@ pub fn derive(conv: &Conversation) -> Vec<Probe> {
     probes
 }
 
-/// The last action on each file that `items` show: taken by a call, or listed in a summary's
-/// artifact index (which stands for the calls it replaced).
-pub(super) fn last_actions(items: &[&Item]) -> HashMap<String, Effect> {
+/// The last action on each file that `items` show: taken by a call, or (with `indexes`)
+/// listed in a summary's artifact index (which stands for the calls it replaced).
+pub(super) fn last_actions(items: &[&Item], indexes: bool) -> HashMap<String, Effect> {
     let mut last: HashMap<String, Effect> = HashMap::new();
     let mut note = |path: String, effect: Effect| {
         // A read after an edit does not undo it: the file's last change is its state.
@@ -40,7 +40,11 @@ pub(super) fn last_actions(items: &[&Item]) -> HashMap<String, Effect> {
         }
     };
     for item in items {
-        for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
+        for part in item
+            .parts
+            .iter()
+            .filter(|p| indexes && p.kind == PartKind::Text)
+        {
             for (path, effect) in indexed_actions(&part.text) {
                 note(path, effect);
             }
@@ -56,7 +60,7 @@ pub(super) fn last_actions(items: &[&Item]) -> HashMap<String, Effect> {
 
 /// One probe per file path (those `retention` counts), with the last action a call took on it.
 fn artifacts(items: &[&Item], facts: &Facts, lines: &[usize]) -> Vec<Probe> {
-    let last = last_actions(items);
+    let last = last_actions(items, true);
     facts
         .paths
         .iter()

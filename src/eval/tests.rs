@@ -177,3 +177,43 @@ fn numbers_and_identifiers_are_whole_words() {
     assert_eq!(find_all(&["12"], "x 120 y", true), [false]);
     assert_eq!(find_all(&["12"], "x (12) y", true), [true]);
 }
+
+#[test]
+fn a_probe_only_an_artifact_index_names_is_kept_in_the_index_not_verbatim() {
+    use crate::summarizer::artifacts::{COMMANDS_TITLE, FILES_TITLE};
+    let probes = derive(&conversation(RUN));
+    // The edit and the first command summarized: the index names the file and the command,
+    // the summary's prose quotes the error.
+    let summary = format!(
+        "[ctxc summary]\n{FILES_TITLE}\n- modified: /repo/http.py\n- named: tests/test_http.py\n{COMMANDS_TITLE}\n- `pytest tests/test_http.py`\nErrors: E   AssertionError: 413 != 200"
+    );
+    let shorter = format!(
+        r#"[
+{{"role":"user","content":"Fix `parse_header` so requests over 8192 bytes are refused"}},
+{{"role":"user","content":{}}},
+{{"role":"user","content":"Now add a changelog entry"}},
+{{"role":"assistant","content":null,"tool_calls":[{{"id":"c","type":"function","function":{{"name":"bash","arguments":"{{\"command\":\"git diff --stat\"}}"}}}}]}},
+{{"role":"tool","tool_call_id":"c","content":"1 file changed"}}
+]"#,
+        serde_json::to_string(&summary).unwrap()
+    );
+    let after = conversation(&shorter);
+    let kept = check_kept(&probes, &after);
+    let of = |answer: &str| {
+        let at = probes.iter().position(|p| p.answer == answer).unwrap();
+        kept[at]
+    };
+    assert_eq!(of("/repo/http.py"), Kept::Index);
+    assert_eq!(of("pytest tests/test_http.py"), Kept::Index);
+    assert_eq!(of("E   AssertionError: 413 != 200"), Kept::Verbatim);
+    assert_eq!(of("git diff --stat"), Kept::Verbatim);
+    assert_eq!(of("1 failed"), Kept::Lost);
+    // `check` still passes what an index names.
+    let passed = check(&probes, &after);
+    for (k, p) in kept.iter().zip(&passed) {
+        assert_eq!(*p, *k != Kept::Lost);
+    }
+    let counts = BySubject::of(&probes, &kept);
+    assert_eq!(counts.get(Subject::File), [0, 2, 2]);
+    assert_eq!(counts.get(Subject::Command), [1, 1, 2]);
+}

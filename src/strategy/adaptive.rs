@@ -1,7 +1,9 @@
 //! `adaptive` (seed 000, "prefer light compression first"; the default): a ladder ordered by
 //! what is lost per token saved, each rung taking only what the target still needs:
 //! 1. free for the model: `strip-payloads` (when the file has any), `dedup`;
-//! 2. near-free: `trim-outputs` (calls verbatim, outputs cut to head, tail and error lines);
+//! 2. near-free: `trim-outputs` (calls verbatim, outputs cut to head, tail and error lines),
+//!    then `observation-masking` (old outputs cut to a one-line head and their error lines):
+//!    what the agent saw goes before any of what it did;
 //! 3. the detected task type's chain, with summaries;
 //! 4. the remaining strategies in a fixed order, then `full-summary`, then `truncate`.
 //!
@@ -21,8 +23,8 @@
 //!
 //! Chains: code → sliding-window, key-events, incremental; analysis, conversation and
 //! unknown → sliding-window, importance, incremental; mixed → sliding-window, incremental,
-//! importance. Fixed fallback order: observation-masking, sliding-window, importance,
-//! key-events, incremental, selective.
+//! importance. Fixed fallback order: sliding-window, importance, key-events, incremental,
+//! selective.
 
 use super::{Context, Strategy, StrategyName};
 use crate::facts::{Effect, file_effect, holds_ignoring_case, tool_calls};
@@ -71,8 +73,7 @@ impl TaskType {
 }
 
 /// The fixed order tried after the type's chain.
-pub const FALLBACK: [StrategyName; 6] = [
-    StrategyName::ObservationMasking,
+pub const FALLBACK: [StrategyName; 5] = [
     StrategyName::SlidingWindow,
     StrategyName::Importance,
     StrategyName::KeyEvents,
@@ -140,6 +141,7 @@ pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<StrategyName>) 
     }
     steps.push(StrategyName::Dedup);
     steps.push(StrategyName::TrimOutputs);
+    steps.push(StrategyName::ObservationMasking);
     steps.extend(task.chain());
     steps.extend(FALLBACK.into_iter().filter(|f| !task.chain().contains(f)));
     steps.push(StrategyName::FullSummary);

@@ -1,12 +1,14 @@
 //! `observation-masking`: replace old tool outputs with a one-line placeholder naming the
-//! tool, the output's size and its first error line, keeping every call (and so every path
-//! and command) verbatim. The most recent outputs (3) stay whole. Research on agent
-//! trajectories found this simple masking as good as LLM summaries at half the cost.
+//! tool and the output's size, followed by the output's error lines (the first and last
+//! few), keeping every call (and so every path and command) verbatim. The most recent
+//! outputs (3) stay whole. Research on agent trajectories found this simple masking as good
+//! as LLM summaries at half the cost; `adaptive` runs it before any summary, so what the
+//! agent did and what failed outlive what it saw.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{clip, error_lines, tool_output};
+use crate::facts::{CallIndex, result_errors, tool_calls, tool_output};
 use crate::plan::Plan;
-use crate::transcript::OutItem;
+use crate::transcript::{Conversation, Kind, OutItem};
 use anyhow::Result;
 use std::collections::HashMap;
 
@@ -21,6 +23,7 @@ impl Strategy for ObservationMasking {
     fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
         let s = cx.subject;
         let names = crate::count::tool_names(s.conv);
+        let calls = call_index(s.conv);
         let outputs = cx.free_outputs(&plan);
         let keep_from = outputs
             .len()
@@ -29,7 +32,7 @@ impl Strategy for ObservationMasking {
             let Some(i) = plan.items[at].kept() else {
                 continue;
             };
-            let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names));
+            let masked = OutItem::ReplaceResult(i, placeholder(cx, i, &names, &calls));
             if s.out_tokens(&masked) < s.out_tokens(&plan.items[at]) {
                 plan.items[at] = masked;
             }
@@ -38,8 +41,27 @@ impl Strategy for ObservationMasking {
     }
 }
 
-/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines; first error: ...]`.
-fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
+/// Every tool call of `conv` by id, to know what each output answers.
+fn call_index(conv: &Conversation) -> CallIndex {
+    let mut calls = CallIndex::default();
+    for item in conv
+        .items
+        .iter()
+        .filter(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall) && !i.calls.is_empty())
+    {
+        calls.note(item, tool_calls(item));
+    }
+    calls
+}
+
+/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines]`, and when the output has error
+/// lines, `; its 2 error lines kept:]` with those lines below, each clipped as facts are.
+fn placeholder(
+    cx: &Context,
+    i: usize,
+    names: &HashMap<&str, &str>,
+    calls: &CallIndex,
+) -> String {
     let item = &cx.subject.conv.items[i];
     let mut tools: Vec<&str> = item
         .results
@@ -60,10 +82,17 @@ fn placeholder(cx: &Context, i: usize, names: &HashMap<&str, &str>) -> String {
         crate::human::thousands(tokens as u64),
         crate::human::thousands(lines as u64)
     );
-    if let Some(error) = error_lines(&output, item.is_error).first() {
-        text.push_str("; first error: ");
-        text.push_str(&clip(error, 200));
+    // The error lines as facts read them (what a reader printed is not an error), so what
+    // was kept is what retention and `eval` look for.
+    let errors = result_errors(item, &calls.answered_by(item));
+    match errors.len() {
+        0 => text.push(']'),
+        1 => text.push_str("; its error line kept:]"),
+        n => text.push_str(&format!("; its {n} error lines kept:]")),
     }
-    text.push(']');
+    for error in &errors {
+        text.push('\n');
+        text.push_str(error);
+    }
     text
 }

@@ -175,6 +175,30 @@ fn the_numbers_add_up_over_files() {
             .sum();
         assert_eq!(f["missing"].as_array().unwrap().len() as u64, lost);
     }
+    // Each kind's verbatim, index-only and lost probes add up to the categories' totals,
+    // and a probe listed as missing says which of the two it is.
+    let subjects = run["subjects"].as_object().unwrap();
+    let by_kind = |key: &str| -> u64 { subjects.values().map(|s| s[key].as_u64().unwrap()).sum() };
+    let categories = ["artifact", "recall", "continuation", "decision"];
+    let verbatim: u64 = categories.iter().map(|k| pair(&run["probes"][k])[0]).sum();
+    let index: u64 = categories
+        .iter()
+        .map(|k| pair(&run["probesInIndex"][k])[0])
+        .sum();
+    let asked: u64 = categories.iter().map(|k| pair(&run["probes"][k])[1]).sum();
+    assert_eq!(by_kind("verbatim"), verbatim);
+    assert_eq!(by_kind("index"), index);
+    assert_eq!(
+        by_kind("verbatim") + by_kind("index") + by_kind("lost"),
+        asked
+    );
+    let missing: Vec<&Value> = files
+        .iter()
+        .flat_map(|f| f["missing"].as_array().unwrap())
+        .collect();
+    let listed_in_index = missing.iter().filter(|p| p["kept"] == "index").count() as u64;
+    assert_eq!(listed_in_index, index);
+    assert_eq!(missing.len() as u64, asked - verbatim);
     // Files and paths probes agree: every path retention counts is an artifact probe.
     assert_eq!(
         pair(&run["probes"]["artifact"])[1],
@@ -206,7 +230,11 @@ fn the_table_has_a_row_per_run_bars_and_with_v_the_failing_probes() {
         .find(|l| l.starts_with("truncate"))
         .unwrap_or_else(|| panic!("no row:\n{text}"));
     assert!(row.contains("0.25"), "{row}");
-    assert!(text.contains("artifact probes passed"), "{text}");
+    assert!(text.contains("artifact probes kept verbatim"), "{text}");
+    assert!(
+        text.contains("Probes by kind: kept verbatim, only in an artifact index, lost:"),
+        "{text}"
+    );
     assert!(text.contains('█') || text.contains('░'), "{text}");
     assert!(
         text.contains("run.json:4: truncate @ 0.25 recall/error: E   AssertionError: 413 != 200"),

@@ -60,7 +60,10 @@ fn the_default_at_half_keeps_the_artifact_trail_the_task_and_the_decisions() {
 #[test]
 fn the_default_at_a_quarter_keeps_the_files_and_commands() {
     let kept = kept_by_subject(0.25);
+    // Counted anywhere, an artifact index too, at 94%: the errors section is sure of up to a
+    // third of a summary's budget before the index takes the rest (errors sent verbatim at
+    // 0.25: 70% → 92%; files 95.6% → 94.7%, commands 96.2% → 94.9%).
     for subject in [Subject::File, Subject::Command] {
-        assert_at_least(&kept, subject, 0.95, 0.25);
+        assert_at_least(&kept, subject, 0.94, 0.25);
     }
 }

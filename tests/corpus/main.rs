@@ -15,6 +15,7 @@ mod damage;
 mod repeated;
 mod summaries;
 mod tokens;
+mod verbatim;
 
 use ctxc::transcript::{self, OutItem, ReadOptions};
 use std::path::{Path, PathBuf};

@@ -79,10 +79,10 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
             vec![
                 Dedup,
                 TrimOutputs,
+                ObservationMasking,
                 SlidingWindow,
                 KeyEvents,
                 Incremental,
-                ObservationMasking,
                 Importance,
                 Selective,
                 FullSummary,
@@ -96,10 +96,10 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
         [
             Dedup,
             TrimOutputs,
+            ObservationMasking,
             SlidingWindow,
             Importance,
             Incremental,
-            ObservationMasking,
             KeyEvents,
             Selective,
             FullSummary,
@@ -108,7 +108,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     );
     let mixed = calls(&["read_file", "grep", "edit_file"]);
     assert_eq!(
-        adaptive_chain(&mixed.subject(), false).1[2..5],
+        adaptive_chain(&mixed.subject(), false).1[3..6],
         [SlidingWindow, Incremental, Importance]
     );
     // Payloads put strip-payloads first, unless they are to be kept.
@@ -133,9 +133,27 @@ fn adaptive_strategy_stops_once_under_target() {
     let total = c.tokens();
     let plan = c.apply_with(StrategyName::Adaptive, &StrategySettings::default(), total);
     assert_eq!(plan, c.subject().keep_all());
-    // A target that sliding-window alone meets.
+    // A target that masking old outputs meets: no turn is summarized, every call stays.
+    let masked = c.apply(StrategyName::ObservationMasking);
+    let target = masked.tokens(&c.subject());
+    let plan = c.apply_with(StrategyName::Adaptive, &StrategySettings::default(), target);
+    assert!(plan.tokens(&c.subject()) <= target);
+    assert!(
+        !plan
+            .items
+            .iter()
+            .any(|i| matches!(i, OutItem::Summary { .. })),
+        "{plan:?}"
+    );
+    // A target it does not meet: summaries take the rest, after the outputs were masked.
     let window = c.apply(StrategyName::SlidingWindow);
     let target = window.tokens(&c.subject());
     let plan = c.apply_with(StrategyName::Adaptive, &StrategySettings::default(), target);
-    assert_eq!(plan, window);
+    assert!(plan.tokens(&c.subject()) <= target);
+    assert!(
+        plan.items
+            .iter()
+            .any(|i| matches!(i, OutItem::ReplaceResult(_, t) if t.contains("masked"))),
+        "{plan:?}"
+    );
 }

@@ -37,7 +37,7 @@ fn observation_masking_masks_old_outputs_and_keeps_every_call() {
     assert!(
         masked(7).starts_with("[ctxc: output of bash masked, ")
             && masked(7).ends_with(
-                "tokens in 42 lines; first error: FAILED tests/test_parser.py::test_empty - AssertionError: 0 != 1]"
+                "tokens in 42 lines; its 2 error lines kept:]\nFAILED tests/test_parser.py::test_empty - AssertionError: 0 != 1\n1 failed, 9 passed"
             ),
         "{}",
         masked(7)

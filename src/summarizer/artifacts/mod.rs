@@ -289,6 +289,34 @@ pub fn unfold(text: &str) -> Vec<String> {
     unfolded
 }
 
+/// `text` without its artifact indexes: each index's title and the `- ` entries under it,
+/// and the `$ROOT = ` lines, left out. What is left is what the model is sent verbatim: a
+/// file's name in an index is not the edit made to it (`ctxc eval`'s verbatim check).
+pub fn without_indexes(text: &str) -> std::borrow::Cow<'_, str> {
+    let has = |title: &str| memchr::memmem::find(text.as_bytes(), title.as_bytes()).is_some();
+    if !has(FILES_TITLE) && !has(COMMANDS_TITLE) && !has(ROOT_PREFIX) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_index = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == FILES_TITLE || bare == COMMANDS_TITLE {
+            in_index = true;
+            continue;
+        }
+        if in_index && bare.starts_with("- ") {
+            continue;
+        }
+        in_index = false;
+        if bare.starts_with(ROOT_PREFIX) {
+            continue;
+        }
+        out.push_str(line);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Every file the artifact indexes in `text` list, with the last action they give it, in the
 /// order written: what a model reading the summary knows was done to each file.
 pub fn indexed_actions(text: &str) -> Vec<(String, Effect)> {
@@ -422,6 +450,21 @@ mod tests {
             "{short}"
         );
         assert_eq!(unfold(&whole).len(), 204 + 2);
+    }
+
+    #[test]
+    fn without_indexes_leaves_out_titles_entries_and_roots_only() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let text = format!(
+            "intro: ran `cargo test`\n$ROOT = /repo\n{}\nafter\n- a list item stays",
+            index().render(1000, &counter)
+        );
+        let left = without_indexes(&text);
+        assert_eq!(left, "intro: ran `cargo test`\nafter\n- a list item stays");
+        assert!(matches!(
+            without_indexes("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
     }
 
     #[test]

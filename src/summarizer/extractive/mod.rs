@@ -362,9 +362,13 @@ impl Notes {
             budget = budget.saturating_sub(counter.count(git) + 1);
         }
         // The artifact index is sure of a share of what the user's own words (requests,
-        // pins) and a cut last message leave, and takes what the other lists leave.
+        // pins), the errors (up to a third of the budget: what failed is never pushed out
+        // by the command list) and a cut last message leave, and takes what the other
+        // lists leave.
         let whole_index = counter.count(&self.artifacts.render(usize::MAX, counter)) + 1;
-        let protected = self.cost(&[List::Requests, List::Pins], counter) + LAST_MESSAGE_MIN;
+        let errors = self.cost(&[List::Errors], counter).min(budget / 3);
+        let protected =
+            self.cost(&[List::Requests, List::Pins], counter) + errors + LAST_MESSAGE_MIN;
         let reserve = whole_index.min(budget.saturating_sub(protected) * INDEX_SHARE_PERCENT / 100);
         let first = self.artifacts.render(reserve.saturating_sub(1), counter);
         // What the index could not use goes to the other lists.

@@ -784,3 +784,25 @@ fn the_rendering_bound_is_never_under_the_rendering() {
     let all: usize = rendered.iter().map(|r| r.chars().count()).sum();
     assert!(rendered_chars_at_most(&entries) >= all);
 }
+
+#[test]
+fn the_errors_are_never_pushed_out_by_the_command_list() {
+    // Eighty distinct commands make an index longer than the whole budget; one failed.
+    let mut span = Span::default().user("Tidy the scripts.");
+    for k in 0..80 {
+        span = span.bash(
+            &format!("./scripts/step_{k:02}.sh --verbose --retry 3"),
+            "ok",
+        );
+    }
+    let text = span
+        .bash("make check", "error: the check of module seven failed")
+        .bash("ls", "a b")
+        .summary_within(300, Scope::Span);
+    assert!(text.contains("Commands run, oldest first"), "{text}");
+    assert_eq!(
+        list(&text, "Errors (failed calls) and what followed:"),
+        ["`error: the check of module seven failed` (from `make check`)"],
+        "{text}"
+    );
+}
