@@ -214,10 +214,12 @@ fn answers_are_judged_per_dimension_costed_and_cached() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&table.stdout);
+    // The judge's own table follows its heading (the probe-kind table above also has
+    // rows per run).
     let row = text
         .lines()
-        .filter(|l| l.starts_with("truncate"))
-        .nth(1)
+        .skip_while(|l| !l.starts_with("Judge "))
+        .find(|l| l.starts_with("truncate"))
         .unwrap_or_else(|| panic!("no judge row:\n{text}"));
     assert!(row.contains("2.00 / 5.00"), "{row}");
     assert!(text.contains("artifact trail"), "{text}");
