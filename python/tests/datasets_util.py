@@ -75,9 +75,12 @@ def write_dataset(path, rows, group=5):
     return table
 
 
-def cli_compact(path, out, *flags):
-    """`ctxc compact PATH -o OUT --json FLAGS`: the output table and each row's report by index."""
+def cli_compact(path, out, *flags, env=None):
+    """`ctxc compact PATH -o OUT --json FLAGS`: the output table and each row's report by index.
+    `env` adds settings from the environment (the `CTXC_*` of the caller's are left out)."""
+    given = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("CTXC_")}
+    env.update(given)
     done = subprocess.run(
         [str(cli_binary()), "compact", "--no-config", str(path), "-o", str(out), "--json", *flags],
         capture_output=True,
