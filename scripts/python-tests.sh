@@ -2,11 +2,12 @@
 # The Python package's tests (python/tests): builds and installs `pip install ./python` into a
 # scratch venv made afresh, with the engines compact_batch is tested in (Ray Data, Spark,
 # Hugging Face datasets: python/requirements-engines.txt), builds the ctxc binary the parity
-# tests compare with, and runs pytest. Rust builds go to $CARGO_TARGET_DIR (default: target/ of
-# this crate), the venv to $CTXC_PY_SCRATCH (default: $CARGO_TARGET_DIR/python-tests). Needs
-# python3 (3.9 or later) with venv, pip access to PyPI (maturin; pytest; langchain-core, for the
-# LangChain drop-in; the engines), and Java 17 or later for Spark (`java`, or $JAVA_HOME). The
-# corpus is ../shared/corpus, or $CTXC_CORPUS; without it the parity tests are skipped.
+# tests compare with (unless $CTXC_BIN names one), and runs pytest. Rust builds go to
+# $CARGO_TARGET_DIR (default: target/ of this crate), the venv to $CTXC_PY_SCRATCH (default:
+# $CARGO_TARGET_DIR/python-tests). Needs python3 (3.9 or later) with venv, pip access to PyPI
+# (maturin; pytest; langchain-core, for the LangChain drop-in; the engines), and Java 17 or
+# later for Spark (`java`, or $JAVA_HOME). The corpus is ../shared/corpus, or $CTXC_CORPUS;
+# without it the parity tests are skipped.
 # Usage: scripts/python-tests.sh [PYTEST_ARGS...]   (from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +23,13 @@ mkdir -p "$scratch"
   -r python/requirements-engines.txt
 # The engines were installed: a test that cannot import one fails instead of skipping.
 export CTXC_ENGINES_REQUIRED=1
-cargo build -q --release --locked --bin ctxc
-export CTXC_BIN=$CARGO_TARGET_DIR/release/ctxc
+# The CLI the parity tests compare with: $CTXC_BIN when given (CI passes the one its tests
+# built), else a release build.
+if [ -z "${CTXC_BIN:-}" ]; then
+  cargo build -q --release --locked --bin ctxc
+  CTXC_BIN=$CARGO_TARGET_DIR/release/ctxc
+fi
+export CTXC_BIN
 # Run from the scratch directory: `import ctxc` must find the installed package, never the
 # python/ctxc folder (which has no native module).
 cd "$scratch"
