@@ -250,14 +250,8 @@ fn compact_repair_repairs_a_parquet_row_and_restores_it() {
     let dir = tempfile::tempdir().unwrap();
     let input = dataset_with_a_stray_tool_message_in_row_2(dir.path());
     let out = ctxc()
-        .args([
-            "compact",
-            "--json",
-            "--force",
-            "--target-ratio",
-            "0.5",
-            "--repair",
-        ])
+        .args(crate::COMPACT_HALF)
+        .args(["--json", "--repair"])
         .arg(&input)
         .output()
         .unwrap();

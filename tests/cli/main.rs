@@ -91,6 +91,9 @@ pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `compact` forced to half the context, as most tests run it (their flags and outputs follow).
+pub const COMPACT_HALF: [&str; 4] = ["compact", "--force", "--target-ratio", "0.5"];
+
 /// Every compaction strategy, by its CLI name.
 pub const STRATEGIES: [&str; 12] = [
     "adaptive",

@@ -535,7 +535,7 @@ fn run_in(dir: &Path, args: &[&str], code: i32) -> std::process::Output {
     out
 }
 
-const COMPACT: [&str; 4] = ["compact", "--force", "--target-ratio", "0.5"];
+use crate::COMPACT_HALF as COMPACT;
 
 #[test]
 fn an_archive_restores_every_row_value_identical_across_a_chain() {

@@ -224,18 +224,11 @@ fn a_dictionary_encoded_conversation_column_is_read_and_written_back_as_one() {
     assert_eq!(report["files"].as_array().unwrap().len(), 4);
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out.parquet");
-    let out = run(
-        &[
-            "compact",
-            "--json",
-            "--force",
-            "--target-ratio",
-            "0.5",
-            "-o",
-            output.to_str().unwrap(),
-        ],
-        &[&input],
-    );
+    let args = [
+        &crate::COMPACT_HALF[..],
+        &["--json", "-o", output.to_str().unwrap()],
+    ];
+    let out = run(&args.concat(), &[&input]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let (before, after) = crate::parquet::assert_same_but(&input, &output, "messages");
     assert!(matches!(

@@ -276,7 +276,8 @@ pub(crate) fn json(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-const COMPACT: [&str; 6] = ["compact", "--force", "--target-ratio", "0.5", "--jobs", "1"];
+pub(crate) const COMPACT: [&str; 6] =
+    ["compact", "--force", "--target-ratio", "0.5", "--jobs", "1"];
 
 #[test]
 fn stats_check_and_compact_on_a_prefix_match_the_local_run() {
@@ -880,6 +881,36 @@ fn an_archive_in_a_bucket_restores_every_original_byte_for_byte() {
     assert_eq!(&out.stdout, original);
 }
 
+/// The arguments of one round of `compact --in-place --archive` on `url` to `ratio`.
+pub(crate) fn in_place_args<'a>(url: &'a str, ratio: &'a str) -> [&'a str; 10] {
+    [
+        "compact",
+        "-q",
+        "--force",
+        "--jobs",
+        "1",
+        "--target-ratio",
+        ratio,
+        "--in-place",
+        "--archive",
+        url,
+    ]
+}
+
+/// One round of `compact --in-place --archive` on `url` run by `cmd`, killed at `failpoint`
+/// when one is named.
+pub(crate) fn in_place_round(
+    mut cmd: assert_cmd::Command,
+    url: &str,
+    ratio: &str,
+    failpoint: Option<&str>,
+) -> std::process::Output {
+    if let Some(point) = failpoint {
+        cmd.env("CTXC_FAILPOINT", point);
+    }
+    cmd.args(in_place_args(url, ratio)).output().unwrap()
+}
+
 #[test]
 fn in_place_on_s3_with_an_archive_chains_and_a_kill_loses_nothing() {
     let Some(bucket) = Bucket::new("inplace-archive") else {
@@ -890,22 +921,7 @@ fn in_place_on_s3_with_an_archive_chains_and_a_kill_loses_nothing() {
     let url = bucket.url("s/t.jsonl");
     let archive = bucket.url("s/t.ctxc-archive.json");
     let round = |ratio: &str, failpoint: Option<&str>| {
-        let mut cmd = bucket.ctxc();
-        if let Some(point) = failpoint {
-            cmd.env("CTXC_FAILPOINT", point);
-        }
-        cmd.args([
-            "compact",
-            "-q",
-            "--force",
-            "--jobs",
-            "1",
-            "--target-ratio",
-            ratio,
-        ])
-        .args(["--in-place", "--archive", &url])
-        .output()
-        .unwrap()
+        in_place_round(bucket.ctxc(), &url, ratio, failpoint)
     };
     let restored = |extra: &[&str]| {
         let out = bucket

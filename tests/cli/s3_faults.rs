@@ -4,12 +4,10 @@
 //! is retried, then fails its object, and is never compacted or written out; after it all,
 //! `restore` gives back the original byte for byte.
 
-use crate::s3::Bucket;
+use crate::s3::{Bucket, COMPACT};
 use crate::s3_proxy::{Fault, Proxy};
 use crate::stderr_of;
 use serde_json::Value;
-
-const COMPACT: [&str; 6] = ["compact", "--force", "--target-ratio", "0.5", "--jobs", "1"];
 
 fn transcript() -> Vec<u8> {
     std::fs::read(crate::shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap()
@@ -39,18 +37,46 @@ fn records(bucket: &Bucket, key: &str) -> Vec<Value> {
     json["records"].as_array().unwrap().clone()
 }
 
+/// A bucket named `name` holding the transcript at `s/t.jsonl`, behind a proxy that meets the
+/// first `PUT` of that object with `fault`.
+struct FaultyPut {
+    bucket: Bucket,
+    proxy: Proxy,
+    original: Vec<u8>,
+    url: String,
+}
+
+impl FaultyPut {
+    /// The bucket and proxy, or `None` when moto is not installed.
+    fn new(name: &str, fault: Fault) -> Option<FaultyPut> {
+        let bucket = Bucket::new(name)?;
+        let proxy = Proxy::start(&bucket.endpoint);
+        let original = transcript();
+        bucket.put("s/t.jsonl", &original);
+        let url = bucket.url("s/t.jsonl");
+        proxy.fail("PUT", &format!("/{name}/s/t.jsonl"), fault, 1);
+        Some(FaultyPut {
+            bucket,
+            proxy,
+            original,
+            url,
+        })
+    }
+}
+
 /// The replace `PUT` lands but its answer never comes back: ctxc reads the object back, finds
 /// its output there, commits the archive and exits 0; `restore` gives back the original.
 #[test]
 fn a_lost_reply_to_the_replace_commits_the_archive_of_the_output_that_landed() {
-    let Some(bucket) = Bucket::new("lost-reply") else {
+    let Some(FaultyPut {
+        bucket,
+        proxy,
+        original,
+        url,
+    }) = FaultyPut::new("lost-reply", Fault::DropReply)
+    else {
         return;
     };
-    let proxy = Proxy::start(&bucket.endpoint);
-    let original = transcript();
-    bucket.put("s/t.jsonl", &original);
-    let url = bucket.url("s/t.jsonl");
-    proxy.fail("PUT", "/lost-reply/s/t.jsonl", Fault::DropReply, 1);
     let out = through(&bucket, &proxy)
         .args(COMPACT)
         .args(["--in-place", "--archive", "--json", &url])
@@ -82,14 +108,15 @@ fn a_lost_reply_to_the_replace_commits_the_archive_of_the_output_that_landed() {
 /// still the original, so the archive's record is put back, and the run fails that file.
 #[test]
 fn a_refused_replace_puts_the_archive_back_and_keeps_the_original() {
-    let Some(bucket) = Bucket::new("refused-replace") else {
+    let Some(FaultyPut {
+        bucket,
+        proxy,
+        original,
+        url,
+    }) = FaultyPut::new("refused-replace", Fault::Refuse)
+    else {
         return;
     };
-    let proxy = Proxy::start(&bucket.endpoint);
-    let original = transcript();
-    bucket.put("s/t.jsonl", &original);
-    let url = bucket.url("s/t.jsonl");
-    proxy.fail("PUT", "/refused-replace/s/t.jsonl", Fault::Refuse, 1);
     let out = through(&bucket, &proxy)
         .args(COMPACT)
         .args(["--in-place", "--archive", &url])
@@ -242,16 +269,7 @@ impl Paused {
                 "CTXC_PAUSE",
                 format!("remote-replace:{}", dir.path().display()),
             )
-            .args([
-                "compact",
-                "-q",
-                "--force",
-                "--jobs",
-                "1",
-                "--target-ratio",
-                ratio,
-            ])
-            .args(["--in-place", "--archive", url])
+            .args(crate::s3::in_place_args(url, ratio))
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         let child = cmd.spawn().unwrap();
@@ -318,30 +336,17 @@ fn two_concurrent_in_place_runs_never_lose_the_winners_archive() {
 /// `restore` gives back the true original byte for byte, and each generation.
 #[test]
 fn rounds_with_lost_replies_kills_and_concurrent_runs_restore_the_original() {
-    let Some(bucket) = Bucket::new("rounds") else {
+    let Some(FaultyPut {
+        bucket,
+        proxy,
+        original,
+        url,
+    }) = FaultyPut::new("rounds", Fault::DropReply)
+    else {
         return;
     };
-    let proxy = Proxy::start(&bucket.endpoint);
-    let original = transcript();
-    let url = bucket.url("s/t.jsonl");
-    bucket.put("s/t.jsonl", &original);
     let in_place = |failpoint: Option<&str>, ratio: &str| {
-        let mut cmd = through(&bucket, &proxy);
-        if let Some(point) = failpoint {
-            cmd.env("CTXC_FAILPOINT", point);
-        }
-        cmd.args([
-            "compact",
-            "-q",
-            "--force",
-            "--jobs",
-            "1",
-            "--target-ratio",
-            ratio,
-        ])
-        .args(["--in-place", "--archive", &url])
-        .output()
-        .unwrap()
+        crate::s3::in_place_round(through(&bucket, &proxy), &url, ratio, failpoint)
     };
     let append = |text: &str| {
         let dir = tempfile::tempdir().unwrap();
@@ -352,8 +357,7 @@ fn rounds_with_lost_replies_kills_and_concurrent_runs_restore_the_original() {
         bucket.put("s/t.jsonl", &bytes);
         bytes
     };
-    // Round 1: the replace's reply is lost.
-    proxy.fail("PUT", "/rounds/s/t.jsonl", Fault::DropReply, 1);
+    // Round 1: the replace's reply is lost (the proxy's first fault).
     let out = in_place(None, "0.6");
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let second = append("round 2: carry on");

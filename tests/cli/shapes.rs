@@ -203,14 +203,8 @@ fn nebius_trajectories_are_read_by_their_text_and_written_back_in_their_shape() 
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("out.parquet");
     let out = ctxc()
-        .args([
-            "compact",
-            "--json",
-            "--force",
-            "--target-ratio",
-            "0.5",
-            "-o",
-        ])
+        .args(crate::COMPACT_HALF)
+        .args(["--json", "-o"])
         .arg(&output)
         .arg(&input)
         .output()
