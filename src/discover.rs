@@ -57,6 +57,15 @@ pub struct Found {
     pub skipped: Skipped,
 }
 
+impl Found {
+    /// The inputs and the paths that could not be used, having said (unless `quiet`) what the
+    /// walks left out: what every command does first with a discovery.
+    pub fn reported(self, quiet: bool) -> (Vec<Input>, Vec<InputError>) {
+        self.skipped.report(quiet);
+        (self.inputs, self.errors)
+    }
+}
+
 /// What directory walks (and prefix listings) left out: ctxc's own files — outputs, archives,
 /// backups, temporary files — and this run's own output folders inside an input. A file named
 /// on the command line is read whatever its name.

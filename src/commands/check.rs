@@ -46,12 +46,8 @@ struct Totals {
 
 /// Runs `ctxc check`.
 pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = discover::discover(&args.input.inputs, &args.input.globs, &[])?;
-    skipped.report(quiet);
+    let (inputs, errors) =
+        discover::discover(&args.input.inputs, &args.input.globs, &[])?.reported(quiet);
     discover::read_ahead(&inputs, args.input.limit.max_input_bytes);
     let opts = ReadOptions {
         format: args.input.format,

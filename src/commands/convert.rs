@@ -35,12 +35,8 @@ struct Done {
 /// Runs `ctxc convert`.
 pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
     let own: Vec<_> = args.out_dir.iter().cloned().collect();
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = discover::discover(&args.input.inputs, &args.input.globs, &own)?;
-    skipped.report(quiet);
+    let (inputs, errors) =
+        discover::discover(&args.input.inputs, &args.input.globs, &own)?.reported(quiet);
     if args.output.is_some() && inputs.len() + errors.len() > 1 {
         bail!(
             "-o names one output, and {} inputs were given",

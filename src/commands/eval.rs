@@ -187,12 +187,8 @@ pub fn run(args: &EvalArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         format: args.input.format,
         messages_path: args.input.messages_path.clone(),
     };
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = discover::discover(&args.input.inputs, &args.input.globs, &[])?;
-    skipped.report(quiet);
+    let (inputs, errors) =
+        discover::discover(&args.input.inputs, &args.input.globs, &[])?.reported(quiet);
     let unopened = errors.iter().filter(|e| e.unopened).count();
     let progress = Progress::new(inputs.len(), quiet);
     let summarizer = Extractive;

@@ -154,12 +154,7 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         || discover::discover(&args.input.inputs, &args.input.globs, &[]),
     );
     let counter = counter?;
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = found?;
-    skipped.report(quiet);
+    let (inputs, errors) = found?.reported(quiet);
     let opts = ReadOptions {
         format: args.input.format,
         messages_path: args.input.messages_path.clone(),

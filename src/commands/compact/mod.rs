@@ -144,12 +144,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         || discover::discover(&args.input.inputs, &args.input.globs, &own_folders(args)),
     );
     let counter = counter?;
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = found?;
-    skipped.report(quiet);
+    let (inputs, errors) = found?.reported(quiet);
     let mut jobs = jobs(args, inputs)?;
     prepare_remote(&mut jobs, args);
     if args.confirm && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {

@@ -115,12 +115,8 @@ pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
         .flatten()
         .cloned()
         .collect();
-    let discover::Found {
-        inputs,
-        errors,
-        skipped,
-    } = discover::discover(&args.input.inputs, &args.input.globs, &own)?;
-    skipped.report(quiet);
+    let (inputs, errors) =
+        discover::discover(&args.input.inputs, &args.input.globs, &own)?.reported(quiet);
     if args.output.is_some() && inputs.len() + errors.len() > 1 {
         bail!("-o names one output: give one input, or use --out-dir or --in-place");
     }
