@@ -28,7 +28,8 @@ impl Input {
             Input::Stdin => "<stdin>".into(),
             // Control characters escaped: a name holding a newline cannot forge a line.
             Input::File(path) => crate::human::path(path),
-            Input::Remote(url) => url.to_string(),
+            // An object key may hold a newline too.
+            Input::Remote(url) => crate::human::text(&url.to_string()).into_owned(),
         }
     }
 }
@@ -513,7 +514,7 @@ mod tests {
         inputs
             .iter()
             .map(|i| match i {
-                Input::File(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                Input::File(p) => p.strip_prefix(root).unwrap().to_string_lossy().into_owned(),
                 other => other.display(),
             })
             .collect()

@@ -20,6 +20,7 @@
 //! run reads and folds.
 
 use crate::commands::compact_report::FileReport;
+use crate::human::Shown;
 use crate::store::{self, Url};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -136,21 +137,21 @@ impl Manifest {
             Ok(text) => parse(&text, path, &settings)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
             Err(e) => {
-                return Err(e).with_context(|| format!("reading the manifest {}", path.display()));
+                return Err(e).with_context(|| format!("reading the manifest {}", path.shown()));
             }
         };
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .with_context(|| format!("opening the manifest {}", path.display()))?;
+            .with_context(|| format!("opening the manifest {}", path.shown()))?;
         // A torn line of a killed run holds nothing finished: cut it, so the next entry starts
         // on a line of its own.
         let bytes = std::fs::read(path)?;
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             file.set_len(keep as u64)
-                .with_context(|| format!("cutting a torn line of {}", path.display()))?;
+                .with_context(|| format!("cutting a torn line of {}", path.shown()))?;
         }
         Ok(Manifest {
             path: path.to_path_buf(),
@@ -163,8 +164,8 @@ impl Manifest {
 
     /// [`Manifest::open`] for a manifest object: the object and the parts below it.
     fn open_object(path: &Path, url: Url, settings: String) -> Result<Manifest> {
-        let (text, _, _) = read_object(&url)
-            .with_context(|| format!("reading the manifest {}", path.display()))?;
+        let (text, _, _) =
+            read_object(&url).with_context(|| format!("reading the manifest {}", path.shown()))?;
         let earlier = parse(&text, path, &settings)?;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -260,7 +261,8 @@ impl Manifest {
         if entry.output.as_deref() != output.map(|p| p.to_string_lossy()).as_deref() {
             return None;
         }
-        let in_place = output.is_some_and(|o| o.to_string_lossy() == input);
+        // `input` is named as reports name it (`Input::display`).
+        let in_place = output.is_some_and(|o| crate::human::path(o) == input);
         let same_input = now.is_some_and(|n| {
             n.size == entry.size && n.modified_ns == entry.modified_ns && n.etag == entry.etag
         });
@@ -336,7 +338,7 @@ impl Manifest {
                 })
             }
         }
-        .with_context(|| format!("writing the manifest {}", self.path.display()))?;
+        .with_context(|| format!("writing the manifest {}", self.path.shown()))?;
         crate::failpoint::hit("manifest-entry");
         Ok(())
     }
@@ -440,7 +442,7 @@ fn parse(text: &str, path: &Path, settings: &str) -> Result<HashMap<String, Entr
             Err(_) if k + 1 == lines.len() && !text.ends_with('\n') => {}
             Err(e) => anyhow::bail!(
                 "{}:{}: not a manifest entry of ctxc compact --resume-from: {e}",
-                path.display(),
+                path.shown(),
                 k + 1
             ),
         }

@@ -3,6 +3,7 @@
 //! temporary file in the target's directory, renamed over it). Shared by compaction, archives,
 //! restore and session listings, so none of them reaches into input discovery for it.
 
+use crate::human::Shown;
 use crate::store::Url;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -70,8 +71,8 @@ pub fn check_writable_beside(path: &Path) -> Result<()> {
     if !dir.is_dir() {
         anyhow::bail!(
             "cannot write {}: {} is not a directory",
-            path.display(),
-            dir.display()
+            path.shown(),
+            dir.shown()
         );
     }
     #[cfg(target_os = "linux")]
@@ -79,7 +80,7 @@ pub fn check_writable_beside(path: &Path) -> Result<()> {
         use rustix::fs::{Access, access};
         if let Err(e) = access(dir, Access::WRITE_OK | Access::EXEC_OK) {
             let e = std::io::Error::from(e);
-            anyhow::bail!("cannot write {}: {}: {e}", path.display(), dir.display());
+            anyhow::bail!("cannot write {}: {}: {e}", path.shown(), dir.shown());
         }
     }
     Ok(())
@@ -96,14 +97,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()
     let mut tmp = crate::tempfiles::create_in(dir)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
-        .with_context(|| format!("writing {}", path.display()))?;
+        .with_context(|| format!("writing {}", path.shown()))?;
     if let Some(permissions) = like
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.permissions())
     {
         tmp.as_file()
             .set_permissions(permissions)
-            .with_context(|| format!("setting permissions of {}", path.display()))?;
+            .with_context(|| format!("setting permissions of {}", path.shown()))?;
     }
     tmp.persist(path)
 }

@@ -14,6 +14,7 @@
 //! files (a symlink is neither followed nor removed), and only ones untouched for a minute, so
 //! a file another run has just created and not yet locked is left to it.
 
+use crate::human::Shown;
 use anyhow::{Context, Result};
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -54,7 +55,7 @@ pub fn create_in(dir: &Path) -> Result<TempFile> {
         .rand_bytes(RANDOM)
         .suffix(SUFFIX)
         .tempfile_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        .with_context(|| format!("creating a temporary file in {}", dir.shown()))?;
     // Where locks are not supported the file is still written: only a later clean-up is lost.
     let _ = fs4::FileExt::try_lock(file.as_file());
     let path = file.path().to_path_buf();
@@ -107,7 +108,7 @@ impl TempFile {
         result
             .map(drop)
             .map_err(|e| anyhow::Error::new(e.error))
-            .with_context(|| format!("renaming into {}", target.display()))
+            .with_context(|| format!("renaming into {}", target.shown()))
     }
 
     /// Renames the file to `target` unless `target` exists (atomically: no check-then-write
@@ -119,10 +120,10 @@ impl TempFile {
         match result {
             Ok(_) => Ok(()),
             Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
-                anyhow::bail!("{} exists", target.display())
+                anyhow::bail!("{} exists", target.shown())
             }
             Err(e) => Err(anyhow::Error::new(e.error))
-                .with_context(|| format!("creating {}", target.display())),
+                .with_context(|| format!("creating {}", target.shown())),
         }
     }
 }
@@ -278,7 +279,7 @@ mod tests {
         assert_eq!(sweep(dir.path()), 1);
         assert!(!dead.exists());
         for kept in [&held, &fresh, &link].into_iter().chain(&others) {
-            assert!(kept.symlink_metadata().is_ok(), "{} kept", kept.display());
+            assert!(kept.symlink_metadata().is_ok(), "{} kept", kept.shown());
         }
         assert!(dir.path().join("target").exists() && dir.path().join(".ctxc-D1r000.tmp").exists());
         drop(holder);

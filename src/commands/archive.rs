@@ -9,6 +9,7 @@
 use crate::ExitStatus;
 use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Piece, Record, StepRecord};
 use crate::cli::ArchiveCommand;
+use crate::human::Shown;
 use crate::human::thousands;
 use crate::repair::Repair;
 use anyhow::Result;
@@ -112,7 +113,7 @@ impl<'a> View<'a> {
     fn of(path: &Path, archive: &'a Archive) -> Self {
         View {
             schema_version: archive.schema_version,
-            archive: path.display().to_string(),
+            archive: path.to_string_lossy().into_owned(),
             records: archive
                 .records
                 .iter()
@@ -143,7 +144,7 @@ fn render(path: &Path, archive: &Archive) -> String {
     let n = archive.records.len();
     let mut out = format!(
         "{}: {n} compaction{} of {}\n",
-        path.display(),
+        path.shown(),
         if n == 1 { "" } else { "s" },
         name(&archive.records[0].input)
     );

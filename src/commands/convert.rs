@@ -13,6 +13,7 @@ use crate::cli::ConvertArgs;
 use crate::convert::{self, Converted, Target};
 use crate::dataset::{self, Dataset, Row, Sniffed};
 use crate::discover::{self, Input};
+use crate::human::Shown;
 use crate::transcript::{self, ReadOptions};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
@@ -135,7 +136,7 @@ fn convert_one(
     Ok(Done {
         conversations: converted.conversations,
         note: converted.note(),
-        written: dest.map_or_else(|| "-".to_string(), |d| d.display().to_string()),
+        written: dest.map_or_else(|| "-".to_string(), |d| d.shown()),
         failed_rows: Vec::new(),
     })
 }
@@ -152,10 +153,10 @@ fn convert_text(text: String, opts: &ReadOptions, to: Target, name: &str) -> Res
 /// Refuses to replace an output unless told to, and makes its directory.
 fn prepare(args: &ConvertArgs, out: &Path) -> Result<()> {
     if out.exists() && !args.force_overwrite {
-        bail!("{} exists (--force-overwrite replaces it)", out.display());
+        bail!("{} exists (--force-overwrite replaces it)", out.shown());
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.shown()))?;
     }
     Ok(())
 }
@@ -224,7 +225,7 @@ fn convert_dataset(
             dataset
                 .convert(&mut writer, each)
                 .and_then(|_| Ok(writer.flush()?))
-                .with_context(|| format!("writing {}", out.display()))?;
+                .with_context(|| format!("writing {}", out.shown()))?;
             drop(writer);
             tmp.persist(out)?;
         }
@@ -243,7 +244,7 @@ fn convert_dataset(
     Ok(Done {
         conversations: done.conversations,
         note,
-        written: dest.map_or_else(|| "-".to_string(), |d| d.display().to_string()),
+        written: dest.map_or_else(|| "-".to_string(), |d| d.shown()),
         failed_rows: done
             .failed
             .into_iter()

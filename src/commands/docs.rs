@@ -2,6 +2,7 @@
 //! the clap definition of the binary that runs (so they never lag behind an installed ctxc).
 
 use crate::ExitStatus;
+use crate::human::Shown;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -15,13 +16,13 @@ pub fn completions(shell: clap_complete::Shell) -> Result<ExitStatus> {
 pub fn man(command: &[String], dir: Option<&Path>, quiet: bool) -> Result<ExitStatus> {
     let pages = crate::cli::man_pages();
     if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.shown()))?;
         for (name, page) in &pages {
             let path = dir.join(name);
-            std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(&path, page).with_context(|| format!("writing {}", path.shown()))?;
         }
         if !quiet {
-            eprintln!("ctxc: wrote {} man pages to {}", pages.len(), dir.display());
+            eprintln!("ctxc: wrote {} man pages to {}", pages.len(), dir.shown());
         }
         return Ok(ExitStatus::Success);
     }

@@ -380,7 +380,7 @@ fn judge_report(judge: &Judge, args: &JudgeArgs) -> JudgeReport {
         cache: (!args.no_judge_cache)
             .then(|| args.judge_cache.clone().or_else(Cache::default_dir))
             .flatten()
-            .map(|d| d.display().to_string()),
+            .map(|d| d.to_string_lossy().into_owned()),
         spent: judge.spent(),
     }
 }

@@ -5,6 +5,7 @@
 use super::compact_report::{CompactReport, table, totals};
 use crate::ExitStatus;
 use crate::cli::ReportCommand;
+use crate::human::Shown;
 use crate::report;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
@@ -35,7 +36,7 @@ fn read(path: &Path) -> Result<CompactReport> {
         text
     } else {
         std::fs::read_to_string(path)
-            .with_context(|| format!("reading the report {}", path.display()))?
+            .with_context(|| format!("reading the report {}", path.shown()))?
     };
     serde_json::from_str(&text).map_err(|e| {
         // The place first, `path:line:column:` as every other input error, and out of the
@@ -51,7 +52,7 @@ fn read(path: &Path) -> Result<CompactReport> {
         };
         anyhow::anyhow!(
             "{}{place}: not a JSON report of `ctxc compact --json`: {message}",
-            path.display()
+            path.shown()
         )
     })
 }
@@ -66,8 +67,8 @@ fn counted_twice(parts: &[CompactReport], paths: &[std::path::PathBuf]) -> Optio
                 return Some(format!(
                     "{} is counted twice: in {} and in {} (merge one report per shard)",
                     file.path,
-                    paths[first].display(),
-                    paths[k].display()
+                    paths[first].shown(),
+                    paths[k].shown()
                 ));
             }
         }

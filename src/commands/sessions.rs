@@ -127,14 +127,15 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
     for row in rows.iter().filter(|r| r.error.is_some()) {
         progress.warn(&format!(
             "{}: {}",
-            row.path,
+            crate::human::text(&row.path),
             row.error.as_deref().unwrap_or("")
         ));
     }
-    let show = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let show =
+        |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.to_string_lossy().into_owned());
     let report = SessionsReport {
         schema_version: 1,
-        project: (!args.all).then(|| cwd.display().to_string()),
+        project: (!args.all).then(|| cwd.to_string_lossy().into_owned()),
         stores: StorePaths {
             claude_code: show(&stores.claude_code),
             codex: show(&stores.codex),
@@ -200,7 +201,7 @@ impl Measure<'_> {
             id: s.id.clone(),
             short_id,
             client: s.client,
-            path: s.path.display().to_string(),
+            path: s.path.to_string_lossy().into_owned(),
             resume: sessions::resume_command(s, meta.cwd.as_deref()),
             project: meta.cwd.or_else(|| s.project_key.clone()),
             title: meta.title,
@@ -210,7 +211,7 @@ impl Measure<'_> {
                 .subagents
                 .iter()
                 .map(|(path, bytes)| Subagent {
-                    path: path.display().to_string(),
+                    path: path.to_string_lossy().into_owned(),
                     bytes: *bytes,
                 })
                 .collect(),
@@ -318,15 +319,17 @@ fn fit(text: &str, width: usize, keep_end: bool) -> String {
     }
 }
 
-/// `~` for the home directory at the start of a path.
+/// `~` for the home directory at the start of a path, printed as [`crate::human::path`] does
+/// (the JSON keeps the real name).
 fn tilde(path: &str) -> String {
     let home = std::env::var("HOME").unwrap_or_default();
-    match path.strip_prefix(&home) {
+    let short = match path.strip_prefix(&home) {
         Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
             format!("~{rest}")
         }
         _ => path.to_string(),
-    }
+    };
+    crate::human::text(&short).into_owned()
 }
 
 /// `2026-02-11T22:31:35Z` → `2026-02-11 22:31`.
@@ -365,7 +368,12 @@ fn table(report: &SessionsReport) -> Table {
                     PROJECT_WIDTH,
                     true,
                 ),
-                fit(r.title.as_deref().unwrap_or("-"), TITLE_WIDTH, false),
+                // A title is the session's own text: escaped like a path.
+                fit(
+                    &crate::human::text(r.title.as_deref().unwrap_or("-")),
+                    TITLE_WIDTH,
+                    false,
+                ),
                 minute(&r.last_activity),
                 human_bytes(r.bytes),
                 match r.subagents.len() {

@@ -9,6 +9,7 @@
 //! with its source.
 
 use crate::cli::{CompactArgs, ConfigArgs, TokenArgs, TriggerArgs};
+use crate::human::Shown;
 use crate::pipeline::Target;
 use crate::strategy::{Rule, StrategyName, StrategySettings};
 use crate::tokens::{DEFAULT_CONTEXT_WINDOW, Encoding, TokenCounter, model_info};
@@ -301,7 +302,7 @@ impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             Source::Default => f.write_str("default"),
-            Source::File(p) => write!(f, "file {}", p.display()),
+            Source::File(p) => write!(f, "file {}", p.shown()),
             Source::Env(v) => write!(f, "env {v}"),
             Source::Flag => f.write_str("flag"),
             Source::Argument => f.write_str("argument"),
@@ -369,7 +370,7 @@ impl Layer {
     /// The settings of a YAML file.
     pub fn from_file(path: &Path) -> Result<Layer> {
         let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the settings file {}", path.display()))?;
+            .with_context(|| format!("reading the settings file {}", path.shown()))?;
         if text.trim().is_empty() {
             return Ok(Layer::default());
         }
@@ -407,9 +408,9 @@ fn at_place(path: &Path, e: &serde_yaml::Error) -> String {
         Some(at) => {
             let (line, column) = (at.line(), at.column());
             let message = message.replacen(&format!(" at line {line} column {column}"), "", 1);
-            format!("{}:{line}:{column}: {message}", path.display())
+            format!("{}:{line}:{column}: {message}", path.shown())
         }
-        None => format!("{}: {message}", path.display()),
+        None => format!("{}: {message}", path.shown()),
     }
 }
 
@@ -420,7 +421,7 @@ pub fn settings_file(args: &ConfigArgs) -> Result<Option<PathBuf>> {
     }
     if let Some(path) = &args.config {
         if !path.is_file() {
-            bail!("the settings file {} does not exist", path.display());
+            bail!("the settings file {} does not exist", path.shown());
         }
         return Ok(Some(path.clone()));
     }

@@ -20,6 +20,7 @@ mod remote;
 pub use meta::{claude_code_cwd, claude_code_prompt, read_meta};
 pub use reference::resolve_all;
 
+use crate::human::Shown;
 use crate::store::Url;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -76,7 +77,7 @@ impl Stores {
 
     /// The stores, named for messages.
     pub fn describe(&self) -> String {
-        let name = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.display().to_string());
+        let name = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.shown());
         format!(
             "{} (Claude Code) and {} (Codex)",
             name(&self.claude_code),

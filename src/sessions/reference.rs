@@ -9,6 +9,7 @@
 //! An unknown or ambiguous reference is a usage error that says what it matched.
 
 use super::{Session, Stores, find};
+use crate::human::Shown;
 use anyhow::{Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
@@ -84,7 +85,7 @@ pub fn resolve<'a>(
             anyhow!(
                 "@: no Claude Code or Codex session of this directory's project ({}) in {}; \
                  `ctxc sessions --all` lists every project's",
-                cwd.display(),
+                cwd.shown(),
                 stores.describe()
             )
         }),
@@ -122,7 +123,7 @@ fn by_id<'a>(text: &str, sessions: &'a [Session], stores: &Stores) -> Result<&'a
                         s.id,
                         s.client.name(),
                         s.last_activity,
-                        s.path.display()
+                        s.path.shown()
                     )
                 })
                 .collect();

@@ -16,6 +16,7 @@
 //! refused with what to do, never silently replaced by another identity. The profile's
 //! `ignore_configured_endpoint_urls` and the SSO token cache are not read.
 
+use crate::human::Shown;
 use anyhow::{Result, bail};
 use object_store::aws::AmazonS3Builder;
 use std::collections::HashMap;
@@ -177,7 +178,7 @@ impl Profile {
 
 fn shown(path: &Option<PathBuf>) -> String {
     path.as_ref()
-        .map_or("(no home directory)".into(), |p| p.display().to_string())
+        .map_or("(no home directory)".into(), |p| p.shown())
 }
 
 /// One `[section]`: its `key = value` lines, and its sub-settings (`s3 =` followed by indented

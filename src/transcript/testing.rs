@@ -2,6 +2,7 @@
 //! findings as the CLI prints them.
 
 use super::{ReadOptions, Transcript, check, read};
+use crate::human::Shown;
 
 /// `s` read with format detection; panics when it cannot be read.
 pub fn read_str(s: &str) -> Transcript {
@@ -13,7 +14,7 @@ pub fn fixture(rel: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
         .join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.shown()))
 }
 
 /// `check`'s findings of `src`, as `line: message`.

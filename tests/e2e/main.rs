@@ -10,6 +10,9 @@
 //! that folder is missing only if asked (`CTXC_E2E_INSTALL=1`, or `CTXC_E2E_REQUIRED`, which CI
 //! sets): a plain `cargo test` on a fresh machine downloads nothing. Without the clients it
 //! skips with a loud message, unless `CTXC_E2E_REQUIRED` is set, then it fails.
+// Tests name the paths they made in assertion messages, for whoever reads a failure: raw
+// `display()` is right there (clippy.toml forbids it in ctxc's own output).
+#![allow(clippy::disallowed_methods)]
 
 mod claude;
 mod codex;

@@ -119,7 +119,7 @@ pub(super) fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
     };
     if let Some(OutDir::Local(dir)) = &out_dir {
         if dir.symlink_metadata().is_ok() && !dir.is_dir() {
-            bail!("--out-dir {} is not a directory", dir.display());
+            bail!("--out-dir {} is not a directory", dir.shown());
         }
     }
     Ok(inputs
@@ -338,7 +338,7 @@ pub(super) fn check_destination(
             if a == b {
                 bail!(
                     "the output {} is the input itself: ctxc never overwrites its input without --in-place",
-                    out.display()
+                    out.shown()
                 );
             }
         }

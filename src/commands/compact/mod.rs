@@ -10,6 +10,7 @@ use crate::cli::CompactArgs;
 use crate::config::CompactConfig;
 use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
+use crate::human::Shown;
 use crate::human::thousands;
 use crate::inplace;
 use crate::manifest::{Identity, Manifest};
@@ -696,7 +697,7 @@ impl Conduct<'_> {
         }
         if let Some(m) = self.manifest {
             let mut done = report.clone();
-            self.finish(&mut done, dest.map(|p| p.display().to_string()));
+            self.finish(&mut done, dest.map(|p| p.to_string_lossy().into_owned()));
             m.record(
                 &path,
                 identity.as_ref(),
@@ -714,7 +715,7 @@ impl Conduct<'_> {
                 .inspect(|_| {
                     report.notes.push(format!(
                         "the output {} was there already, byte for byte this result: left as it is",
-                        there.display()
+                        there.shown()
                     ))
                 })
                 .map(Wrote::Done)
@@ -796,7 +797,7 @@ impl Conduct<'_> {
             Destination::File(path) => {
                 let same = std::fs::metadata(path).is_ok_and(|m| m.len() == want.len() as u64)
                     && std::fs::read(path).is_ok_and(|b| b == want);
-                (path.display().to_string(), same)
+                (path.to_string_lossy().into_owned(), same)
             }
             Destination::Remote(url) => {
                 let same = match store::head(url)? {
@@ -810,7 +811,7 @@ impl Conduct<'_> {
             Destination::Stdout | Destination::Nowhere => return Ok(None),
         };
         if !same {
-            return Err(output_exists(&name));
+            return Err(output_exists(&crate::human::text(&name)));
         }
         Ok((!self.args.dry_run).then_some(name))
     }
@@ -917,7 +918,7 @@ impl Conduct<'_> {
                     self.settle_pending(job)?;
                     // An unchanged file is left alone: no backup, no rewrite.
                     if outcome.output == *original {
-                        return done(path.display().to_string());
+                        return done(path.to_string_lossy().into_owned());
                     }
                     if let Some(suffix) = &self.args.outputs.backup {
                         claim.backup(suffix, original.as_bytes())?;
@@ -925,7 +926,7 @@ impl Conduct<'_> {
                 }
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(parent)
-                        .with_context(|| format!("creating {}", parent.display()))?;
+                        .with_context(|| format!("creating {}", parent.shown()))?;
                 }
                 let pending = begin_archive(path)?;
                 let written = match claim {
@@ -933,7 +934,7 @@ impl Conduct<'_> {
                     None => crate::outputs::write_atomic(path, outcome.output.as_bytes(), like),
                 };
                 self.settle(written, pending)?;
-                done(path.display().to_string())
+                done(path.to_string_lossy().into_owned())
             }
         }
     }

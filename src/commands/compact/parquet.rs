@@ -17,6 +17,7 @@ use crate::archive::{self, ConversationRecord, DatasetJob, DatasetRecord, FileRe
 use crate::commands::compact_report::{FileReport, Status};
 use crate::dataset::{self, Dataset, Done, Rewritten, Row, Written};
 use crate::discover::Input;
+use crate::human::Shown;
 use crate::inplace::{self, Claim};
 use crate::manifest::Identity;
 use crate::pipeline::{Outcome, Settings};
@@ -167,7 +168,7 @@ impl Conduct<'_> {
             dataset.keep_originals();
         }
         let output = match self.dest(job) {
-            Destination::File(p) => Some(p.display().to_string()),
+            Destination::File(p) => Some(p.to_string_lossy().into_owned()),
             Destination::Remote(url) => Some(url.to_string()),
             Destination::Stdout => Some("-".to_string()),
             Destination::Nowhere => None,
@@ -221,7 +222,7 @@ impl Conduct<'_> {
                         tmp.as_file().sync_all()?;
                         Ok(read)
                     })
-                    .with_context(|| format!("writing {}", out.display()))
+                    .with_context(|| format!("writing {}", out.shown()))
                     .map_err(&write)?;
                 if existing {
                     return self
@@ -340,7 +341,7 @@ impl Conduct<'_> {
             Destination::Stdout | Destination::Nowhere => None,
         };
         if there.is_none_or(|there| there != read_whole(written).unwrap_or_default()) {
-            return Err(output_exists(&name.display()));
+            return Err(output_exists(&name.shown()));
         }
         if identity.is_some() {
             self.record_rows(job, identity, &name, hash)?;
@@ -350,7 +351,7 @@ impl Conduct<'_> {
             &format!(
                 "{}: the output {} was there already, byte for byte this result: left as it is",
                 job.input.display(),
-                name.display()
+                name.shown()
             ),
         );
         Ok(())
@@ -395,7 +396,7 @@ impl Conduct<'_> {
             return Ok(());
         }
         let (bytes, hash) = archive::hash_file(tmp.as_file())
-            .with_context(|| format!("reading back {}", w.out.display()))?;
+            .with_context(|| format!("reading back {}", w.out.shown()))?;
         self.record_rows(w.job, w.identity, w.out, hash.clone())?;
         if let (Some(claim), Some(suffix)) = (claim, &self.args.outputs.backup) {
             claim.backup_file(suffix)?;
@@ -527,7 +528,7 @@ fn temp_beside(out: &Path) -> Result<TempFile> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.shown()))?;
     crate::tempfiles::create_in(dir)
 }
 
@@ -536,7 +537,7 @@ fn persist(tmp: TempFile, input: Option<&Path>, out: &Path) -> Result<()> {
     if let Some(meta) = input.and_then(|p| std::fs::metadata(p).ok()) {
         tmp.as_file()
             .set_permissions(meta.permissions())
-            .with_context(|| format!("setting permissions of {}", out.display()))?;
+            .with_context(|| format!("setting permissions of {}", out.shown()))?;
     }
     tmp.persist(out)
 }

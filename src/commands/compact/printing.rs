@@ -109,5 +109,5 @@ pub(super) fn write_report_file(
         rendered(report, files, format, false)
             .and_then(|text| crate::outputs::write_atomic(path, text.as_bytes(), None))
     };
-    written.with_context(|| format!("writing the report {}", path.display()))
+    written.with_context(|| format!("writing the report {}", path.shown()))
 }

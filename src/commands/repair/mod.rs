@@ -10,6 +10,7 @@ use crate::ExitStatus;
 use crate::archive::{self, RepairJob};
 use crate::cli::RepairArgs;
 use crate::discover::{self, Input};
+use crate::human::Shown;
 use crate::inplace::{self, Claim};
 use crate::repair::{self, Repair, Repaired, oversize};
 use crate::transcript::{self, Finding, ReadOptions};
@@ -375,19 +376,19 @@ fn write(
     if let Destination::File(path) = dest {
         if let Some(existing) = crate::archive::place::read(path)? {
             if existing == output.as_bytes() {
-                return Ok((path.display().to_string(), None));
+                return Ok((path.shown(), None));
             }
             if !args.force_overwrite {
                 bail!(
                     "{} exists and differs from this repair: not replacing it (--force-overwrite \
                      replaces it)",
-                    path.display()
+                    path.shown()
                 );
             }
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
+                .with_context(|| format!("creating {}", parent.shown()))?;
         }
     }
     if let (Some(claim), Some(suffix)) = (claim, &args.backup) {
@@ -414,7 +415,7 @@ fn write(
         None => crate::outputs::write_atomic(target, output.as_bytes(), input_path),
     };
     let archive = match (written, pending) {
-        (Ok(()), Some(pending)) => Some(pending.commit()?.display().to_string()),
+        (Ok(()), Some(pending)) => Some(pending.commit()?.shown()),
         (Ok(()), None) => None,
         (Err(e), Some(pending)) => {
             pending.roll_back()?;
@@ -422,5 +423,5 @@ fn write(
         }
         (Err(e), None) => return Err(e),
     };
-    Ok((target.display().to_string(), archive))
+    Ok((target.shown(), archive))
 }

@@ -7,6 +7,7 @@
 //! The default directory is the user's cache dir (`~/.cache/ctxc/judge` on Linux); deleting
 //! it clears the cache.
 
+use crate::human::Shown;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ impl Cache {
     /// A cache in `dir`, created if missing.
     pub fn open(dir: &Path) -> Result<Cache> {
         std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating the judge cache {}", dir.display()))?;
+            .with_context(|| format!("creating the judge cache {}", dir.shown()))?;
         Ok(Cache {
             dir: dir.to_path_buf(),
         })
@@ -61,7 +62,7 @@ impl Cache {
         let path = self.path(key);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
+                .with_context(|| format!("creating {}", parent.shown()))?;
         }
         crate::outputs::write_atomic(&path, &serde_json::to_vec(entry)?, None)
     }

@@ -1,3 +1,4 @@
+use crate::human::Shown;
 use super::*;
 use crate::transcript::{Format, check, read};
 use std::path::Path;
@@ -7,7 +8,7 @@ const LONG_SESSION: &str = "spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl";
 
 fn text_of(path: impl AsRef<Path>) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.shown()))
 }
 
 fn fixture(name: &str) -> String {
