@@ -554,42 +554,16 @@ fn in_place_on_s3_keeps_a_backup_and_refuses_an_object_changed_meanwhile() {
         std::fs::read(crate::shared("corpus/claude-code/spotter/tool_heavy.jsonl")).unwrap();
     bucket.put("s/tool_heavy.jsonl", &original);
     let url = bucket.url("s/tool_heavy.jsonl");
-    let pause = tempfile::tempdir().unwrap();
-    // Spawned (not run to its end) to act while it waits: the shielding of `ctxc()` by hand.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
-    for name in aws_vars() {
-        cmd.env_remove(name);
-    }
-    cmd.envs(bucket.env())
-        .env(
-            "XDG_CONFIG_HOME",
-            crate::root().join("target/no-user-config"),
-        )
-        .env(
-            "CTXC_PAUSE",
-            format!("remote-replace:{}", pause.path().display()),
-        )
-        .args(COMPACT)
-        .args(["--in-place", "--backup", &url])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    let started = std::time::Instant::now();
-    while !pause.path().join("paused").exists() {
-        assert!(
-            started.elapsed().as_secs() < 120,
-            "ctxc never reached remote-replace"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let paused = Paused::start(
+        &bucket,
+        &[&COMPACT[..], &["--in-place", "--backup", &url]].concat(),
+    );
     // Between ctxc's read and its write, someone appends a record.
     let mut changed = original.clone();
     changed.extend_from_slice(b"{\"type\":\"user\",\"late\":true}\n");
     bucket.put("s/tool_heavy.jsonl", &changed);
-    std::fs::write(pause.path().join("go"), "").unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = stderr_of(&out);
+    let (code, err) = paused.go();
+    assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains(&format!("{url} changed since ctxc read it")),
         "{err}"
@@ -879,6 +853,53 @@ fn an_archive_in_a_bucket_restores_every_original_byte_for_byte() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     assert_eq!(&out.stdout, original);
+}
+
+/// A run of `ctxc ARGS` at the bucket, spawned (not run to its end, so that a test acts while
+/// it waits) with the shielding of `ctxc()` by hand, stopped just before it replaces an object
+/// until [`Paused::go`].
+pub(crate) struct Paused {
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+}
+
+impl Paused {
+    pub(crate) fn start(bucket: &Bucket, args: &[&str]) -> Paused {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
+        for name in aws_vars() {
+            cmd.env_remove(name);
+        }
+        cmd.envs(bucket.env())
+            .env(
+                "XDG_CONFIG_HOME",
+                crate::root().join("target/no-user-config"),
+            )
+            .env(
+                "CTXC_PAUSE",
+                format!("remote-replace:{}", dir.path().display()),
+            )
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let started = std::time::Instant::now();
+        while !dir.path().join("paused").exists() {
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "never reached remote-replace"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Paused { child, dir }
+    }
+
+    /// Lets it go on, and waits for its end: exit code and standard error.
+    pub(crate) fn go(self) -> (Option<i32>, String) {
+        std::fs::write(self.dir.path().join("go"), "").unwrap();
+        let out = self.child.wait_with_output().unwrap();
+        (out.status.code(), stderr_of(&out))
+    }
 }
 
 /// The arguments of one round of `compact --in-place --archive` on `url` to `ratio`.

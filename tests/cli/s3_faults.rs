@@ -4,7 +4,7 @@
 //! is retried, then fails its object, and is never compacted or written out; after it all,
 //! `restore` gives back the original byte for byte.
 
-use crate::s3::{Bucket, COMPACT};
+use crate::s3::{Bucket, COMPACT, Paused};
 use crate::s3_proxy::{Fault, Proxy};
 use crate::stderr_of;
 use serde_json::Value;
@@ -245,51 +245,10 @@ fn a_read_cut_short_is_retried_then_fails_its_object_and_writes_nothing() {
     proxy.clear();
 }
 
-/// A run of `ctxc compact --in-place --archive` on `url`, stopped just before it replaces the
-/// object (its archive record written pending) until [`Paused::go`].
-struct Paused {
-    child: std::process::Child,
-    dir: tempfile::TempDir,
-}
-
-impl Paused {
-    fn start(bucket: &Bucket, url: &str, ratio: &str) -> Paused {
-        use std::process::{Command, Stdio};
-        let dir = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
-        for name in crate::s3::aws_vars() {
-            cmd.env_remove(name);
-        }
-        cmd.envs(bucket.env())
-            .env(
-                "XDG_CONFIG_HOME",
-                crate::root().join("target/no-user-config"),
-            )
-            .env(
-                "CTXC_PAUSE",
-                format!("remote-replace:{}", dir.path().display()),
-            )
-            .args(crate::s3::in_place_args(url, ratio))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let child = cmd.spawn().unwrap();
-        let started = std::time::Instant::now();
-        while !dir.path().join("paused").exists() {
-            assert!(
-                started.elapsed().as_secs() < 120,
-                "never reached remote-replace"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        Paused { child, dir }
-    }
-
-    /// Lets it go on, and waits for its end: exit code and standard error.
-    fn go(self) -> (Option<i32>, String) {
-        std::fs::write(self.dir.path().join("go"), "").unwrap();
-        let out = self.child.wait_with_output().unwrap();
-        (out.status.code(), stderr_of(&out))
-    }
+/// A run of `ctxc compact --in-place --archive` on `url` to `ratio`, stopped just before it
+/// replaces the object (its archive record written pending).
+fn paused(bucket: &Bucket, url: &str, ratio: &str) -> Paused {
+    Paused::start(bucket, &crate::s3::in_place_args(url, ratio))
 }
 
 /// Two in-place `--archive` runs on one object, both having read the same version and
@@ -305,8 +264,8 @@ fn two_concurrent_in_place_runs_never_lose_the_winners_archive() {
     for first_wins in [true, false] {
         bucket.put("s/t.jsonl", &original);
         bucket.delete("s/t.ctxc-archive.json");
-        let first = Paused::start(&bucket, &url, "0.5");
-        let second = Paused::start(&bucket, &url, "0.3");
+        let first = paused(&bucket, &url, "0.5");
+        let second = paused(&bucket, &url, "0.3");
         let ((won, won_err), (lost, lost_err)) = if first_wins {
             (first.go(), second.go())
         } else {
@@ -367,8 +326,8 @@ fn rounds_with_lost_replies_kills_and_concurrent_runs_restore_the_original() {
     let third = append("round 3: carry on");
     assert_ne!(third, second);
     // Round 3: two runs at once; one wins.
-    let first = Paused::start(&bucket, &url, "0.5");
-    let other = Paused::start(&bucket, &url, "0.4");
+    let first = paused(&bucket, &url, "0.5");
+    let other = paused(&bucket, &url, "0.4");
     let (won, won_err) = first.go();
     let (lost, lost_err) = other.go();
     assert_eq!(won, Some(0), "{won_err}");
