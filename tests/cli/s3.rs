@@ -1045,41 +1045,14 @@ fn a_dataset_in_a_bucket_is_archived_restored_and_replaced_in_place() {
     // and the archive records nothing.
     let url = bucket.url("s/runs.parquet");
     bucket.put("s/runs.parquet", &original);
-    let pause = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
-    for name in aws_vars() {
-        cmd.env_remove(name);
-    }
-    cmd.envs(bucket.env())
-        .env(
-            "XDG_CONFIG_HOME",
-            crate::root().join("target/no-user-config"),
-        )
-        .env(
-            "CTXC_PAUSE",
-            format!("remote-replace:{}", pause.path().display()),
-        )
-        .args(COMPACT)
-        .args(["--in-place", "--backup", "--archive", &url])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    let started = std::time::Instant::now();
-    while !pause.path().join("paused").exists() {
-        assert!(
-            started.elapsed().as_secs() < 120,
-            "ctxc never reached remote-replace"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let args = [&COMPACT[..], &["--in-place", "--backup", "--archive", &url]].concat();
+    let paused = Paused::start(&bucket, &args);
     bucket.put("s/runs.parquet", b"PAR1 rewritten meanwhile");
-    std::fs::write(pause.path().join("go"), "").unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let (code, err) = paused.go();
+    assert_eq!(code, Some(1), "{err}");
     assert!(
-        stderr_of(&out).contains(&format!("{url} changed since ctxc read it")),
-        "{}",
-        stderr_of(&out)
+        err.contains(&format!("{url} changed since ctxc read it")),
+        "{err}"
     );
     assert_eq!(
         bucket.get("s/runs.parquet").unwrap(),
