@@ -509,6 +509,15 @@ fn io_error(e: &std::io::Error) -> LoadError {
 mod tests {
     use super::*;
 
+    #[test]
+    fn inputs_are_named_with_control_characters_escaped() {
+        let file = Input::File(PathBuf::from("a\nctxc: ok\u{1b}[2K.jsonl"));
+        assert_eq!(file.display(), r"a\nctxc: ok\u{1b}[2K.jsonl");
+        let url = Url::detect("s3://b/in/a\nctxc: ok.jsonl").unwrap().unwrap();
+        assert_eq!(Input::Remote(url).display(), r"s3://b/in/a\nctxc: ok.jsonl");
+        assert_eq!(Input::Stdin.display(), "<stdin>");
+    }
+
     /// Each input as a path relative to `root` (others as displayed).
     fn names_below(root: &Path, inputs: &[Input]) -> Vec<String> {
         inputs
