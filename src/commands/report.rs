@@ -2,10 +2,10 @@
 //! run had processed every file: files in path order, totals and retention recomputed from
 //! the per-file counts.
 
-use super::compact_report::{CompactReport, table, totals};
 use crate::ExitStatus;
 use crate::cli::ReportCommand;
 use crate::report;
+use crate::report::compact::{CompactReport, table, totals};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 

@@ -14,6 +14,7 @@ mod fleet;
 mod friction;
 mod inplace;
 mod isolation;
+mod layers;
 mod llamafactory;
 mod man;
 mod openhands;

@@ -2,7 +2,6 @@
 //! atomically, to files or objects (and archives, beside them) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
-use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
 use crate::ExitStatus;
 use crate::api::{self, Failed};
 use crate::archive::{self, ArchiveJob};
@@ -15,6 +14,7 @@ use crate::inplace;
 use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{OnFindings, Outcome, Settings};
 use crate::progress::Progress;
+use crate::report::compact::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
 use crate::store::{self, Url};
@@ -166,15 +166,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         .sum();
     // The remote-summarization notice is a safety disclosure: printed even with -q.
     let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
-    let settings = Settings {
-        read: config.read.clone(),
-        triggers: config.triggers.clone(),
-        target: config.target,
-        strategies: config.strategies.clone(),
-        strategy: config.strategy.clone(),
-        summarizer: summarizer.as_ref(),
-        counter: &counter,
-    };
+    let settings = config.pipeline(summarizer.as_ref(), &counter);
     if !quiet && let Some(warning) = unkept_originals(args) {
         eprintln!("ctxc: warning: {warning}");
     }
