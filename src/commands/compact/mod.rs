@@ -168,7 +168,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
     let settings = config.pipeline(summarizer.as_ref(), &counter);
     if !quiet && let Some(warning) = unkept_originals(args) {
-        eprintln!("ctxc: warning: {warning}");
+        crate::human::warn(warning);
     }
     let manifest = open_manifest(args, &config, &jobs)?;
     let progress = Progress::with_bytes(jobs.len(), bytes_total, quiet, verbose);
@@ -368,7 +368,7 @@ fn summarizer(
     }
     let summarizer = LlmSummarizer::new(settings)?;
     if !s.redact {
-        eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
+        crate::human::warn("--no-redact: secrets in the transcripts are sent as they are");
     }
     let announcement = llm::announcement(summarizer.endpoint(), files, bytes as usize);
     if dry_run {
@@ -377,7 +377,7 @@ fn summarizer(
             announcement.replace(" will be sent to ", " would be sent to ")
         );
         if let Some(lacking) = lacking {
-            eprintln!("ctxc: warning: {lacking:#} (the real run needs it)");
+            crate::human::warn(format_args!("{lacking:#} (the real run needs it)"));
         }
         return Ok(Box::new(Extractive));
     }
