@@ -15,7 +15,7 @@
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`outputs`] (output names, atomic writes), [`tempfiles`], [`output`] (stdout, and a reader gone early) |
 //! | measuring fidelity | [`eval`] (probes an agent must still answer; `ctxc eval`) |
-//! | reporting | [`report`] (table, JSON, YAML, markdown; the compact report's data and table), [`progress`] (stderr), [`human`] (thousands and plurals, for every layer), [`time`] (RFC 3339 stamps) |
+//! | reporting | [`report`] (table, JSON, YAML, markdown; the compact report's data and table), [`progress`] (stderr), [`human`] (thousands, plurals and warnings, for every layer), [`time`] (RFC 3339 stamps) |
 //! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
 //! | support | [`workers`] (inputs over the thread pool, in order), [`panics`] (a panic made one input's error), [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
@@ -23,7 +23,7 @@
 //! Each folder is a module with its `mod.rs`; an adapter, a strategy or a command too large
 //! for one file becomes a folder of the same name. Formats are registered in one line of
 //! `formats!` (`transcript/mod.rs`), strategies in one line of `strategies!`
-//! (`strategy/mod.rs`); the README's Development section walks through both.
+//! (`strategy/mod.rs`); `CONTRIBUTING.md` walks through both.
 //!
 //! Comments cite the product spec as "DESIGN" (`../shared/DESIGN.md`, beside the checkout)
 //! and its source documents as "seed 000"–"seed 004" (`../shared/seeds/000_….txt` to `004_….txt`).

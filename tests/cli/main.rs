@@ -8,6 +8,7 @@ mod ci;
 mod compact;
 mod convert_parquet;
 mod deep;
+mod docs;
 mod eval;
 mod first_hour;
 mod fleet;
