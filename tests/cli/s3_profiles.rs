@@ -202,8 +202,9 @@ fn no_credentials_plain_http_and_a_missing_bucket_are_said_in_one_line() {
     }
 }
 
-/// The "try it locally" recipe of docs/datasets.md: `scripts/s3-try-locally.sh` starts the stand-in with
-/// a bucket and prints the variables to set, with which ctxc writes to and reads from it.
+/// The "try it locally" recipe of docs/datasets.md: `scripts/s3-try-locally.sh` starts the
+/// stand-in with a bucket and prints the variables to set, with which ctxc writes to and reads
+/// from it.
 #[test]
 fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
     let Some(server) = crate::s3::moto_server() else {
