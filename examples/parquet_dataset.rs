@@ -2,7 +2,7 @@
 //! GROUP DIR` repeats tau-bench's 200 airline runs into ROWS conversations and writes them
 //! twice: `DIR/runs.parquet` (a list-of-struct `messages` column beside `task_id`, `reward`
 //! and `trial`; row groups of GROUP rows; zstd) and `DIR/runs.jsonl` (the same rows, one JSON
-//! object per line). Used to compare `ctxc compact` on the two (README, "Datasets").
+//! object per line). Used to compare `ctxc compact` on the two (docs/datasets.md, "Parquet datasets").
 
 use anyhow::{Context, Result, bail};
 use parquet::arrow::ArrowWriter;

@@ -8,11 +8,11 @@
 //! figures and error messages. Settings are the settings file's keys ([`Layer`]), over the
 //! defaults: no settings file and no `CTXC_*` variable is read.
 
-use crate::commands::compact_report::{FileReport, Status};
 use crate::config::{CompactConfig, Layer, TokenSettings};
 use crate::count::count_transcript;
 use crate::dataset::{self, Column, Written};
 use crate::pipeline::{self, OnFindings, Outcome, PlanFailure, Plans, Settings};
+use crate::report::compact::{FileReport, Status};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::{Encoding, TokenCounter};
@@ -197,16 +197,12 @@ fn with_settings<T>(
     let counter = counter(&config.tokens).map_err(Failed::at("settings", 0))?;
     let settings = Settings {
         read: options.read.clone(),
-        triggers: config.triggers.clone(),
-        target: config.target,
-        strategies: config.strategies.clone(),
         strategy: StrategySettings {
             drop_stored: false,
             step_plans: false,
             ..config.strategy.clone()
         },
-        summarizer: &Extractive,
-        counter: &counter,
+        ..config.pipeline(&Extractive, &counter)
     };
     f(&settings)
 }

@@ -1,6 +1,7 @@
 //! Numbers as notes, logs and tables print them for people: thousands separators and counts
-//! whose noun agrees. Every layer writes such text (strategy notes, trigger reasons, reports),
-//! so it lives below all of them rather than in [`crate::report`].
+//! whose noun agrees; and the one shape of a warning on stderr. Every layer writes such text
+//! (strategy notes, trigger reasons, reports), so it lives below all of them rather than in
+//! [`crate::report`].
 
 /// `1234567` → `1,234,567`. Takes any unsigned count (`usize`, `u64`...).
 pub fn thousands(n: impl TryInto<u64>) -> String {
@@ -19,6 +20,11 @@ pub fn thousands(n: impl TryInto<u64>) -> String {
 pub fn plural(n: usize, noun: &str) -> String {
     let s = if n == 1 { "" } else { "s" };
     format!("{} {noun}{s}", thousands(n))
+}
+
+/// Prints `ctxc: warning: MESSAGE` on stderr (the run goes on).
+pub fn warn(message: impl std::fmt::Display) {
+    eprintln!("ctxc: warning: {message}");
 }
 
 /// A path as messages, warnings and tables print it: lossy UTF-8, with control characters

@@ -7,7 +7,7 @@
 //!
 //! | stage | modules |
 //! |---|---|
-//! | command line and settings | [`cli`] (clap definitions), [`config`] (flags over `CTXC_*` over YAML), [`commands`] (one per subcommand) |
+//! | command line and settings | [`cli`] (clap definitions), [`config`] (flags over `CTXC_*` over YAML), [`commands`] (one per subcommand), [`exit`] (the exit status and its merge rule) |
 //! | finding inputs | [`discover`] (paths, globs, stdin), [`sessions`] (`@ID` in the clients' stores), [`shard`], [`store`] (object storage), [`dataset`] (Parquet rows) |
 //! | reading | [`json`] (span-preserving JSON), [`transcript`] (the format-neutral model and one adapter per format) |
 //! | measuring | [`tokens`] (counting), [`count`] (context tokens of a conversation), [`calibrate`] (the provider's own count), [`trigger`] (whether compaction is due) |
@@ -15,7 +15,7 @@
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
 //! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`outputs`] (output names, atomic writes), [`tempfiles`], [`output`] (stdout, and a reader gone early) |
 //! | measuring fidelity | [`eval`] (probes an agent must still answer; `ctxc eval`) |
-//! | reporting | [`report`] (table, JSON, YAML, markdown), [`progress`] (stderr), [`human`] (thousands and plurals, for every layer), [`time`] (RFC 3339 stamps) |
+//! | reporting | [`report`] (table, JSON, YAML, markdown; the compact report's data and table), [`progress`] (stderr), [`human`] (thousands, plurals and warnings, for every layer), [`time`] (RFC 3339 stamps) |
 //! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
 //! | embedding | [`api`] (one text in, compacted text and report out: the Python package's core) |
 //! | support | [`workers`] (inputs over the thread pool, in order), [`panics`] (a panic made one input's error), [`failpoint`] (crash points for tests), [`resident`] (releasing read-only pages) |
@@ -23,7 +23,7 @@
 //! Each folder is a module with its `mod.rs`; an adapter, a strategy or a command too large
 //! for one file becomes a folder of the same name. Formats are registered in one line of
 //! `formats!` (`transcript/mod.rs`), strategies in one line of `strategies!`
-//! (`strategy/mod.rs`); the README's Development section walks through both.
+//! (`strategy/mod.rs`); `CONTRIBUTING.md` walks through both.
 //!
 //! Comments cite the product spec as "DESIGN" (`../shared/DESIGN.md`, beside the checkout)
 //! and its source documents as "seed 000"–"seed 004" (`../shared/seeds/000_….txt` to `004_….txt`).
@@ -40,6 +40,7 @@ pub(crate) mod dataset;
 pub(crate) mod discover;
 pub(crate) mod engine;
 pub mod eval;
+pub mod exit;
 pub mod facts;
 pub(crate) mod failpoint;
 pub(crate) mod human;
@@ -70,23 +71,7 @@ pub mod trigger;
 pub(crate) mod verify;
 pub(crate) mod workers;
 
-/// How a run ended, as the process exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ExitStatus {
-    /// 0: everything went well.
-    Success = 0,
-    /// 1: some input failed or has findings; the others were processed.
-    Failure = 1,
-    /// 2: usage or configuration error; nothing was processed.
-    Error = 2,
-}
-
-impl ExitStatus {
-    /// The worse of two statuses, for combining per-file results.
-    pub fn merge(self, other: ExitStatus) -> ExitStatus {
-        self.max(other)
-    }
-}
+pub use exit::ExitStatus;
 
 /// Runs the command the user asked for.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {

@@ -19,8 +19,8 @@
 //! folded meanwhile) and removes them. A run that was killed leaves its parts, which the next
 //! run reads and folds.
 
-use crate::commands::compact_report::FileReport;
 use crate::human::Shown;
+use crate::report::compact::FileReport;
 use crate::store::{self, Url};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

@@ -127,6 +127,28 @@ pub struct Outcome<'a> {
     pub kept: Vec<Kept>,
 }
 
+impl Outcome<'_> {
+    /// The context window of the largest conversation (the report's `contextWindow`).
+    pub fn context_window(&self) -> usize {
+        self.conversations
+            .iter()
+            .max_by_key(|c| c.before.tokens)
+            .map_or(0, |c| c.context_window)
+    }
+
+    /// Context tokens after, summed over the conversations, as the model will be sent them:
+    /// the provider's count over those that record usage when any does (the report's
+    /// `calibratedContextTokensAfter`), else ctxc's (`contextTokensAfter`).
+    pub fn sent_tokens_after(&self) -> usize {
+        let calibrated = self
+            .conversations
+            .iter()
+            .filter_map(ConversationResult::provider_tokens_after)
+            .reduce(|a, b| a + b);
+        calibrated.unwrap_or_else(|| self.conversations.iter().map(|c| c.tokens_after).sum())
+    }
+}
+
 /// Compacts `t` under `settings`; an error means nothing may be written.
 ///
 /// Each result is computed once. That the same input and settings give the same bytes

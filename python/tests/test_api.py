@@ -630,10 +630,10 @@ def test_langchain_trim_takes_and_returns_langchain_messages():
     assert ctxc.langchain.trim(messages, max_tokens=10**6) == messages
 
 
-# --- the README ------------------------------------------------------------------------------
+# --- docs/python.md ----------------------------------------------------------------------------
 
 
-README_CHECKS = """
+GUIDE_CHECKS = """
 import pyarrow.parquet as _pq
 
 assert done.report["status"] in ("compacted", "unchanged")
@@ -646,17 +646,16 @@ for _engine in ("compacted-ray", "compacted-spark"):
 assert ds.to_list() == _expected
 spark.stop()
 ray.shutdown()
-print("README examples: ok")
+print("docs/python.md examples: ok")
 """
 
 
-def test_the_readme_examples_run(tmp_path):
-    """The Python blocks of the README's "Use from Python", in order, as one program run in a
+def test_the_guide_examples_run(tmp_path):
+    """The Python blocks of docs/python.md, in order, as one program run in a
     scratch directory by a Python of its own (they start Ray and Spark and write files there),
     then checks of what they made: the engines' rows are compact_batch's."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Use from Python", 1)[1].split("\n## ", 1)[0]
-    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    guide = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in guide.split("```python\n")[1:]]
     assert len(blocks) >= 6
     code = "".join(blocks)
     for module, used in [
@@ -668,8 +667,8 @@ def test_the_readme_examples_run(tmp_path):
     ]:
         if used in code and not os.environ.get("CTXC_ENGINES_REQUIRED"):
             pytest.importorskip(module)
-    program = tmp_path / "readme_examples.py"
-    program.write_text(code + README_CHECKS, encoding="utf-8")
+    program = tmp_path / "guide_examples.py"
+    program.write_text(code + GUIDE_CHECKS, encoding="utf-8")
     env = dict(os.environ)
     env.update(
         HF_DATASETS_CACHE=str(tmp_path / "hf-cache"),
@@ -686,7 +685,7 @@ def test_the_readme_examples_run(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-5000:]
-    assert "README examples: ok" in done.stdout
+    assert "docs/python.md examples: ok" in done.stdout
 
 
 def broken_dataset():

@@ -87,7 +87,7 @@ def spark(tmp_path_factory):
 
 
 def spark_compact(spark, path, out):
-    """The README's Spark example."""
+    """The Spark example of docs/python.md."""
     from pyspark.sql.types import DataType, StructType
 
     df = spark.read.parquet(path)

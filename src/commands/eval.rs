@@ -350,7 +350,7 @@ fn judge(args: &JudgeArgs, files: usize) -> Result<Option<Judge>> {
         cache,
     })?;
     if args.no_redact {
-        eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
+        crate::human::warn("--no-redact: secrets in the transcripts are sent as they are");
     }
     let files = match files {
         1 => "1 file".to_string(),

@@ -3,7 +3,6 @@
 pub mod archive;
 pub mod check;
 pub mod compact;
-pub mod compact_report;
 pub mod config;
 pub mod convert;
 pub mod docs;

@@ -2,11 +2,11 @@
 //! run had processed every file: files in path order, totals and retention recomputed from
 //! the per-file counts.
 
-use super::compact_report::{CompactReport, table, totals};
 use crate::ExitStatus;
 use crate::cli::ReportCommand;
 use crate::human::Shown;
 use crate::report;
+use crate::report::compact::{CompactReport, table, totals};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 

@@ -26,7 +26,7 @@
 use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record, place};
 use crate::cli::RestoreArgs;
-use crate::human::Shown;
+use crate::human::{Shown, plural, warn};
 use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
@@ -127,7 +127,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         Archive::read(&args.archive).map_err(|e| Stop::Failed(no_archive(&args.archive, e)))?;
     let dropped = archive::settle(&mut archive.records, &args.archive);
     if dropped {
-        warn(&format!(
+        warn(format!(
             "{}: its last compaction never reached its file (the run was stopped or refused): \
              left out",
             args.archive.shown()
@@ -181,7 +181,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         }
     };
     if !compacted.matches {
-        warn(&format!(
+        warn(format!(
             "{} did not match the archive: restored from it anyway (--force)",
             compacted.path.as_deref().unwrap_or(Path::new("?")).shown()
         ));
@@ -200,12 +200,12 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
             "NOT verified: it differs from what was compacted"
         };
         eprintln!(
-            "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {n} compaction{} undone, {checked})",
+            "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {} undone, {checked})",
             what(records, target),
             dest.path()
                 .map_or("standard output".into(), |p| p.shown().to_string()),
             crate::human::thousands(undone.bytes.len() as u64),
-            plural(n),
+            plural(n, "compaction"),
         );
         match (&kept, &compacted.note) {
             (Some(backup), Some(_)) => eprintln!(
@@ -328,7 +328,7 @@ fn restore_dataset(
         }
     }
     if !matches {
-        warn(&format!(
+        warn(format!(
             "{} did not match the archive: restored from it anyway (--force)",
             path.shown()
         ));
@@ -343,7 +343,7 @@ fn restore_dataset(
             "NOT verified: it differs from what was compacted"
         };
         eprintln!(
-            "ctxc: restored {} from {} to {} ({} rows, {} put back; {} of {n} compaction{} \
+            "ctxc: restored {} from {} to {} ({} rows, {} put back; {} of {} \
              undone, {checked}; a dataset comes back value-identical, not byte-identical)",
             what(records, target),
             path.shown(),
@@ -351,7 +351,7 @@ fn restore_dataset(
             crate::human::thousands(restored.rows),
             crate::human::thousands(restored.restored as u64),
             n - target,
-            plural(n),
+            plural(n, "compaction"),
         );
         if let Some(backup) = &kept {
             eprintln!("ctxc: the compacted dataset is kept as {}", backup.shown());
@@ -405,9 +405,9 @@ fn target_record(args: &RestoreArgs, records: &[Record]) -> Result<usize, Stop> 
     if let Some(steps) = args.steps {
         if steps == 0 || steps > n {
             return Err(Stop::Usage(anyhow!(
-                "--steps {steps}: {} holds {n} compaction{}, so 1 to {n}",
+                "--steps {steps}: {} holds {}, so 1 to {n}",
                 args.archive.shown(),
-                plural(n)
+                plural(n, "compaction")
             )));
         }
         return Ok(n - steps);
@@ -418,9 +418,9 @@ fn target_record(args: &RestoreArgs, records: &[Record]) -> Result<usize, Stop> 
     let generations = records[n - 1].generation;
     archive::first_of_generation(records, g).ok_or_else(|| {
         Stop::Usage(anyhow!(
-            "--generation {g}: {} holds {generations} generation{}, so 1 to {generations}",
+            "--generation {g}: {} holds {}, so 1 to {generations}",
             args.archive.shown(),
-            plural(generations as usize)
+            plural(generations as usize, "generation")
         ))
     })
 }
@@ -436,10 +436,7 @@ fn what(records: &[Record], target: usize) -> String {
         (_, true) => format!("generation {g} of {generations}, as it was before its compaction"),
         (_, false) => {
             let undone = records.len() - target;
-            format!(
-                "the file before the last {undone} compaction{}",
-                plural(undone)
-            )
+            format!("the file before the last {}", plural(undone, "compaction"))
         }
     }
 }
@@ -710,12 +707,4 @@ fn write(dest: Option<&Path>, bytes: &[u8], like: &Path) -> Result<()> {
     };
     place::write(path, bytes, Some(like))
         .with_context(|| format!("writing the restored file {}", path.shown()))
-}
-
-fn warn(message: &str) {
-    eprintln!("ctxc: warning: {message}");
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

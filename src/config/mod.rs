@@ -10,8 +10,9 @@
 
 use crate::cli::{CompactArgs, ConfigArgs, TokenArgs, TriggerArgs};
 use crate::human::Shown;
-use crate::pipeline::Target;
+use crate::pipeline::{Settings, Target};
 use crate::strategy::{Rule, StrategyName, StrategySettings};
+use crate::summarizer::Summarizer;
 use crate::tokens::{DEFAULT_CONTEXT_WINDOW, Encoding, TokenCounter, model_info};
 use crate::trigger::TriggerSettings;
 use anyhow::{Context, Result, anyhow, bail};
@@ -555,6 +556,25 @@ impl CompactConfig {
             sources.insert("force", Source::Argument);
         }
         Self::of_merged(layer, sources, force, false)
+    }
+
+    /// The pipeline's settings for these settings, summarizing with `summarizer` and counting
+    /// with `counter`: one place that knows how the one becomes the other (the CLI, the
+    /// library and `repair` all compact through it).
+    pub fn pipeline<'a>(
+        &self,
+        summarizer: &'a dyn Summarizer,
+        counter: &'a TokenCounter,
+    ) -> Settings<'a> {
+        Settings {
+            read: self.read.clone(),
+            triggers: self.triggers.clone(),
+            target: self.target,
+            strategies: self.strategies.clone(),
+            strategy: self.strategy.clone(),
+            summarizer,
+            counter,
+        }
     }
 
     /// Validates the merged settings; `sources` names where each came from in errors.

@@ -2,7 +2,7 @@
 //! commands, error lines and user requests. The extractive summarizer writes them down; the
 //! retention report checks how many survive.
 //!
-//! What counts (documented in the README):
+//! What counts (documented in docs/measuring.md, "What retention counts"):
 //! - **paths**: files the session touched — the path arguments of tool calls (`file_path`,
 //!   `path`, ...), patch headers, path-shaped words of shell commands — and paths named in
 //!   user requests. Devices (`/dev/null`), interpreters (`/usr/bin/env`) and URL paths are not

@@ -7,26 +7,13 @@
 use super::lines::{Draft, Edits};
 use super::{Repair, Replayed, pairing, replay_repairs};
 use crate::json::{quote, replace_member};
-use crate::transcript::{Conversation, Transcript, replay, uuid_from};
+use crate::transcript::{CLAUDE_CODE_CONTEXT_KEYS, Conversation, Transcript, replay, uuid_from};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 /// What Claude Code writes as the result of a tool call the user interrupted.
 pub const INTERRUPTED: &str = "[Request interrupted by user for tool use]";
-
-/// Fields an inserted result copies from the record that made the call, in Claude Code's
-/// order.
-const CONTEXT_KEYS: [&str; 8] = [
-    "isSidechain",
-    "userType",
-    "cwd",
-    "sessionId",
-    "version",
-    "gitBranch",
-    "agentId",
-    "slug",
-];
 
 /// A record's links and kind, read from its line.
 #[derive(Debug, Default, Deserialize)]
@@ -386,7 +373,7 @@ fn interrupted_result(
         serde_json::from_str(records.texts[caller]).unwrap_or_default();
     let mut record = Map::new();
     record.insert("parentUuid".into(), parent.map_or(Value::Null, Value::from));
-    for key in CONTEXT_KEYS {
+    for key in CLAUDE_CODE_CONTEXT_KEYS {
         if let Some(value) = source.get(key) {
             record.insert(key.into(), value.clone());
         }

@@ -7,10 +7,8 @@
 //! then fits its window is measured and reported; if not, `compact` is what helps.
 
 use super::Repair;
-use crate::api::{self, Options};
-use crate::commands::compact_report::FileReport;
-use crate::config::Layer;
-use crate::pipeline::Settings;
+use crate::config::{CompactConfig, Layer};
+use crate::pipeline::{self, OnFindings, Settings};
 use crate::strategy::StrategySettings;
 use crate::summarizer::extractive::Extractive;
 use crate::transcript::{ReadOptions, Transcript};
@@ -47,16 +45,12 @@ pub struct Size {
 /// dropped), the session measured, and the repair to report.
 pub fn drop_stored(t: &Transcript, limit: u64, fit: &Fit) -> (Option<String>, Size, Vec<Repair>) {
     let bytes_before = t.source.len();
-    let report = run(t, fit);
-    let (output, report) = match report {
-        Ok((output, report)) => (output.filter(|o| o.len() < bytes_before), Some(report)),
-        Err(_) => (None, None),
+    let (output, measured) = match run(t, fit) {
+        Some((output, measured)) => (output.filter(|o| o.len() < bytes_before), Some(measured)),
+        None => (None, None),
     };
     let bytes_after = output.as_ref().map_or(bytes_before, String::len);
-    let context_tokens = report.as_ref().map_or(0, |r| {
-        r.calibrated_tokens_after.unwrap_or(r.context_tokens_after)
-    });
-    let context_window = report.as_ref().map_or(0, |r| r.context_window);
+    let (context_tokens, context_window) = measured.unwrap_or((0, 0));
     let loads = bytes_after as u64 <= limit;
     let size = Size {
         limit_bytes: limit,
@@ -94,53 +88,38 @@ pub fn drop_stored(t: &Transcript, limit: u64, fit: &Fit) -> (Option<String>, Si
 }
 
 /// The session through the compaction pipeline with only `--drop-stored`: its output when it
-/// changed, and the report.
-fn run(t: &Transcript, fit: &Fit) -> anyhow::Result<(Option<String>, FileReport)> {
-    let options = Options {
-        name: String::new(),
+/// changed, and what the model is then sent (tokens, provider-calibrated where the session
+/// records usage) against its window; `None` when it could not go through (nothing dropped).
+fn run(t: &Transcript, fit: &Fit) -> Option<(Option<String>, (usize, usize))> {
+    let layer = Layer {
+        model: fit.model.clone(),
+        context_window: fit.context_window,
+        trigger_ratio: Some(0.0),
+        conversation_turn_threshold: Some(0),
+        max_events: Some(0),
+        summary_marker: Some(false),
+        ..Layer::default()
+    };
+    let config = CompactConfig::from_layer(layer, false).ok()?;
+    let counter = config.tokens.counter().ok()?;
+    let settings = Settings {
         read: ReadOptions {
             format: Some(t.format),
             messages_path: None,
         },
-        settings: Layer {
-            model: fit.model.clone(),
-            context_window: fit.context_window,
-            trigger_ratio: Some(0.0),
-            conversation_turn_threshold: Some(0),
-            max_events: Some(0),
-            summary_marker: Some(false),
-            ..Layer::default()
-        },
-        force: false,
-        on_findings: crate::pipeline::OnFindings::Allow,
-        drop_torn_tail: false,
-    };
-    let failed = |e: api::Failed| anyhow::anyhow!("{e}");
-    let config = api::config(&options).map_err(failed)?;
-    let counter = config.tokens.counter()?;
-    let settings = Settings {
-        read: options.read.clone(),
-        triggers: config.triggers.clone(),
-        target: config.target,
-        strategies: config.strategies.clone(),
         strategy: StrategySettings {
             drop_stored: true,
             step_plans: false,
             ..config.strategy.clone()
         },
-        summarizer: &Extractive,
-        counter: &counter,
+        ..config.pipeline(&Extractive, &counter)
     };
-    let (read, plans) = api::plan(
-        t.source.clone(),
-        &settings,
-        crate::pipeline::OnFindings::Allow,
-    )
-    .map_err(failed)?;
-    let outcome = api::finish(&read, plans, &settings).map_err(failed)?;
-    let report = FileReport::of(String::new(), &read, &outcome);
+    let (read, plans) =
+        pipeline::read_and_plan(t.source.clone(), &settings, OnFindings::Allow).ok()?;
+    let outcome = pipeline::finish(&read, plans, &settings).ok()?;
+    let measured = (outcome.sent_tokens_after(), outcome.context_window());
     let output = outcome.changed.then(|| outcome.output.to_string());
-    Ok((output, report))
+    Some((output, measured))
 }
 
 /// Bytes in MiB (as sizes are given), one decimal.

@@ -1,8 +1,12 @@
 //! Reports in every output format: a table on a terminal, JSON, YAML and markdown.
 //!
 //! A command builds its report as serde data (for JSON and YAML, camelCase and stable, with a
-//! `schemaVersion`) and as a [`Table`] (for the terminal and markdown). One file per format.
+//! `schemaVersion`) and as a [`Table`] (for the terminal and markdown). One file per format;
+//! [`compact`] holds the data and table of `ctxc compact`'s report, which the library
+//! ([`crate::api`]) and the resume manifest share with the command, so it lives here, below
+//! `commands/`.
 
+pub mod compact;
 mod markdown;
 mod terminal;
 

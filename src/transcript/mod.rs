@@ -19,6 +19,7 @@ pub use common::trailing_action;
 pub use check::{
     Finding, PairingFault, StrayWhy, check, conversation_findings, pairing_faults, sort_findings,
 };
+pub(crate) use claude_code::CONTEXT_KEYS as CLAUDE_CODE_CONTEXT_KEYS;
 pub use claude_code::uuid_from;
 pub use doc::{Doc, Line, ParseError, TornTail};
 

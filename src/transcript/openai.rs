@@ -316,9 +316,10 @@ fn push_typed_value(part: &mut Value, kind: PartKind, item: &mut Item) {
     }
 }
 
-/// The calls a `{"name", "arguments"}` JSON text (or a list of them) makes, without ids.
-/// Text that does not parse still makes one (nameless) call, so its result pairs.
-fn push_value_calls(text: &str, item: &mut Item) {
+/// The calls a `{"name", "arguments"}` JSON text (or a list of them) makes, without ids:
+/// LLaMA-Factory's `tool_call` parts here, ShareGPT's `function_call` turns too. Text that
+/// does not parse still makes one (nameless) call, so its result pairs; `check` reports it.
+pub(super) fn push_value_calls(text: &str, item: &mut Item) {
     let calls = match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(calls)) => calls,
         Ok(call @ Value::Object(_)) => vec![call],

@@ -27,7 +27,7 @@
 use super::common::element_indent;
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
-    ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript,
+    ReadError, ReadOptions, Role, SUMMARY_MARKER, Transcript,
 };
 use crate::json::{Node, 
     ArrayLayout, Span, member, parse_raw, quote, replace_member,
@@ -181,45 +181,11 @@ fn parse_turn(doc: &Doc, text: &str, span: Span) -> Result<Item, ReadError> {
     let mut item = Item::new(span, line, role, kind);
     item.ctxc_summary = kind == Kind::Summary;
     match kind {
-        Kind::ToolCall => push_calls(&text, &mut item),
+        Kind::ToolCall => super::openai::push_value_calls(&text, &mut item),
         Kind::ToolResult => item.parts.push(Part::new(PartKind::ToolResult, text)),
         _ => item.parts.push(Part::new(PartKind::Text, text)),
     }
     Ok(item)
-}
-
-/// The calls of a `function_call` turn: one `{"name", "arguments"}` object or a list of them.
-/// Unparsable text still makes one (nameless) call so its observation pairs; `check` reports it.
-fn push_calls(text: &str, item: &mut Item) {
-    let calls = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Array(calls)) => calls,
-        Ok(call @ Value::Object(_)) => vec![call],
-        _ => Vec::new(),
-    };
-    let named: Vec<&Value> = calls.iter().filter(|c| c.get("name").is_some()).collect();
-    if named.is_empty() {
-        item.calls.push(ToolCall {
-            id: String::new(),
-            name: String::new(),
-        });
-        item.parts.push(Part::new(PartKind::ToolArguments, text));
-        return;
-    }
-    for call in named {
-        let name = call.get("name").and_then(Value::as_str).unwrap_or("");
-        let arguments = match call.get("arguments") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        item.calls.push(ToolCall {
-            id: String::new(),
-            name: name.to_string(),
-        });
-        item.parts.push(Part::new(PartKind::ToolName, name));
-        item.parts
-            .push(Part::new(PartKind::ToolArguments, arguments));
-    }
 }
 
 /// Gives calls their synthetic ids and lets each observation answer the calls of the latest

@@ -1,4 +1,4 @@
-//! What CI and the README say the end-to-end test needs: the Node.js version its pinned clients
+//! What CI and CONTRIBUTING.md say the end-to-end test needs: the Node.js version its pinned clients
 //! ask for (`engines` in tests/e2e/package-lock.json), checked early by `.ci/run`.
 
 use crate::root;
@@ -68,15 +68,15 @@ fn ci_fails_early_on_a_node_older_than_the_e2e_clients_need() {
         checked < ci.find("npm ci").unwrap(),
         "the check comes before npm ci"
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root().join("CONTRIBUTING.md")).unwrap();
     assert!(
-        readme.contains(&format!("Needs Node.js {need}+")),
-        "the README says what tests/e2e needs"
+        guide.contains(&format!("Needs Node.js {need}+")),
+        "CONTRIBUTING.md says what tests/e2e needs"
     );
     for older in 16..need {
         assert!(
-            !readme.contains(&format!("Node.js {older}+")),
-            "the README still says Node.js {older}+"
+            !guide.contains(&format!("Node.js {older}+")),
+            "CONTRIBUTING.md still says Node.js {older}+"
         );
     }
 }

@@ -332,7 +332,7 @@ fn dry_run_changes_nothing_on_disk() {
     assert_eq!(report["dryRun"], true);
     assert_eq!(report["totals"]["compacted"], 2);
     assert!(report["files"][0]["output"].is_null());
-    // The one file a dry run writes is the report asked for (the README says so).
+    // The one file a dry run writes is the report asked for (docs/outputs.md says so).
     let reports = tempfile::tempdir().unwrap();
     let file = reports.path().join("r.json");
     let out = ctxc()

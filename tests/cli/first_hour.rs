@@ -351,17 +351,18 @@ fn the_format_hint_points_at_help_that_lists_the_formats() {
     assert!(listed.contains("claude-code, codex"), "{help}");
 }
 
-/// The README's text with its line breaks and runs of spaces made single spaces.
-fn readme_words() -> String {
-    let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap();
-    readme.split_whitespace().collect::<Vec<_>>().join(" ")
+/// A page's text (`README.md`, `CONTRIBUTING.md`, `docs/…`) with its line breaks and runs of
+/// spaces made single spaces.
+fn words_of(page: &str) -> String {
+    let text = std::fs::read_to_string(crate::root().join(page)).unwrap();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The Quick start says how to put `ctxc` on PATH, and its dry run prints the savings it
 /// quotes.
 #[test]
 fn the_quick_start_installs_ctxc_and_its_dry_run_prints_what_it_says() {
-    let readme = readme_words();
+    let readme = words_of("README.md");
     let quick =
         &readme[readme.find("## Quick start").unwrap()..readme.find("## Three ways").unwrap()];
     assert!(quick.contains("cargo install --locked --path ."), "{quick}");
@@ -396,9 +397,9 @@ fn the_quick_start_installs_ctxc_and_its_dry_run_prints_what_it_says() {
     }
 }
 
-/// The Node.js version the README asks for is the one the pinned clients need.
+/// The Node.js version CONTRIBUTING.md asks for is the one the pinned clients need.
 #[test]
-fn the_readme_asks_for_the_node_the_e2e_clients_need() {
+fn the_guide_asks_for_the_node_the_e2e_clients_need() {
     let lock = std::fs::read_to_string(crate::root().join("tests/e2e/package-lock.json")).unwrap();
     let lock: serde_json::Value = serde_json::from_str(&lock).unwrap();
     let packages = lock["packages"].as_object().unwrap();
@@ -418,13 +419,13 @@ fn the_readme_asks_for_the_node_the_e2e_clients_need() {
     })
     .collect();
     let needed = majors.into_iter().max().unwrap();
-    let readme = readme_words();
+    let guide = words_of("CONTRIBUTING.md");
     assert!(
-        readme.contains(&format!("Needs Node.js {needed}+")),
+        guide.contains(&format!("Needs Node.js {needed}+")),
         "Node.js {needed}+"
     );
-    assert!(readme.contains("CTXC_E2E_INSTALL=1"));
-    assert!(readme.contains("about 767 MB"));
+    assert!(guide.contains("CTXC_E2E_INSTALL=1"));
+    assert!(guide.contains("about 767 MB"));
 }
 
 /// `ctxc --help` lists the commands in the order of use.

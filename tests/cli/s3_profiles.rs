@@ -202,8 +202,9 @@ fn no_credentials_plain_http_and_a_missing_bucket_are_said_in_one_line() {
     }
 }
 
-/// The README's "try it locally" recipe: `scripts/s3-try-locally.sh` starts the stand-in with
-/// a bucket and prints the variables to set, with which ctxc writes to and reads from it.
+/// The "try it locally" recipe of docs/datasets.md: `scripts/s3-try-locally.sh` starts the
+/// stand-in with a bucket and prints the variables to set, with which ctxc writes to and reads
+/// from it.
 #[test]
 fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
     let Some(server) = crate::s3::moto_server() else {
@@ -243,9 +244,9 @@ fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
     let _ = std::process::Command::new("kill").arg(&pid).status();
     assert_eq!(copied.status.code(), Some(0), "{}", stderr_of(&copied));
     assert_eq!(stats_files(&listed).len(), 1);
-    let readme = std::fs::read_to_string(crate::root().join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(crate::root().join("docs/datasets.md")).unwrap();
     assert!(
-        readme.contains("scripts/s3-try-locally.sh"),
-        "the README names it"
+        guide.contains("scripts/s3-try-locally.sh"),
+        "docs/datasets.md names it"
     );
 }

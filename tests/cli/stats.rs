@@ -72,7 +72,7 @@ fn markdown() {
     insta::assert_snapshot!("markdown", stats(&["--markdown"]));
 }
 
-/// `-q` prints the total in provider tokens when the files record usage (README "Which tokens").
+/// `-q` prints the total in provider tokens when the files record usage (docs/measuring.md, "Two figures").
 #[test]
 fn quiet_prints_the_total_context_tokens_alone() {
     let text = stats(&["--quiet"]);

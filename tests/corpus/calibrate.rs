@@ -75,7 +75,7 @@ fn predicts_every_claude_code_call_within_3_percent_median_8_at_p90() {
         default_p90 * 100.0
     );
     assert!(errors.len() >= 300, "{} calls", errors.len());
-    // The README quotes the default's error; it stays an estimate, but a usable one.
+    // docs/measuring.md quotes the default's error; it stays an estimate, but a usable one.
     assert!(default_median <= 0.10, "default median {default_median}");
     assert!(median <= 0.03, "median {median}");
     assert!(p90 <= 0.08, "p90 {p90}");

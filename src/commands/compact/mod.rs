@@ -2,7 +2,6 @@
 //! atomically, to files or objects (and archives, beside them) → report. One file's failure is reported and counted; the others
 //! go on, unless `--fail-fast`.
 
-use super::compact_report::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
 use crate::ExitStatus;
 use crate::api::{self, Failed};
 use crate::archive::{self, ArchiveJob};
@@ -16,6 +15,7 @@ use crate::inplace;
 use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{OnFindings, Outcome, Settings};
 use crate::progress::Progress;
+use crate::report::compact::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
 use crate::store::{self, Url};
@@ -162,17 +162,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         .sum();
     // The remote-summarization notice is a safety disclosure: printed even with -q.
     let summarizer = summarizer(&config, (jobs.len(), bytes_total), args.dry_run)?;
-    let settings = Settings {
-        read: config.read.clone(),
-        triggers: config.triggers.clone(),
-        target: config.target,
-        strategies: config.strategies.clone(),
-        strategy: config.strategy.clone(),
-        summarizer: summarizer.as_ref(),
-        counter: &counter,
-    };
+    let settings = config.pipeline(summarizer.as_ref(), &counter);
     if !quiet && let Some(warning) = unkept_originals(args) {
-        eprintln!("ctxc: warning: {warning}");
+        crate::human::warn(warning);
     }
     let manifest = open_manifest(args, &config, &jobs)?;
     let progress = Progress::with_bytes(jobs.len(), bytes_total, quiet, verbose);
@@ -372,7 +364,7 @@ fn summarizer(
     }
     let summarizer = LlmSummarizer::new(settings)?;
     if !s.redact {
-        eprintln!("ctxc: warning: --no-redact: secrets in the transcripts are sent as they are");
+        crate::human::warn("--no-redact: secrets in the transcripts are sent as they are");
     }
     let announcement = llm::announcement(summarizer.endpoint(), files, bytes as usize);
     if dry_run {
@@ -381,7 +373,7 @@ fn summarizer(
             announcement.replace(" will be sent to ", " would be sent to ")
         );
         if let Some(lacking) = lacking {
-            eprintln!("ctxc: warning: {lacking:#} (the real run needs it)");
+            crate::human::warn(format_args!("{lacking:#} (the real run needs it)"));
         }
         return Ok(Box::new(Extractive));
     }

@@ -14,13 +14,13 @@
 
 use super::{Conduct, Destination, Failed, Job, check_destination, output_exists};
 use crate::archive::{self, ConversationRecord, DatasetJob, DatasetRecord, FileRef, RowRestore};
-use crate::commands::compact_report::{FileReport, Status};
 use crate::dataset::{self, Dataset, Done, Rewritten, Row, Written};
 use crate::discover::Input;
 use crate::human::Shown;
 use crate::inplace::{self, Claim};
 use crate::manifest::Identity;
 use crate::pipeline::{Outcome, Settings};
+use crate::report::compact::{FileReport, Status};
 use crate::tempfiles::TempFile;
 use crate::transcript::Transcript;
 use anyhow::{Context, Result, anyhow};

@@ -3,9 +3,9 @@
 //! instead. The repair is archived as a record of its own before the compaction's
 //! ([`RepairStep`]): `restore` walks back through both to the damaged input.
 
-use super::super::compact_report::{FileReport, Status};
 use crate::archive::RepairStep;
 use crate::repair::{self, Repair};
+use crate::report::compact::{FileReport, Status};
 use crate::transcript::ReadOptions;
 
 /// An input that was repaired before it was compacted.

@@ -6,7 +6,7 @@
 //! same text as the whole report printed at once); a table, Markdown or YAML report reads
 //! the reports back to lay them out.
 
-use super::super::compact_report::{CompactReport, FileReport};
+use crate::report::compact::{CompactReport, FileReport};
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -200,7 +200,7 @@ fn read_each(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::compact_report::{SCHEMA_VERSION, Status, totals};
+    use crate::report::compact::{SCHEMA_VERSION, Status, totals};
 
     fn report(files: Vec<FileReport>) -> CompactReport {
         CompactReport {

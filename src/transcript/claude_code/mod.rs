@@ -47,9 +47,10 @@ const CTXC_FLAG: &str = "ctxcSummary";
 /// Fields that name another record; all are re-linked when the record they name is removed.
 const LINK_KEYS: [&str; 3] = ["parentUuid", "logicalParentUuid", "leafUuid"];
 
-/// Fields a written summary copies from the records it replaces, so Claude Code files it under
-/// the same session, directory and branch. In Claude Code's own field order.
-const CONTEXT_KEYS: [&str; 8] = [
+/// Fields a written summary copies from the records it replaces, and a result `repair`
+/// inserts from the record that made the call, so Claude Code files it under the same
+/// session, directory and branch. In Claude Code's own field order.
+pub(crate) const CONTEXT_KEYS: [&str; 8] = [
     "isSidechain",
     "userType",
     "cwd",

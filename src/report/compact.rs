@@ -267,11 +267,7 @@ impl FileReport {
         let mut targets = None::<usize>;
         let mut unreached = 0;
         let mut undershot = 0;
-        r.context_window = outcome
-            .conversations
-            .iter()
-            .max_by_key(|c| c.before.tokens)
-            .map_or(0, |c| c.context_window);
+        r.context_window = outcome.context_window();
         for conv in &outcome.conversations {
             let at = if many && !conv.location.is_empty() {
                 format!("{}: ", conv.location)

@@ -1,0 +1,77 @@
+//! The floors of `src/` (issue 41): the commands and the library facade sit on top, and no
+//! lower module reaches up into them. An import upward is how the last circle came back
+//! (`api → commands/compact_report → repair → repair/oversize → api`), so each rule names the
+//! files that break it.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, as paths relative to `src/`.
+fn sources(src: &Path, dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(src, &path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path.strip_prefix(src).unwrap().to_path_buf());
+        }
+    }
+}
+
+/// The files of `src/` (as `src/…`) whose code, comments aside, names `needle`.
+fn naming(needle: &str) -> Vec<String> {
+    let src = crate::root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &src, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter(|rel| {
+            let text = std::fs::read_to_string(src.join(rel)).unwrap();
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| l.contains(needle))
+        })
+        .map(|rel| format!("src/{}", rel.display()))
+        .collect()
+}
+
+/// [`naming`], but for the files outside `allowed` (paths or folders under `src/`).
+fn outside(needle: &str, allowed: &[&str]) -> Vec<String> {
+    naming(needle)
+        .into_iter()
+        .filter(|f| !allowed.iter().any(|a| f.starts_with(&format!("src/{a}"))))
+        .collect()
+}
+
+#[test]
+fn nothing_below_the_commands_imports_from_them() {
+    let up = outside(
+        "crate::commands",
+        &["commands/", "cli/", "main.rs", "lib.rs"],
+    );
+    assert!(
+        up.is_empty(),
+        "these reach up into src/commands/ (move what they need below it): {up:?}"
+    );
+}
+
+#[test]
+fn nothing_below_the_library_facade_calls_it() {
+    let up = outside("crate::api", &["commands/", "api.rs", "main.rs", "lib.rs"]);
+    assert!(
+        up.is_empty(),
+        "these call src/api.rs, which sits above them (build a pipeline::Settings): {up:?}"
+    );
+}
+
+#[test]
+fn repair_does_not_import_the_report_that_lists_its_repairs() {
+    let up: Vec<String> = naming("crate::report")
+        .into_iter()
+        .filter(|f| f.starts_with("src/repair/"))
+        .collect();
+    assert!(
+        up.is_empty(),
+        "the compact report holds repair::Repair, so src/repair/ may not import it: {up:?}"
+    );
+}
