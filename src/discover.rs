@@ -2,6 +2,7 @@
 //! URLs and prefixes, see [`crate::store`]) turned into one sorted, de-duplicated list, and each
 //! input's text loaded with errors that name it.
 
+use crate::human::Shown;
 use crate::store::Url;
 use anyhow::{Context, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -29,7 +30,7 @@ impl Input {
             // Control characters escaped: a name holding a newline cannot forge a line.
             Input::File(path) => crate::human::path(path),
             // An object key may hold a newline too.
-            Input::Remote(url) => crate::human::text(&url.to_string()).into_owned(),
+            Input::Remote(url) => url.shown(),
         }
     }
 }

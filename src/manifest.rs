@@ -203,7 +203,8 @@ impl Manifest {
                     Err(store::UpdateError::Unsupported(why)) => anyhow::bail!(
                         "{url}: the store cannot write conditionally ({why}), so the entries \
                          of two runs could be lost: they stay below {}",
-                        Parts::prefix(url)
+                        Parts::prefix(url),
+                        url = url.shown()
                     ),
                     Err(store::UpdateError::Other(e)) => return Err(e),
                 },
@@ -219,7 +220,8 @@ impl Manifest {
         anyhow::bail!(
             "{url}: other runs kept changing it while this one folded its entries in: they \
              stay below {}, where the next run reads them",
-            Parts::prefix(url)
+            Parts::prefix(url),
+            url = url.shown()
         )
     }
 
@@ -386,7 +388,7 @@ fn read_object(url: &Url) -> Result<(String, Option<store::Meta>, Vec<Url>)> {
     let (mut text, version) = match store::get(url, u64::MAX) {
         Ok((bytes, meta)) => (bytes, Some(meta)),
         Err(e) if e.0 == "no such object" => (Vec::new(), None),
-        Err(e) => anyhow::bail!("{url}: {}", e.0),
+        Err(e) => anyhow::bail!("{url}: {}", e.0, url = url.shown()),
     };
     let mut folded = Vec::new();
     for (part, _) in store::list(&Parts::prefix(url))? {
@@ -401,7 +403,8 @@ fn read_object(url: &Url) -> Result<(String, Option<store::Meta>, Vec<Url>)> {
         }
         folded.push(part);
     }
-    let text = String::from_utf8(text).map_err(|_| anyhow::anyhow!("{url} is not UTF-8"))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| anyhow::anyhow!("{url} is not UTF-8", url = url.shown()))?;
     Ok((text, version, folded))
 }
 

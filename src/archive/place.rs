@@ -36,7 +36,7 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
         Some(url) => match store::get(&url, u64::MAX) {
             Ok((bytes, _)) => Ok(Some(bytes)),
             Err(e) if e.0 == "no such object" => Ok(None),
-            Err(e) => Err(anyhow::anyhow!("{url}: {}", e.0)),
+            Err(e) => Err(anyhow::anyhow!("{url}: {}", e.0, url = url.shown())),
         },
         None => match std::fs::read(path) {
             Ok(bytes) => Ok(Some(bytes)),
@@ -81,7 +81,7 @@ pub fn read_versioned(path: &Path) -> Result<(Option<Vec<u8>>, Version)> {
             meta.etag.map_or(Version::Untold, Version::Etag),
         )),
         Err(e) if e.0 == "no such object" => Ok((None, Version::Absent)),
-        Err(e) => Err(anyhow::anyhow!("{url}: {}", e.0)),
+        Err(e) => Err(anyhow::anyhow!("{url}: {}", e.0, url = url.shown())),
     }
 }
 
@@ -114,7 +114,10 @@ pub fn write_if(
                 Ok(meta) => Some(version_of(meta.etag)),
                 Err(store::UpdateError::Changed) => None,
                 Err(store::UpdateError::Unsupported(why)) => {
-                    anyhow::bail!("{url}: the store cannot write conditionally ({why})")
+                    anyhow::bail!(
+                        "{url}: the store cannot write conditionally ({why})",
+                        url = url.shown()
+                    )
                 }
                 Err(store::UpdateError::Other(e)) => return Err(e),
             }

@@ -314,7 +314,7 @@ fn restore_dataset(
             let url = to_object.as_ref().expect("checked");
             let mut file = unnamed.expect("the object's");
             crate::store::put_file(url, &mut file)
-                .with_context(|| format!("writing the restored dataset {url}"))
+                .with_context(|| format!("writing the restored dataset {url}", url = url.shown()))
                 .map_err(fail)?;
         }
         _ => {

@@ -10,6 +10,7 @@
 //!   refused, naming it, and left as it is. A store that cannot write conditionally is refused
 //!   the same way rather than overwritten blindly.
 
+use crate::human::Shown;
 use crate::store::{self, Created, Meta, UpdateError, Url};
 use anyhow::{Result, anyhow, bail};
 use std::cell::RefCell;
@@ -25,13 +26,17 @@ pub struct Claim {
 /// Reads the object at `url` (at most `limit` bytes) with the version it is.
 pub fn claim(url: &Url, limit: u64) -> Result<(Claim, Vec<u8>)> {
     if !url.scheme.writable() {
-        bail!("--in-place cannot replace {url}: http(s):// URLs are read only");
+        bail!(
+            "--in-place cannot replace {url}: http(s):// URLs are read only",
+            url = url.shown()
+        );
     }
     let (bytes, read) = store::get(url, limit).map_err(|e| anyhow!("{}", e.0))?;
     if read.etag.is_none() {
         bail!(
             "{url}: the store gave no ETag for it, so a change made while ctxc works could not \
-             be told: not compacted in place (use -o or --out-dir)"
+             be told: not compacted in place (use -o or --out-dir)",
+            url = url.shown()
         );
     }
     let claim = Claim {

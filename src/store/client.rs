@@ -3,6 +3,7 @@
 //! time the bucket is used and shared by every thread after that.
 
 use super::{Scheme, Url};
+use crate::human::Shown;
 use anyhow::{Context, Result};
 use object_store::ObjectStore;
 use object_store::path::Path as Key;
@@ -55,7 +56,8 @@ pub fn store(url: &Url) -> Result<Arc<dyn ObjectStore>> {
     if let Some(store) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
         return Ok(Arc::clone(store));
     }
-    let store = build(url).with_context(|| format!("setting up the client for {url}"))?;
+    let store = build(url)
+        .with_context(|| format!("setting up the client for {url}", url = url.shown()))?;
     let mut stores = stores.lock().unwrap_or_else(|e| e.into_inner());
     Ok(Arc::clone(stores.entry(id).or_insert(store)))
 }
@@ -165,5 +167,10 @@ pub fn first_line(text: &str) -> &str {
 /// The `object_store` path of a key (a prefix without its trailing `/`).
 pub fn key(url: &Url) -> Result<Key> {
     let key = url.key.trim_end_matches('/');
-    Key::parse(key).map_err(|e| anyhow::anyhow!("{url}: not a key this client can address: {e}"))
+    Key::parse(key).map_err(|e| {
+        anyhow::anyhow!(
+            "{url}: not a key this client can address: {e}",
+            url = url.shown()
+        )
+    })
 }

@@ -24,6 +24,7 @@ pub use prefetch::start as prefetch;
 
 pub use url::{Scheme, Url};
 
+use crate::human::Shown;
 use anyhow::{Context, Result, anyhow, bail};
 use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
@@ -278,7 +279,7 @@ pub fn download(url: &Url) -> Result<(std::fs::File, Meta)> {
             Err(why) => short = why,
         }
     }
-    bail!("reading {url}: {}", cut_short(&short))
+    bail!("reading {url}: {}", cut_short(&short), url = url.shown())
 }
 
 /// One read of the object at `url` into `file`: the bytes received, their MD5 (as an ETag)
@@ -300,7 +301,7 @@ async fn download_once(url: &Url, file: &mut std::fs::File) -> Result<(u64, Stri
         md5.update(&chunk);
         read += chunk.len() as u64;
         file.write_all(&chunk)
-            .with_context(|| format!("reading {url} into a temporary file"))?;
+            .with_context(|| format!("reading {url} into a temporary file", url = url.shown()))?;
     }
     Ok((read, format!("\"{:x}\"", md5.finalize()), meta))
 }
@@ -341,7 +342,7 @@ async fn put_async(store: Arc<dyn ObjectStore>, url: Url, bytes: Bytes) -> Resul
         });
         multipart(&*store, &key, parts)
             .await
-            .with_context(|| format!("writing {url}"))?
+            .with_context(|| format!("writing {url}", url = url.shown()))?
     };
     crate::failpoint::hit("remote-put");
     Ok(Meta {
@@ -395,7 +396,7 @@ pub fn put_later(url: &Url, bytes: Vec<u8>) -> Result<Upload> {
         let kib = KIB.acquire_many(kib).await?;
         Ok::<_, tokio::sync::AcquireError>((count, kib))
     })
-    .map_err(|e| anyhow!("writing {url}: {e}"))?;
+    .map_err(|e| anyhow!("writing {url}: {e}", url = url.shown()))?;
     let url = url.clone();
     let task = client::spawn_task(async move {
         let written = put_async(store, url, Bytes::from(bytes)).await;
@@ -429,7 +430,7 @@ pub fn put_file(url: &Url, file: &mut std::fs::File) -> Result<Meta> {
             .map_err(|e| explain(&e, url, "writing"))?
     } else {
         client::block_on(multipart(&*store, &key, parts))
-            .with_context(|| format!("writing {url}"))?
+            .with_context(|| format!("writing {url}", url = url.shown()))?
     };
     crate::failpoint::hit("remote-put");
     Ok(Meta {
@@ -461,7 +462,8 @@ pub fn create(url: &Url, bytes: &[u8]) -> Result<Created> {
         Err(e @ (StoreError::NotImplemented { .. } | StoreError::NotSupported { .. })) => {
             Err(anyhow!(
                 "{url}: this store does not support conditional writes ({e}), so ctxc cannot \
-                 write without risking an overwrite"
+                 write without risking an overwrite",
+                url = url.shown()
             ))
         }
         Err(e) => Err(explain(&e, url, "writing")),
@@ -518,7 +520,10 @@ pub fn md5_etag(bytes: &[u8]) -> String {
 
 fn writable(url: &Url) -> Result<()> {
     if !url.scheme.writable() {
-        bail!("{url}: http(s):// URLs are read only: write to s3://, gs:// or az://");
+        bail!(
+            "{url}: http(s):// URLs are read only: write to s3://, gs:// or az://",
+            url = url.shown()
+        );
     }
     Ok(())
 }
@@ -579,30 +584,51 @@ async fn upload_parts(
 /// An `object_store` error as ctxc words it: what was being done, on which object.
 fn explain(e: &StoreError, url: &Url, doing: &str) -> anyhow::Error {
     if let Some(why) = client::no_credentials(e) {
-        return anyhow!("{doing} {url}: {why}");
+        return anyhow!("{doing} {url}: {why}", url = url.shown());
     }
     if e.to_string().contains("NoSuchBucket") {
-        return anyhow!("{doing} {url}: no such bucket: {}", url.bucket);
+        return anyhow!(
+            "{doing} {url}: no such bucket: {}",
+            url.bucket,
+            url = url.shown()
+        );
     }
     match e {
         // A write finds no bucket; a read, no object (or no bucket: S3 says which, in `e`).
         StoreError::NotFound { .. } if doing == "writing" => {
             anyhow!(
                 "{doing} {url}: no such bucket ({})",
-                client::first_line(&e.to_string())
+                client::first_line(&e.to_string()),
+                url = url.shown()
             )
         }
-        StoreError::NotFound { .. } => anyhow!("{doing} {url}: no such object"),
+        StoreError::NotFound { .. } => anyhow!("{doing} {url}: no such object", url = url.shown()),
         StoreError::Precondition { .. } => {
-            anyhow!("{doing} {url}: the object changed meanwhile ({e})")
+            anyhow!(
+                "{doing} {url}: the object changed meanwhile ({e})",
+                url = url.shown()
+            )
         }
-        _ => anyhow!("{doing} {url}: {e}"),
+        _ => anyhow!("{doing} {url}: {e}", url = url.shown()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_holding_a_newline_is_named_escaped() {
+        let url = Url::detect("s3://b/in/a\nctxc: ok.jsonl").unwrap().unwrap();
+        let gone = StoreError::NotFound {
+            path: url.key.clone(),
+            source: "gone".into(),
+        };
+        assert_eq!(
+            explain(&gone, &url, "reading").to_string(),
+            r"reading s3://b/in/a\nctxc: ok.jsonl: no such object"
+        );
+    }
     use object_store::memory::InMemory;
 
     fn parts(texts: &[Option<&str>]) -> impl Iterator<Item = std::io::Result<PutPayload>> {

@@ -155,6 +155,14 @@ impl fmt::Display for Url {
     }
 }
 
+/// In messages a key holding a newline or an escape is printed escaped, as a file name is;
+/// `to_string()` stays the real URL, which ctxc reads back.
+impl crate::human::Shown for Url {
+    fn shown(&self) -> String {
+        crate::human::text(&self.to_string()).into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! whether the destination may be written; the refusals a run makes up front.
 
 use super::*;
+use crate::human::Shown;
 
 /// Where a file's output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +82,10 @@ pub(super) fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
         let dest = if let Some(url) = Url::of_path(output) {
             let url = url?;
             if url.is_prefix() {
-                bail!("-o names one object, and {url} is a prefix: use --out-dir for a prefix");
+                bail!(
+                    "-o names one object, and {url} is a prefix: use --out-dir for a prefix",
+                    url = url.shown()
+                );
             }
             Destination::Remote(url)
         } else if output.as_os_str() == "-" {

@@ -258,7 +258,7 @@ impl Conduct<'_> {
                         writer.flush()?;
                         Ok(read)
                     })
-                    .with_context(|| format!("writing the dataset for {url}"))
+                    .with_context(|| format!("writing the dataset for {url}", url = url.shown()))
                     .map_err(&write)?;
                 drop(writer);
                 if existing {
@@ -270,7 +270,9 @@ impl Conduct<'_> {
                     return Ok(());
                 }
                 let (bytes, hash) = archive::hash_file(&tmp)
-                    .with_context(|| format!("reading back the dataset for {url}"))
+                    .with_context(|| {
+                        format!("reading back the dataset for {url}", url = url.shown())
+                    })
                     .map_err(&write)?;
                 let name = std::path::PathBuf::from(url.to_string());
                 self.record_rows(job, identity, &name, hash.clone())
@@ -288,7 +290,9 @@ impl Conduct<'_> {
                     // the version read.
                     if let Some(suffix) = &self.args.outputs.backup {
                         let original = read_whole(&original)
-                            .with_context(|| format!("reading back {url} as read"))
+                            .with_context(|| {
+                                format!("reading back {url} as read", url = url.shown())
+                            })
                             .map_err(&write)?;
                         claim.backup(suffix, &original).map_err(&write)?;
                     }
@@ -296,7 +300,9 @@ impl Conduct<'_> {
                         .begin_archive(&mut staged, &mut rows, (bytes, hash))
                         .map_err(&write)?;
                     let written = read_whole(&tmp)
-                        .with_context(|| format!("reading back the dataset for {url}"))
+                        .with_context(|| {
+                            format!("reading back the dataset for {url}", url = url.shown())
+                        })
                         .map_err(|error| inplace::remote::ReplaceError {
                             error,
                             not_written: true,

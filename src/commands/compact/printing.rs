@@ -2,6 +2,7 @@
 //! `--report FILE`.
 
 use super::*;
+use crate::human::Shown;
 
 /// Prints the report (`report`, its files in `files`): JSON streamed, other formats laid out
 /// from all the reports.
@@ -90,7 +91,7 @@ pub(super) fn write_report_file(
             rendered(report, files, format, false)
                 .and_then(|text| store::put(&url, text.as_bytes()).map(drop))
         };
-        return uploaded.with_context(|| format!("writing the report {url}"));
+        return uploaded.with_context(|| format!("writing the report {url}", url = url.shown()));
     }
     let written = if format == OutputFormat::Json {
         let dir = match path.parent() {
