@@ -214,15 +214,31 @@ fn remote(path: &Path, url: Result<Url>, matcher: &GlobSet, globs: &[String], fo
             Err(e) => return fail(format!("{e:#}")),
         }
     }
-    let listed = match crate::store::list(&url) {
+    let listed = match crate::store::listing(&url) {
         Ok(listed) => listed,
         Err(e) => return fail(format!("{e:#}")),
     };
-    if listed.is_empty() && !url.is_prefix() {
+    if listed.objects.is_empty() && listed.odd.is_empty() && !url.is_prefix() {
         return fail("no such object, and no objects below it".into());
     }
+    let wanted = |object: &Url| {
+        matcher.is_match(object.file_name())
+            && !crate::outputs::is_ctxc_output_name(object.file_name())
+    };
+    // Objects the client cannot address: named, and failed on their own (never read, never
+    // written), while the others are processed.
+    let odd: Vec<InputError> = listed
+        .odd
+        .iter()
+        .filter(|object| wanted(object))
+        .map(|object| InputError {
+            path: crate::human::text(&object.to_string()).into_owned(),
+            message: crate::store::odd_key(object),
+            unopened: false,
+        })
+        .collect();
     let before = inputs.len();
-    for (object, _) in listed {
+    for (object, _, _) in listed.objects {
         if !matcher.is_match(object.file_name()) {
             continue;
         }
@@ -232,12 +248,13 @@ fn remote(path: &Path, url: Result<Url>, matcher: &GlobSet, globs: &[String], fo
             inputs.push(Input::Remote(object));
         }
     }
-    if inputs.len() == before {
+    if inputs.len() == before && odd.is_empty() {
         fail(format!(
             "no objects matching {} below this prefix",
             globs.join(", ")
         ));
     }
+    found.errors.extend(odd);
 }
 
 /// Starts reading the objects among `inputs` ahead of the threads that will read them (see

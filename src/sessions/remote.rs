@@ -18,7 +18,7 @@ use std::path::PathBuf;
 /// The Claude Code sessions below `root` (the `projects` prefix): `PROJECT/ID.jsonl`, with
 /// their subagents at `PROJECT/ID/subagents/*.jsonl`.
 pub fn claude_code_sessions(root: &Url, out: &mut Vec<Session>) -> Result<()> {
-    let listed = crate::store::list_with_times(root)?;
+    let listed = listed(root)?;
     let mut subagents: BTreeMap<(String, String), Vec<(PathBuf, u64)>> = BTreeMap::new();
     let mut found = Vec::new();
     for (url, meta, modified) in listed {
@@ -54,7 +54,7 @@ pub fn claude_code_sessions(root: &Url, out: &mut Vec<Session>) -> Result<()> {
 
 /// The Codex rollouts below `root` (the `sessions` prefix): `YYYY/MM/DD/rollout-*.jsonl`.
 pub fn codex_sessions(root: &Url, out: &mut Vec<Session>) -> Result<()> {
-    for (url, meta, modified) in crate::store::list_with_times(root)? {
+    for (url, meta, modified) in listed(root)? {
         let Some(stem) = session_stem(&url) else {
             continue;
         };
@@ -72,6 +72,18 @@ pub fn codex_sessions(root: &Url, out: &mut Vec<Session>) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The objects below `root`, after naming on standard error each session object the client
+/// cannot address: passed over, as an unreadable local directory is, while the others are
+/// listed.
+fn listed(root: &Url) -> Result<Vec<(Url, crate::store::Meta, u64)>> {
+    let listing = crate::store::listing(root)?;
+    for url in listing.odd.iter().filter(|url| session_stem(url).is_some()) {
+        let shown = crate::human::text(&url.to_string()).into_owned();
+        eprintln!("ctxc: {shown}: {}", crate::store::odd_key(url));
+    }
+    Ok(listing.objects)
 }
 
 /// The stem of a `.jsonl` object that is not one of ctxc's own outputs.

@@ -45,32 +45,76 @@ where
     runtime().spawn(future)
 }
 
+/// One bucket's client, and for S3 the same client with the settings a request signed by
+/// hand needs (see [`super::raw_list`]).
+#[derive(Clone)]
+struct Client {
+    store: Arc<dyn ObjectStore>,
+    s3: Option<Arc<S3>>,
+}
+
+/// An S3 bucket's client as [`super::raw_list`] uses it: its credentials and bucket URL, the
+/// region it signs for, and an HTTP client with the same plain-http rule.
+pub struct S3 {
+    /// The client (its credentials, and the bucket's URL as it forms it).
+    pub store: object_store::aws::AmazonS3,
+    /// The region requests are signed for.
+    pub region: String,
+    /// Whether `http://` endpoints are allowed (`AWS_ALLOW_HTTP`).
+    pub allow_http: bool,
+}
+
 /// The clients built so far, by scheme and bucket.
-type Clients = Mutex<HashMap<(Scheme, String), Arc<dyn ObjectStore>>>;
+type Clients = Mutex<HashMap<(Scheme, String), Client>>;
 
 /// The client for `url`'s bucket, built on first use.
 pub fn store(url: &Url) -> Result<Arc<dyn ObjectStore>> {
+    Ok(client(url)?.store)
+}
+
+/// The S3 client for `url`'s bucket with its settings; `None` for other stores.
+pub fn s3(url: &Url) -> Result<Option<Arc<S3>>> {
+    Ok(client(url)?.s3)
+}
+
+fn client(url: &Url) -> Result<Client> {
     static STORES: OnceLock<Clients> = OnceLock::new();
     let stores = STORES.get_or_init(Mutex::default);
     let id = (url.scheme, url.bucket.clone());
-    if let Some(store) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
-        return Ok(Arc::clone(store));
+    if let Some(client) = stores.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        return Ok(client.clone());
     }
-    let store = build(url)
+    let client = build(url)
         .with_context(|| format!("setting up the client for {url}", url = url.shown()))?;
     let mut stores = stores.lock().unwrap_or_else(|e| e.into_inner());
-    Ok(Arc::clone(stores.entry(id).or_insert(store)))
+    Ok(stores.entry(id).or_insert(client).clone())
 }
 
 /// A client configured the way each provider's own tools are: from the environment, then the
 /// provider's credential chain (instance and workload identity included).
-fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
+fn build(url: &Url) -> Result<Client> {
     use object_store::ClientOptions;
-    Ok(match url.scheme {
+    let store: Arc<dyn ObjectStore> = match url.scheme {
         // AWS_ACCESS_KEY_ID/SECRET/SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL(_S3),
         // AWS_ALLOW_HTTP, then the profile in ~/.aws/config and ~/.aws/credentials, then web
         // identity (EKS), ECS task roles, EC2 instance metadata.
-        Scheme::S3 => Arc::new(s3_builder()?.with_bucket_name(&url.bucket).build()?),
+        Scheme::S3 => {
+            use object_store::ClientConfigKey;
+            use object_store::aws::AmazonS3ConfigKey as Key;
+            let builder = s3_builder()?.with_bucket_name(&url.bucket);
+            let region = builder.get_config_value(&Key::Region);
+            let allow_http = builder.get_config_value(&Key::Client(ClientConfigKey::AllowHttp));
+            let s3 = Arc::new(S3 {
+                store: builder.build()?,
+                // object_store's own default when no region is set.
+                region: region.unwrap_or_else(|| "us-east-1".into()),
+                allow_http: allow_http.as_deref() == Some("true"),
+            });
+            return Ok(Client {
+                store: Arc::new(s3.store.clone()),
+                s3: Some(s3),
+            });
+        }
         // GOOGLE_SERVICE_ACCOUNT(_KEY), GOOGLE_APPLICATION_CREDENTIALS, gcloud's application
         // default credentials, the GCE/GKE metadata server.
         Scheme::Gcs => Arc::new(
@@ -94,7 +138,8 @@ fn build(url: &Url) -> Result<Arc<dyn ObjectStore>> {
                     .build()?,
             )
         }
-    })
+    };
+    Ok(Client { store, s3: None })
 }
 
 /// An S3 client's settings: the environment's, and the AWS profile's where it sets none. A

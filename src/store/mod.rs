@@ -18,6 +18,7 @@
 mod aws_profile;
 mod client;
 mod prefetch;
+mod raw_list;
 mod url;
 
 pub use prefetch::start as prefetch;
@@ -59,7 +60,8 @@ impl From<&object_store::ObjectMeta> for Meta {
 }
 
 /// The objects below `prefix` (a prefix URL, or a key taken as one), sorted by key; directory
-/// markers (keys ending in `/`) left out.
+/// markers (keys ending in `/`) left out, and so are the keys this client cannot address
+/// ([`Listing::odd`]).
 pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
     let listed = list_with_times(prefix)?;
     Ok(listed
@@ -71,15 +73,47 @@ pub fn list(prefix: &Url) -> Result<Vec<(Url, Meta)>> {
 /// [`list`], with each object's last-modified time in seconds since the epoch (what a session
 /// store in a bucket orders its sessions by).
 pub fn list_with_times(prefix: &Url) -> Result<Vec<(Url, Meta, u64)>> {
+    Ok(listing(prefix)?.objects)
+}
+
+/// What a listing found.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The objects, with their last-modified times, sorted by key.
+    pub objects: Vec<(Url, Meta, u64)>,
+    /// Objects whose keys this client cannot address exactly (an empty segment, a `.` or `..`
+    /// segment, a control character): never read, and never written, since the client would
+    /// send another key, another object's. Sorted; each with why ([`odd_key`]).
+    pub odd: Vec<Url>,
+}
+
+/// Why the client cannot address `url`'s key, for a message that names it.
+pub fn odd_key(url: &Url) -> String {
+    format!(
+        "{}, which this client cannot address exactly (it would read or write another key): \
+         skipped",
+        raw_list::why_odd(&url.key)
+    )
+}
+
+/// [`list_with_times`], and the keys it leaves out. object_store's listing fails as a whole
+/// on one key it cannot address; on S3 the prefix is then listed again by hand, keeping
+/// every key raw ([`raw_list`]), so that one odd key does not stop the prefix.
+pub fn listing(prefix: &Url) -> Result<Listing> {
     let prefix = prefix.as_prefix();
     let store = client::store(&prefix)?;
     let key = client::key(&prefix)?;
     let key = (!prefix.key.is_empty()).then_some(key);
     let listed: Vec<object_store::ObjectMeta> =
-        client::block_on(store.list(key.as_ref()).try_collect())
-            .map_err(|e| explain(&e, &prefix, "listing"))?;
-    remember_sizes(&listed, &prefix);
-    let mut objects: Vec<(Url, Meta, u64)> = listed
+        match client::block_on(store.list(key.as_ref()).try_collect()) {
+            Ok(listed) => listed,
+            Err(e @ StoreError::InvalidPath { .. }) => match client::s3(&prefix)? {
+                Some(s3) => return raw_listing(&s3, &prefix),
+                None => return Err(explain(&e, &prefix, "listing")),
+            },
+            Err(e) => return Err(explain(&e, &prefix, "listing")),
+        };
+    let objects = listed
         .iter()
         .filter(|m| !m.location.as_ref().ends_with('/'))
         .map(|m| {
@@ -91,8 +125,41 @@ pub fn list_with_times(prefix: &Url) -> Result<Vec<(Url, Meta, u64)>> {
             (url, Meta::from(m), modified)
         })
         .collect();
-    objects.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(objects)
+    Ok(sorted(Listing {
+        objects,
+        odd: Vec::new(),
+    }))
+}
+
+/// The S3 listing of `prefix` by raw keys, split into what the client addresses and not.
+fn raw_listing(s3: &client::S3, prefix: &Url) -> Result<Listing> {
+    let raw = client::block_on(raw_list::list(s3, &prefix.key))
+        .map_err(|e| anyhow!("listing {prefix}: {e:#}"))?;
+    let mut listing = Listing::default();
+    for object in raw.into_iter().filter(|o| !o.key.ends_with('/')) {
+        let url = Url {
+            key: object.key.clone(),
+            ..prefix.clone()
+        };
+        if raw_list::addressable(&object.key) {
+            let meta = Meta {
+                size: object.size,
+                etag: object.etag,
+            };
+            listing.objects.push((url, meta, object.modified));
+        } else {
+            listing.odd.push(url);
+        }
+    }
+    Ok(sorted(listing))
+}
+
+/// `listing` sorted by key, its sizes remembered (see [`listed`]).
+fn sorted(mut listing: Listing) -> Listing {
+    listing.objects.sort_by(|a, b| a.0.cmp(&b.0));
+    listing.odd.sort();
+    remember_sizes(&listing.objects);
+    listing
 }
 
 /// The sizes and ETags listings gave: the read-ahead's budget, and what a read must bring.
@@ -103,14 +170,10 @@ fn sizes() -> &'static Listed {
     SIZES.get_or_init(Default::default)
 }
 
-fn remember_sizes(listed: &[object_store::ObjectMeta], prefix: &Url) {
+fn remember_sizes(listed: &[(Url, Meta, u64)]) {
     let mut sizes = sizes().lock().unwrap_or_else(|e| e.into_inner());
-    for m in listed {
-        let url = Url {
-            key: m.location.as_ref().to_string(),
-            ..prefix.clone()
-        };
-        sizes.insert(url, (m.size, m.e_tag.clone()));
+    for (url, meta, _) in listed {
+        sizes.insert(url.clone(), (meta.size, meta.etag.clone()));
     }
 }
 

@@ -30,6 +30,7 @@ mod progress;
 mod repair;
 mod s3;
 mod s3_faults;
+mod s3_keys;
 mod s3_profiles;
 mod s3_proxy;
 mod s3_stores;

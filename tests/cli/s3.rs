@@ -216,7 +216,7 @@ fn create_bucket(endpoint: &str, name: &str) {
 }
 
 /// An unsigned `PUT /PATH` with extra header lines, which moto takes.
-fn unsigned_put(endpoint: &str, path: &str, headers: &str, body: &[u8]) {
+pub(crate) fn unsigned_put(endpoint: &str, path: &str, headers: &str, body: &[u8]) {
     use std::io::{Read, Write};
     let host = endpoint.trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(host).unwrap();
