@@ -177,6 +177,23 @@ impl<'a> Context<'a> {
             .collect()
     }
 
+    /// The positions in `plan` of messages calling tools that a strategy may rewrite: kept
+    /// items of compactable units whose content holds calls, in order.
+    pub fn free_calls(&self, plan: &Plan) -> Vec<usize> {
+        let s = self.subject;
+        self.units(plan)
+            .iter()
+            .filter(|u| compactable(u))
+            .flat_map(|u| u.elements.clone())
+            .filter(|&at| {
+                plan.items[at].kept().is_some_and(|i| {
+                    let item = &s.conv.items[i];
+                    item.in_context && crate::facts::has_tool_parts(item)
+                })
+            })
+            .collect()
+    }
+
     /// `strategy` applied to `plan` taking only what the target needs (DESIGN "How far"):
     /// when applying it in full lands under 85% of the target, it is applied again to the
     /// shortest stretch of oldest history whose result still meets the target; when the last
@@ -245,7 +262,9 @@ impl<'a> Context<'a> {
                 lo = mid;
             }
         }
-        if self.tokens_in_band(best_tokens) || name == StrategyName::TrimOutputs {
+        // The trimming rungs write no summaries: there is nothing smaller to try.
+        let trims = matches!(name, StrategyName::TrimOutputs | StrategyName::TrimCalls);
+        if self.tokens_in_band(best_tokens) || trims {
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller

@@ -93,10 +93,17 @@ impl Adapter for Anthropic {
             OutItem::DropThinking(i) => {
                 drop_thinking(raw(*i)).unwrap_or_else(|| raw(*i).to_string())
             }
+            OutItem::ReplaceArguments(i, edits) => {
+                replace_arguments(raw(*i), edits).unwrap_or_else(|| raw(*i).to_string())
+            }
         }
     }
 
     fn drops_thinking_blocks(&self) -> bool {
+        true
+    }
+
+    fn rewrites_arguments(&self) -> bool {
         true
     }
 
@@ -262,6 +269,16 @@ fn kind_of(item: &Item) -> Kind {
 
 /// The message with the content of every `tool_result` block replaced by `text`; all other
 /// bytes (other blocks, ids, `is_error`) unchanged.
+/// `message` with its tool-use blocks' `input` rewritten as `edits` say.
+fn replace_arguments(message: &str, edits: &[super::CallEdit]) -> Option<String> {
+    let content = member(parse_raw(message).ok()?, "content")?;
+    let inputs = super::common::block_inputs(content, &CALL_BLOCKS)?;
+    super::common::replace_arguments(message, &inputs, edits)
+}
+
+/// The block types the reader takes as calls, in the order it reads their arguments.
+const CALL_BLOCKS: [&str; 3] = ["tool_use", "server_tool_use", "mcp_tool_use"];
+
 fn replace_results(message: &str, text: &str) -> Option<String> {
     let raw = parse_raw(message).ok()?;
     let blocks = array_elements(member(raw, "content")?)?;
