@@ -478,6 +478,30 @@ mod tests {
     }
 
     #[test]
+    fn replace_arguments_splices_the_named_calls_input_only() {
+        let src = r#"[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"two calls"},{"type":"tool_use","id":"a","name":"Write","input":{"file_path":"a.py","content":"long"}},{"type":"tool_use","id":"b","name":"Write","input":{"file_path":"b.py","content":"also long"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"ok"},{"type":"tool_result","tool_use_id":"b","content":"ok"}]}]"#;
+        let t = read_str(src);
+        let edit = |arguments: &str| crate::transcript::CallEdit {
+            call: 1,
+            arguments: arguments.into(),
+        };
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::ReplaceArguments(1, vec![edit(r#"{"file_path":"b.py","content":"cut"}"#)]),
+            OutItem::Keep(2),
+        ])]);
+        assert_eq!(out, src.replace("also long", "cut"));
+        assert!(check(&read_str(&out)).is_empty());
+        // Arguments that are not an object are never written in an input's place.
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::ReplaceArguments(1, vec![edit("[1]")]),
+            OutItem::Keep(2),
+        ])]);
+        assert_eq!(out, src);
+    }
+
+    #[test]
     fn replace_text_keeps_non_text_blocks() {
         let src = r#"[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"sig"},{"type":"text","text":"one"},{"type":"text","text":"two"}]},{"role":"user","content":"plain"}]"#;
         let t = read_str(src);
