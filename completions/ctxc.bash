@@ -373,7 +373,7 @@ _ctxc() {
                     return 0
                     ;;
                 --strategy)
-                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs trim-calls sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
                     return 0
                     ;;
                 --target-tokens)
@@ -697,7 +697,7 @@ _ctxc() {
                     return 0
                     ;;
                 --strategy)
-                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "adaptive strip-payloads dedup trim-outputs trim-calls sliding-window importance key-events incremental selective observation-masking full-summary truncate drop-stored" -- "${cur}"))
                     return 0
                     ;;
                 --target-ratio)

@@ -76,7 +76,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --trigger-remaining 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO'
             cand --turn-threshold 'Fire when a conversation has this many user turns [default: 200]'
             cand --max-events 'Fire when a conversation has this many messages [default: 700]'
-            cand --strategy 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate, drop-stored'
+            cand --strategy 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, trim-calls, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate, drop-stored'
             cand --target-tokens 'Compact each conversation to at most this many context tokens [default: the trigger threshold]. Given here, it compacts whether or not a trigger fires (a target in the settings file only says how far once one does)'
             cand --target-ratio 'Compact each conversation to at most this share of its context tokens (e.g. 0.5). Given here, it compacts whether or not a trigger fires'
             cand --summary-max-tokens 'Token budget of each summary [default: 1000]'

@@ -90,10 +90,11 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d '
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l turn-threshold -d 'Fire when a conversation has this many user turns [default: 200]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-events -d 'Fire when a conversation has this many messages [default: 700]' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate, drop-stored' -r -f -a "adaptive\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l strategy -d 'Strategies to run in order, comma-separated [default: adaptive]: adaptive, strip-payloads, dedup, trim-outputs, trim-calls, sliding-window, importance, key-events, incremental, selective, observation-masking, full-summary, truncate, drop-stored' -r -f -a "adaptive\t''
 strip-payloads\t''
 dedup\t''
 trim-outputs\t''
+trim-calls\t''
 sliding-window\t''
 importance\t''
 key-events\t''
@@ -392,6 +393,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l strategy -d 'Strategi
 strip-payloads\t''
 dedup\t''
 trim-outputs\t''
+trim-calls\t''
 sliding-window\t''
 importance\t''
 key-events\t''

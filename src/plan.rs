@@ -12,7 +12,8 @@ use crate::count::{count_conversation, first_of_message};
 use crate::preserve::{Hold, holds};
 use crate::tokens::{TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, TokenCounter};
 use crate::transcript::{
-    Conversation, Format, Item, Kind, OutItem, Part, PartKind, Role, SUMMARY_MARKER, Transcript,
+    CallEdit, Conversation, Format, Item, Kind, OutItem, Part, PartKind, Role, SUMMARY_MARKER,
+    Transcript,
 };
 use std::borrow::Cow;
 use std::ops::Range;
@@ -44,6 +45,8 @@ pub struct Subject<'a> {
     pub strict_alternation: bool,
     /// Whether the format can drop a message's thinking blocks ([`OutItem::DropThinking`]).
     pub drops_thinking_blocks: bool,
+    /// Whether the format can rewrite a call's arguments ([`OutItem::ReplaceArguments`]).
+    pub rewrites_arguments: bool,
     /// Each item's tokens once stripped, taken the first time a plan asks: pricing a strip
     /// parses the record for its media stubs, and the engine prices the same items over and
     /// over while it lands on a target.
@@ -82,6 +85,7 @@ impl<'a> Subject<'a> {
             groups,
             strict_alternation: format.strict_alternation(),
             drops_thinking_blocks: format.drops_thinking_blocks(),
+            rewrites_arguments: format.rewrites_arguments(),
             stripped: (0..conv.items.len()).map(|_| OnceLock::new()).collect(),
         }
     }
@@ -111,6 +115,7 @@ impl<'a> Subject<'a> {
                 self.replaced_tokens(*i, text, |k| k == PartKind::Text)
             }
             OutItem::DropThinking(i) => self.replaced_tokens(*i, "", |k| k == PartKind::Thinking),
+            OutItem::ReplaceArguments(i, edits) => self.edited_call_tokens(*i, edits),
             OutItem::Summary { text, .. } => self.summary_tokens(text),
         }
     }
@@ -133,6 +138,24 @@ impl<'a> Subject<'a> {
         let stub_tokens: usize = stubs.iter().map(|s| self.counter.count(s)).sum();
         self.tokens[i] - (stubs.len() * crate::count::MEDIA_TOKENS).min(self.tokens[i])
             + stub_tokens
+    }
+
+    /// Tokens of item `i` with the call arguments `edits` names rewritten.
+    fn edited_call_tokens(&self, i: usize, edits: &[CallEdit]) -> usize {
+        let args = self.conv.items[i]
+            .parts
+            .iter()
+            .filter(|p| p.kind == PartKind::ToolArguments);
+        let (old, new) = args
+            .enumerate()
+            .filter_map(|(k, p)| Some((p, edits.iter().find(|e| e.call == k)?)))
+            .fold((0, 0), |(old, new), (p, e)| {
+                (
+                    old + self.counter.count(&p.text),
+                    new + self.counter.count(&e.arguments),
+                )
+            });
+        self.tokens[i] - old.min(self.tokens[i]) + new
     }
 
     fn replaced_tokens(&self, i: usize, text: &str, replaced: impl Fn(PartKind) -> bool) -> usize {
@@ -160,6 +183,19 @@ impl<'a> Subject<'a> {
             OutItem::DropThinking(i) => {
                 let mut item = conv.items[*i].clone();
                 item.parts.retain(|p| p.kind != PartKind::Thinking);
+                Cow::Owned(item)
+            }
+            OutItem::ReplaceArguments(i, edits) => {
+                let mut item = conv.items[*i].clone();
+                let args = item
+                    .parts
+                    .iter_mut()
+                    .filter(|p| p.kind == PartKind::ToolArguments);
+                for (k, part) in args.enumerate() {
+                    if let Some(edit) = edits.iter().find(|e| e.call == k) {
+                        part.text.clone_from(&edit.arguments);
+                    }
+                }
                 Cow::Owned(item)
             }
             OutItem::Summary { text, replaces } => {

@@ -226,7 +226,8 @@ fn check_conversation(
             }
             OutItem::ReplaceResult(i, _)
             | OutItem::ReplaceText(i, _)
-            | OutItem::DropThinking(i) => {
+            | OutItem::DropThinking(i)
+            | OutItem::ReplaceArguments(i, _) => {
                 if let Hold::Preserved(reason) = edit.holds[*i] {
                     return Err(Violation(format!(
                         "line {}{place}: {} was rewritten",

@@ -146,6 +146,10 @@ impl List<'_> {
                     slack += 2 * text.len() + ENVELOPE;
                     false
                 }
+                OutItem::ReplaceArguments(_, edits) => {
+                    slack += edits.iter().map(|e| 2 * e.arguments.len()).sum::<usize>() + ENVELOPE;
+                    false
+                }
                 OutItem::Strip(_) | OutItem::DropThinking(_) => {
                     slack += ENVELOPE;
                     false

@@ -200,9 +200,9 @@ fn edits(conv: &Conversation, before: &Plan, after: &Plan, lines: &LineIndex) ->
                 edits.push(edit);
             }
             OutItem::ReplaceResult(i, _) => action[*i] = Some(Action::Masked),
-            OutItem::ReplaceText(i, _) | OutItem::DropThinking(i) => {
-                action[*i] = Some(Action::Truncated)
-            }
+            OutItem::ReplaceText(i, _)
+            | OutItem::DropThinking(i)
+            | OutItem::ReplaceArguments(i, _) => action[*i] = Some(Action::Truncated),
             OutItem::Strip(i) => action[*i] = Some(Action::Stripped),
             OutItem::Summary { .. } | OutItem::Keep(_) => {}
         }

@@ -469,8 +469,9 @@ pub struct CompactArgs {
     pub force: bool,
 
     /// Strategies to run in order, comma-separated [default: adaptive]: adaptive,
-    /// strip-payloads, dedup, trim-outputs, sliding-window, importance, key-events,
-    /// incremental, selective, observation-masking, full-summary, truncate, drop-stored.
+    /// strip-payloads, dedup, trim-outputs, trim-calls, sliding-window, importance,
+    /// key-events, incremental, selective, observation-masking, full-summary, truncate,
+    /// drop-stored.
     #[arg(help_heading = COMPACTION, long, value_name = "NAME[,NAME...]", value_delimiter = ',', hide_possible_values = true)]
     pub strategy: Vec<StrategyName>,
 

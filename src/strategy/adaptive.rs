@@ -2,8 +2,10 @@
 //! what is lost per token saved, each rung taking only what the target still needs:
 //! 1. free for the model: `strip-payloads` (when the file has any), `dedup`;
 //! 2. near-free: `trim-outputs` (calls verbatim, outputs cut to head, tail and error lines),
-//!    then `observation-masking` (old outputs cut to a one-line head and their error lines):
-//!    what the agent saw goes before any of what it did;
+//!    then `observation-masking` (old outputs cut to a one-line head and their error lines),
+//!    then `trim-calls` (the bulk inside old calls — file bodies, new text, heredocs — cut to
+//!    a marked head, the call itself verbatim): what the agent saw goes before what it did,
+//!    and the bulk of what it did before any summary of it;
 //! 3. the detected task type's chain, with summaries;
 //! 4. the remaining strategies in a fixed order, then `full-summary`, then `truncate`.
 //!
@@ -142,6 +144,7 @@ pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<StrategyName>) 
     steps.push(StrategyName::Dedup);
     steps.push(StrategyName::TrimOutputs);
     steps.push(StrategyName::ObservationMasking);
+    steps.push(StrategyName::TrimCalls);
     steps.extend(task.chain());
     steps.extend(FALLBACK.into_iter().filter(|f| !task.chain().contains(f)));
     steps.push(StrategyName::FullSummary);

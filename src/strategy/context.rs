@@ -177,6 +177,23 @@ impl<'a> Context<'a> {
             .collect()
     }
 
+    /// The positions in `plan` of messages calling tools that a strategy may rewrite: kept
+    /// items of compactable units whose content holds calls, in order.
+    pub fn free_calls(&self, plan: &Plan) -> Vec<usize> {
+        let s = self.subject;
+        self.units(plan)
+            .iter()
+            .filter(|u| compactable(u))
+            .flat_map(|u| u.elements.clone())
+            .filter(|&at| {
+                plan.items[at].kept().is_some_and(|i| {
+                    let item = &s.conv.items[i];
+                    item.in_context && crate::facts::has_tool_parts(item)
+                })
+            })
+            .collect()
+    }
+
     /// `strategy` applied to `plan` taking only what the target needs (DESIGN "How far"):
     /// when applying it in full lands under 85% of the target, it is applied again to the
     /// shortest stretch of oldest history whose result still meets the target; when the last
@@ -245,7 +262,9 @@ impl<'a> Context<'a> {
                 lo = mid;
             }
         }
-        if self.tokens_in_band(best_tokens) || name == StrategyName::TrimOutputs {
+        // The trimming rungs write no summaries: there is nothing smaller to try.
+        let trims = matches!(name, StrategyName::TrimOutputs | StrategyName::TrimCalls);
+        if self.tokens_in_band(best_tokens) || trims {
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller
@@ -348,7 +367,8 @@ impl<'a> Context<'a> {
                     memo: Some(&self.memo),
                 })
             };
-            let mut summary = ask(self.settings.summary_max_tokens)?;
+            let room = self.room_for(budget(run_tokens, true), run_tokens);
+            let mut summary = ask(room)?;
             if summary.drop_span {
                 self.record(&summary, None);
                 if let Some(run) = crate::plan::fit_drop_run(self.subject, &units, run) {
@@ -359,7 +379,12 @@ impl<'a> Context<'a> {
             // Each summary is counted once: a summary's text is the longest thing counted
             // per probe of the landing search.
             let mut tokens = self.subject.summary_tokens(&summary.text);
-            let allowed = budget(run_tokens);
+            // A summary sized to the room must still fit in it.
+            let allowed = if room > self.settings.summary_max_tokens {
+                budget(run_tokens, true)
+            } else {
+                budget(run_tokens, false)
+            };
             if allowed < tokens {
                 // A smaller summary is used only when it still states the task and the next
                 // steps the full one does.
@@ -408,27 +433,39 @@ impl<'a> Context<'a> {
     }
 
     /// What a summary of `run_tokens` tokens may cost: anything, or with
-    /// [`Self::fit_summaries`] its share of what the target leaves after everything the runs
-    /// do not cover.
+    /// [`Self::fit_summaries`] (or `share`) its share of what the target leaves after
+    /// everything the runs do not cover.
     fn summary_budget(
         &self,
         plan: &Plan,
         units: &[Unit],
         runs: &[Range<usize>],
-    ) -> impl Fn(usize) -> usize + use<> {
+    ) -> impl Fn(usize, bool) -> usize + use<> {
         let covered: usize = runs
             .iter()
             .flat_map(|r| &units[r.clone()])
             .map(|u| u.tokens)
             .sum();
         let left = self.target.saturating_sub(self.tokens(plan) - covered);
-        let fit = self.fit_summaries && covered > 0;
-        move |run_tokens: usize| {
-            if !fit {
+        let fit = self.fit_summaries;
+        move |run_tokens: usize, share: bool| {
+            if !(fit || share) || covered == 0 {
                 return usize::MAX;
             }
             (left as u128 * run_tokens as u128 / covered as u128) as usize
         }
+    }
+
+    /// The budget a summary of a run of `run_tokens` is first asked for: the room the target
+    /// leaves it (`share`, less a tenth for the summarizer's rough count), not a fixed cap —
+    /// never under `summary_max_tokens`, over half the run (the summary must pay for
+    /// itself), nor over [`ROOM_CAP_FACTOR`] times `summary_max_tokens`.
+    fn room_for(&self, share: usize, run_tokens: usize) -> usize {
+        let least = self.settings.summary_max_tokens;
+        (share / 10 * 9)
+            .min(run_tokens / 2)
+            .min(least.saturating_mul(ROOM_CAP_FACTOR))
+            .max(least)
     }
 
     /// Books a summary's cost, and the summary itself when it is used (`tokens`).
@@ -456,6 +493,11 @@ fn keeps_essentials(smaller: &str, full: &str) -> bool {
         .iter()
         .all(|h| has(smaller, h) || !has(full, h))
 }
+
+/// The most a summary is asked for, as a multiple of `summary_max_tokens`, however much room
+/// the target leaves: a summary is read by the model every turn, and an LLM summarizer's
+/// answer takes time in proportion.
+const ROOM_CAP_FACTOR: usize = 8;
 
 /// The least budget a fitted summary gets: below it a summary says too little to be worth
 /// its place.

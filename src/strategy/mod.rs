@@ -129,6 +129,8 @@ strategies! {
     Dedup = "dedup" => dedup::Dedup,
     /// Cuts old tool outputs to their head, tail and error lines.
     TrimOutputs = "trim-outputs" => trim_outputs::TrimOutputs,
+    /// Cuts the bulk inside old calls (file bodies, heredocs) to a marked head.
+    TrimCalls = "trim-calls" => trim_calls::TrimCalls,
     /// Keeps the latest messages, summarizes the rest.
     SlidingWindow = "sliding-window" => sliding_window::SlidingWindow,
     /// Keeps high-scoring messages, summarizes the rest.

@@ -93,10 +93,17 @@ impl Adapter for Anthropic {
             OutItem::DropThinking(i) => {
                 drop_thinking(raw(*i)).unwrap_or_else(|| raw(*i).to_string())
             }
+            OutItem::ReplaceArguments(i, edits) => {
+                replace_arguments(raw(*i), edits).unwrap_or_else(|| raw(*i).to_string())
+            }
         }
     }
 
     fn drops_thinking_blocks(&self) -> bool {
+        true
+    }
+
+    fn rewrites_arguments(&self) -> bool {
         true
     }
 
@@ -262,6 +269,16 @@ fn kind_of(item: &Item) -> Kind {
 
 /// The message with the content of every `tool_result` block replaced by `text`; all other
 /// bytes (other blocks, ids, `is_error`) unchanged.
+/// `message` with its tool-use blocks' `input` rewritten as `edits` say.
+fn replace_arguments(message: &str, edits: &[super::CallEdit]) -> Option<String> {
+    let content = member(parse_raw(message).ok()?, "content")?;
+    let inputs = super::common::block_inputs(content, &CALL_BLOCKS)?;
+    super::common::replace_arguments(message, &inputs, edits)
+}
+
+/// The block types the reader takes as calls, in the order it reads their arguments.
+const CALL_BLOCKS: [&str; 3] = ["tool_use", "server_tool_use", "mcp_tool_use"];
+
 fn replace_results(message: &str, text: &str) -> Option<String> {
     let raw = parse_raw(message).ok()?;
     let blocks = array_elements(member(raw, "content")?)?;
@@ -458,6 +475,30 @@ mod tests {
         let again = read_str(&out);
         assert_eq!(again.conversations[0].items[2].results, ["a", "b"]);
         assert!(check(&again).is_empty());
+    }
+
+    #[test]
+    fn replace_arguments_splices_the_named_calls_input_only() {
+        let src = r#"[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"two calls"},{"type":"tool_use","id":"a","name":"Write","input":{"file_path":"a.py","content":"long"}},{"type":"tool_use","id":"b","name":"Write","input":{"file_path":"b.py","content":"also long"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"ok"},{"type":"tool_result","tool_use_id":"b","content":"ok"}]}]"#;
+        let t = read_str(src);
+        let edit = |arguments: &str| crate::transcript::CallEdit {
+            call: 1,
+            arguments: arguments.into(),
+        };
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::ReplaceArguments(1, vec![edit(r#"{"file_path":"b.py","content":"cut"}"#)]),
+            OutItem::Keep(2),
+        ])]);
+        assert_eq!(out, src.replace("also long", "cut"));
+        assert!(check(&read_str(&out)).is_empty());
+        // Arguments that are not an object are never written in an input's place.
+        let out = t.write(&[Some(vec![
+            OutItem::Keep(0),
+            OutItem::ReplaceArguments(1, vec![edit("[1]")]),
+            OutItem::Keep(2),
+        ])]);
+        assert_eq!(out, src);
     }
 
     #[test]

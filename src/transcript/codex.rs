@@ -146,7 +146,14 @@ impl Adapter for Codex {
             OutItem::ReplaceText(i, text) => {
                 replace_text(raw(*i), text).unwrap_or_else(|| raw(*i).to_string())
             }
+            OutItem::ReplaceArguments(i, edits) => {
+                replace_arguments(raw(*i), edits).unwrap_or_else(|| raw(*i).to_string())
+            }
         }
+    }
+
+    fn rewrites_arguments(&self) -> bool {
+        true
     }
 
     fn check(&self, source: &str, conv: &Conversation) -> Vec<Finding> {
@@ -461,6 +468,21 @@ fn summary_record(timestamp: Option<Value>, text: &str, indent: Option<&str>) ->
 }
 
 /// `record` with member `key` of its payload set to `new_value`, everything else unchanged.
+/// A call record with its arguments rewritten: a function call's `arguments` (a string of
+/// JSON), a custom tool's `input` (its own text), a local shell call's `action` (an object).
+fn replace_arguments(record: &str, edits: &[super::CallEdit]) -> Option<String> {
+    let payload = member(parse_raw(record).ok()?, "payload")?;
+    let ty: String = serde_json::from_str(member(payload, "type")?.get()).ok()?;
+    let key = match ty.as_str() {
+        "function_call" => "arguments",
+        "custom_tool_call" => "input",
+        "local_shell_call" | "web_search_call" => "action",
+        _ => return None,
+    };
+    let arguments = member(payload, key)?;
+    super::common::replace_arguments(record, &[arguments.get()], edits)
+}
+
 fn replace_in_payload(record: &str, key: &str, new_value: &str) -> Option<String> {
     let payload = member(parse_raw(record).ok()?, "payload")?;
     let new_payload = replace_member(payload.get(), key, new_value)?;

@@ -88,6 +88,43 @@ pub(super) fn replace_text_blocks(
     replaced.then(|| layout.render(kept.iter().map(String::as_str)))
 }
 
+/// `record` with the arguments of the calls `edits` names rewritten: `arguments` holds the
+/// raw JSON value of each call's arguments in `record`, in call order. Where that value is a
+/// JSON string (OpenAI and Codex `arguments`, a Codex custom tool's `input`), the new text is
+/// written as a string; where it is an object (Anthropic `input`), as the JSON it is.
+/// Everything else stays byte-for-byte. `None` when an edit names a call not found.
+pub(super) fn replace_arguments(
+    record: &str,
+    arguments: &[&str],
+    edits: &[super::CallEdit],
+) -> Option<String> {
+    let mut spliced: Vec<(Span, String)> = Vec::with_capacity(edits.len());
+    for edit in edits {
+        let raw = arguments.get(edit.call)?;
+        let text = if raw.starts_with('"') {
+            quote(&edit.arguments)
+        } else {
+            // An object must stay an object: the client reads it as the tool's input.
+            serde_json::from_str::<serde_json::Map<String, Value>>(&edit.arguments).ok()?;
+            edit.arguments.clone()
+        };
+        spliced.push((span_of(record, raw), text));
+    }
+    spliced.sort_by_key(|(span, _)| span.start);
+    Some(crate::json::splice(record, &spliced))
+}
+
+/// The raw `input` of each tool-use block of a content array, in order: Anthropic-style
+/// blocks (Claude Code and Anthropic messages); `kinds` names the block types that are calls.
+pub(super) fn block_inputs<'a>(content: &'a RawValue, kinds: &[&str]) -> Option<Vec<&'a str>> {
+    let blocks = array_elements(content)?;
+    blocks
+        .into_iter()
+        .filter(|b| kinds.contains(&block_type(b).as_str()))
+        .map(|b| member(b, "input").map(RawValue::get))
+        .collect()
+}
+
 /// The command of a text-based agent action: the fenced block that ends the message.
 pub fn trailing_action(text: &str) -> Option<String> {
     let trimmed = text.trim_end();

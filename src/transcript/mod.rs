@@ -104,6 +104,11 @@ impl Format {
     pub fn drops_thinking_blocks(self) -> bool {
         self.adapter().drops_thinking_blocks()
     }
+
+    /// Whether [`OutItem::ReplaceArguments`] rewrites tool call arguments in this format.
+    pub fn rewrites_arguments(self) -> bool {
+        self.adapter().rewrites_arguments()
+    }
 }
 
 impl fmt::Display for Format {
@@ -515,6 +520,20 @@ pub enum OutItem {
     /// Item `i`, an assistant message, without its thinking blocks: a signed block cannot be
     /// edited, so old thinking goes whole while the rest of the message stays.
     DropThinking(usize),
+    /// Item `i`, an assistant message, with some of its tool calls' arguments rewritten (the
+    /// bulk inside them cut to a marked head), everything else byte-for-byte.
+    ReplaceArguments(usize, Vec<CallEdit>),
+}
+
+/// New arguments for one tool call of an item ([`OutItem::ReplaceArguments`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallEdit {
+    /// Which call: the index among the item's [`PartKind::ToolArguments`] parts.
+    pub call: usize,
+    /// The new arguments as that part reads them: JSON text where the call's arguments are
+    /// JSON, else the text itself. Adapters write it back in the call's own shape (a JSON
+    /// object stays an object, a JSON string holding JSON stays a string).
+    pub arguments: String,
 }
 
 impl OutItem {
@@ -525,7 +544,8 @@ impl OutItem {
             | OutItem::ReplaceResult(i, _)
             | OutItem::ReplaceText(i, _)
             | OutItem::Strip(i)
-            | OutItem::DropThinking(i) => *i..*i + 1,
+            | OutItem::DropThinking(i)
+            | OutItem::ReplaceArguments(i, _) => *i..*i + 1,
             OutItem::Summary { replaces, .. } => replaces.clone(),
         }
     }
@@ -537,7 +557,8 @@ impl OutItem {
             | OutItem::ReplaceResult(i, _)
             | OutItem::ReplaceText(i, _)
             | OutItem::Strip(i)
-            | OutItem::DropThinking(i) => Some(*i),
+            | OutItem::DropThinking(i)
+            | OutItem::ReplaceArguments(i, _) => Some(*i),
             OutItem::Summary { .. } => None,
         }
     }
@@ -683,6 +704,13 @@ trait Adapter: Sync {
     /// remove (Anthropic's `thinking` / `redacted_thinking`); elsewhere it writes the item as
     /// it is, and no strategy asks for it.
     fn drops_thinking_blocks(&self) -> bool {
+        false
+    }
+
+    /// Whether this adapter writes [`OutItem::ReplaceArguments`] (it knows where each call's
+    /// arguments sit in its records); elsewhere the item is written as it is, and no strategy
+    /// asks for it.
+    fn rewrites_arguments(&self) -> bool {
         false
     }
 }

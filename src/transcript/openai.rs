@@ -64,6 +64,12 @@ impl Adapter for OpenAi {
             OutItem::Keep(i) | OutItem::DropThinking(i) => {
                 t.source[conv.items[*i].span.clone()].to_string()
             }
+            OutItem::ReplaceArguments(i, edits) => {
+                let raw = &t.source[conv.items[*i].span.clone()];
+                call_arguments(raw)
+                    .and_then(|found| super::common::replace_arguments(raw, &found, edits))
+                    .unwrap_or_else(|| raw.to_string())
+            }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 // In the list's own shape: its messages' text member, `content` or `text`.
@@ -94,6 +100,10 @@ impl Adapter for OpenAi {
                     .unwrap_or_else(|| raw.to_string())
             }
         }
+    }
+
+    fn rewrites_arguments(&self) -> bool {
+        true
     }
 
     fn check(&self, _source: &str, conv: &Conversation) -> Vec<super::Finding> {
@@ -188,6 +198,28 @@ pub(super) fn parse_message(value: &mut Members, item: &mut Item) {
     if item.role == Role::Assistant {
         item.usage = value.get("usage").and_then(usage_of).map(Box::new);
     }
+}
+
+/// The raw `arguments` of each call of a message, in the order the reader takes them
+/// (`tool_calls`, then a legacy `function_call`); `None` for calls written as message text.
+fn call_arguments(message: &str) -> Option<Vec<&str>> {
+    let raw = crate::json::parse_raw(message).ok()?;
+    let role: Option<String> = crate::json::member(raw, "role")
+        .and_then(|r| serde_json::from_str(r.get()).ok());
+    if role.as_deref() == Some("function_call") {
+        return None;
+    }
+    let mut found = Vec::new();
+    let listed = crate::json::member(raw, "tool_calls").and_then(crate::json::array_elements);
+    for call in listed.into_iter().flatten() {
+        let function = crate::json::member(call, "function").unwrap_or(call);
+        found.push(crate::json::member(function, "arguments")?.get());
+    }
+    let legacy = crate::json::member(raw, "function_call").filter(|c| c.get().starts_with('{'));
+    if let Some(call) = legacy {
+        found.push(crate::json::member(call, "arguments")?.get());
+    }
+    Some(found)
 }
 
 /// Where a message keeps its text: Chat Completions' `content`, else `text` (nebius

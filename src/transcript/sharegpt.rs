@@ -71,7 +71,9 @@ impl Adapter for ShareGpt {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
-            OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
+            OutItem::Keep(i) | OutItem::DropThinking(i) | OutItem::ReplaceArguments(i, _) => {
+                raw(*i).to_string()
+            }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, .. } => {
                 let turn = serde_json::json!({

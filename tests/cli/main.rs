@@ -102,11 +102,12 @@ pub fn stderr_of(output: &std::process::Output) -> String {
 pub const COMPACT_HALF: [&str; 4] = ["compact", "--force", "--target-ratio", "0.5"];
 
 /// Every compaction strategy, by its CLI name.
-pub const STRATEGIES: [&str; 12] = [
+pub const STRATEGIES: [&str; 13] = [
     "adaptive",
     "strip-payloads",
     "dedup",
     "trim-outputs",
+    "trim-calls",
     "sliding-window",
     "importance",
     "key-events",

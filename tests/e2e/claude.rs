@@ -397,6 +397,34 @@ fn claude_code_resumes_an_output_without_old_thinking() {
     }
 }
 
+/// `trim-calls` cuts the bodies of old Write and Edit calls inside their `input` objects:
+/// Claude Code resumes the output and sends the model those calls, cut, as `tool_use` blocks
+/// that every result still answers.
+#[test]
+fn claude_code_resumes_an_output_with_trimmed_calls() {
+    if clients().is_none() {
+        return;
+    }
+    const SESSION: &str = "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl";
+    let standin = StandIn::start();
+    let work = Sandbox::new();
+    let source = corpus(SESSION);
+    let original = std::fs::read_to_string(&source).unwrap();
+    let baseline = resume(&original, &standin);
+    let c = compact(&source, work.dir.path(), "trim-calls", 0.25);
+    let output = std::fs::read_to_string(&c.output).unwrap();
+    let request = resume(&output, &standin);
+    let (problems, ratio) = check(&request, &baseline, &original, &output, c.token_ratio);
+    crate::log_run("claude with trimmed calls", c.token_ratio, ratio, &problems);
+    assert!(problems.0.is_empty(), "{problems:?}");
+    let cut = dialogue(&request)
+        .iter()
+        .flat_map(|m| blocks(m, "tool_use"))
+        .filter(|b| b["input"].is_object() && b["input"].to_string().contains("cut from this call"))
+        .count();
+    assert!(cut > 0, "no trimmed call was sent");
+}
+
 /// What Claude Code writes today reads in ctxc: a corpus session the real client resumed, with
 /// the turn it appended in its own current format, passes `ctxc check`, compacts, and the
 /// output resumes cleanly in turn.

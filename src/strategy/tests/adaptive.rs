@@ -80,6 +80,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
                 Dedup,
                 TrimOutputs,
                 ObservationMasking,
+                TrimCalls,
                 SlidingWindow,
                 KeyEvents,
                 Incremental,
@@ -97,6 +98,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
             Dedup,
             TrimOutputs,
             ObservationMasking,
+            TrimCalls,
             SlidingWindow,
             Importance,
             Incremental,
@@ -108,7 +110,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     );
     let mixed = calls(&["read_file", "grep", "edit_file"]);
     assert_eq!(
-        adaptive_chain(&mixed.subject(), false).1[3..6],
+        adaptive_chain(&mixed.subject(), false).1[4..7],
         [SlidingWindow, Incremental, Importance]
     );
     // Payloads put strip-payloads first, unless they are to be kept.

@@ -26,6 +26,7 @@ fn engine_runs_adaptive_until_the_target_is_met() {
             StrategyName::Dedup,
             StrategyName::TrimOutputs,
             StrategyName::ObservationMasking,
+            StrategyName::TrimCalls,
             StrategyName::SlidingWindow
         ][..ran.len()],
     );

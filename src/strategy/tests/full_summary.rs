@@ -92,3 +92,34 @@ fn every_strategy_keeps_or_merges_an_earlier_summary() {
     let plan = c.apply(StrategyName::Truncate);
     assert_eq!(shape(&plan), format!("0 1 2 {}", kept(7, 16)));
 }
+
+#[test]
+fn a_summary_takes_the_room_the_target_leaves_not_a_fixed_cap() {
+    // 30 reads of distinct files: more than a 100-token summary can name.
+    let c = Chat::default()
+        .system("sys")
+        .user("Survey the modules.")
+        .reads(30)
+        .user("Now sum up.")
+        .assistant("Summing up.")
+        .case();
+    let small = StrategySettings {
+        summary_max_tokens: 100,
+        ..StrategySettings::default()
+    };
+    let target = c.tokens() / 2;
+    let plan = c.apply_with(StrategyName::FullSummary, &small, target);
+    let s = c.subject();
+    let text = c.summary_of(&plan, 2);
+    let tokens = s.summary_tokens(text);
+    // The target leaves thousands of tokens: the summary takes more than the 100 it would
+    // get as a cap, stays within half the span and the target, and so names every file.
+    assert!(tokens > 150, "{tokens} tokens: {text}");
+    assert!(plan.tokens(&s) <= target);
+    for k in 1..=30 {
+        assert!(
+            indexes(text, &format!("src/mod{k}.rs")),
+            "src/mod{k}.rs: {text}"
+        );
+    }
+}

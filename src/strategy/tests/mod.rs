@@ -13,7 +13,7 @@ use crate::plan::{Side, Subject, side_of};
 use crate::preserve::Hold;
 use crate::summarizer::extractive::Extractive;
 use crate::tokens::{Encoding, TokenCounter};
-use crate::transcript::{Kind, OutItem, ReadOptions, Transcript, check, read};
+use crate::transcript::{Kind, OutItem, PartKind, ReadOptions, Transcript, check, read};
 use crate::verify::{Edited, digest, verify};
 use serde_json::{Value, json};
 
@@ -400,6 +400,7 @@ fn shape(plan: &Plan) -> String {
             OutItem::ReplaceText(i, _) => format!("T{i}"),
             OutItem::Strip(i) => format!("P{i}"),
             OutItem::DropThinking(i) => format!("D{i}"),
+            OutItem::ReplaceArguments(i, _) => format!("A{i}"),
         })
         .collect();
     words.join(" ")
@@ -440,4 +441,5 @@ fn indexes(summary: &str, path: &str) -> bool {
 
 mod sliding_window;
 mod strip_payloads;
+mod trim_calls;
 mod truncate;

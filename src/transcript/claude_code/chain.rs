@@ -231,7 +231,8 @@ impl<'a> Links<'a> {
                 | OutItem::ReplaceResult(i, _)
                 | OutItem::ReplaceText(i, _)
                 | OutItem::Strip(i)
-                | OutItem::DropThinking(i) => kept[*i] = true,
+                | OutItem::DropThinking(i)
+                | OutItem::ReplaceArguments(i, _) => kept[*i] = true,
                 OutItem::Summary { replaces, .. } => {
                     replaces.clone().for_each(|i| summarized[i] = Some(at))
                 }

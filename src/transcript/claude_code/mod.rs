@@ -156,6 +156,10 @@ impl Adapter for ClaudeCode {
     fn drops_thinking_blocks(&self) -> bool {
         true
     }
+
+    fn rewrites_arguments(&self) -> bool {
+        true
+    }
 }
 
 /// Reads a session: its records, each decoded unless `copied` names it (see

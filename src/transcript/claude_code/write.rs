@@ -18,7 +18,8 @@ pub(super) fn plan_around(n: usize, out: &OutItem) -> Vec<OutItem> {
         | OutItem::ReplaceResult(i, _)
         | OutItem::ReplaceText(i, _)
         | OutItem::Strip(i)
-        | OutItem::DropThinking(i) => (0..n)
+        | OutItem::DropThinking(i)
+        | OutItem::ReplaceArguments(i, _) => (0..n)
             .map(|j| {
                 if j == *i {
                     out.clone()
@@ -55,6 +56,11 @@ pub(super) fn render_item<'t>(
         }
         OutItem::DropThinking(i) => {
             let edited = drop_thinking(raw(*i)).unwrap_or_else(|| raw(*i).to_string());
+            links.relink(Cow::Owned(edited), &chains[*i])
+        }
+        OutItem::ReplaceArguments(i, edits) => {
+            let edited =
+                replace_arguments(raw(*i), edits).unwrap_or_else(|| raw(*i).to_string());
             links.relink(Cow::Owned(edited), &chains[*i])
         }
         OutItem::Summary { text, replaces } => Cow::Owned(summary_record(
@@ -140,6 +146,13 @@ pub(super) fn drop_thinking(record: &str) -> Option<String> {
     let message = member(parse_raw(record).ok()?, "message")?;
     let edited = crate::transcript::common::drop_thinking(message.get())?;
     replace_member(record, "message", &edited)
+}
+
+/// `record` with its `tool_use` blocks' `input` rewritten as `edits` say.
+pub(super) fn replace_arguments(record: &str, edits: &[super::super::CallEdit]) -> Option<String> {
+    let content = message_content(parse_raw(record).ok()?)?;
+    let inputs = super::super::common::block_inputs(content, &["tool_use"])?;
+    super::super::common::replace_arguments(record, &inputs, edits)
 }
 
 pub(super) fn message_content(record: &RawValue) -> Option<&RawValue> {

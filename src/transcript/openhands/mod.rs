@@ -126,7 +126,9 @@ impl Adapter for OpenHands {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
-            OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
+            OutItem::Keep(i) | OutItem::DropThinking(i) | OutItem::ReplaceArguments(i, _) => {
+                raw(*i).to_string()
+            }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             OutItem::Summary { text, replaces } => {
                 let ids: Vec<i64> = replaces.clone().filter_map(|i| event_id(raw(i))).collect();

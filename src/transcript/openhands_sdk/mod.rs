@@ -99,7 +99,9 @@ impl Adapter for OpenHandsSdk {
     fn render(&self, t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
         let raw = |i: usize| &t.source[conv.items[i].span.clone()];
         match out {
-            OutItem::Keep(i) | OutItem::DropThinking(i) => raw(*i).to_string(),
+            OutItem::Keep(i) | OutItem::DropThinking(i) | OutItem::ReplaceArguments(i, _) => {
+                raw(*i).to_string()
+            }
             OutItem::Strip(i) => super::strip_item(self, t, conv, *i),
             // `render_list` writes summaries with their place in the view; this is the bare
             // event, for a caller that renders one item alone.

@@ -1,0 +1,219 @@
+//! `trim-calls` (near-free, after the outputs are cut): cut the bulk inside old calls the
+//! agent made — a Write's content, an Edit's new text, a patch body, a long heredoc — to a
+//! marked head, keeping the call itself verbatim: the tool's name, its path arguments, each
+//! long text's first lines and last line (so a command's first line, an old text's first
+//! line), and every line naming a file the call touches (a patch's file headers). Arguments
+//! keep their keys and their shape, so the client still reads the call; the format's adapter
+//! writes them back ([`OutItem::ReplaceArguments`]). Calls of the most recent items (3) stay
+//! whole. Oldest first, stopping once the target is met.
+
+use super::{Context, Strategy, StrategyName};
+use crate::facts::{CallArgs, head_chars, tool_calls};
+use crate::human::thousands;
+use crate::plan::Plan;
+use crate::tokens::TokenCounter;
+use crate::transcript::{CallEdit, Item, OutItem, PartKind};
+use anyhow::Result;
+use serde_json::Value;
+
+/// Lines and characters kept at the head of a long text.
+const HEAD_LINES: usize = 5;
+const HEAD_CHARS: usize = 400;
+/// A text is cut only when it is longer than this many lines or characters ...
+const LONG_LINES: usize = HEAD_LINES + 6;
+const LONG_CHARS: usize = 3 * HEAD_CHARS;
+/// ... and the cut saves at least this many tokens: less is not worth the marker.
+const MIN_CUT_TOKENS: usize = 48;
+
+/// Call trimming.
+pub struct TrimCalls;
+
+impl Strategy for TrimCalls {
+    fn name(&self) -> StrategyName {
+        StrategyName::TrimCalls
+    }
+
+    fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
+        let s = cx.subject;
+        if !s.rewrites_arguments {
+            return Ok(plan);
+        }
+        // Over the target, cut oldest first and stop once it is met; a forced step under
+        // the target cuts everything in reach.
+        let stop = cx.tokens(&plan) > cx.target;
+        let mut need = cx.tokens(&plan).saturating_sub(cx.target);
+        let calls = cx.free_calls(&plan);
+        let old_calls = calls.len().saturating_sub(cx.settings.masking_keep_recent);
+        for &at in &calls[..old_calls] {
+            let OutItem::Keep(i) = plan.items[at] else {
+                continue;
+            };
+            let edits = trimmed_calls(&s.conv.items[i], s.counter);
+            if edits.is_empty() {
+                continue;
+            }
+            let cut = OutItem::ReplaceArguments(i, edits);
+            let (old, new) = (s.out_tokens(&plan.items[at]), s.out_tokens(&cut));
+            if new >= old {
+                continue;
+            }
+            plan.items[at] = cut;
+            if stop {
+                need = need.saturating_sub(old - new);
+                if need == 0 {
+                    break;
+                }
+            }
+        }
+        Ok(plan)
+    }
+}
+
+/// New arguments for each call of `item` that holds a long text, as its arguments part
+/// reads them: JSON where they were JSON, else the cut text itself.
+fn trimmed_calls(item: &Item, counter: &TokenCounter) -> Vec<CallEdit> {
+    let parts = item
+        .parts
+        .iter()
+        .filter(|p| p.kind == PartKind::ToolArguments);
+    let mut edits = Vec::new();
+    for (call, (part, args)) in parts.zip(tool_calls(item)).enumerate() {
+        let json = serde_json::from_str::<Value>(&part.text).is_ok();
+        let keep = Keep::of(&args);
+        let mut value = args.args;
+        if !trim_value(&mut value, &keep, counter) {
+            continue;
+        }
+        let arguments = match value {
+            Value::String(text) if !json => text,
+            value => serde_json::to_string(&value).expect("a JSON value serializes"),
+        };
+        edits.push(CallEdit { call, arguments });
+    }
+    edits
+}
+
+/// What of a call no cut may take.
+struct Keep {
+    /// The files the call touches: a cut keeps the first line naming each.
+    paths: Vec<String>,
+    /// The shell command it runs: its first line is kept whole, however long.
+    command: Option<String>,
+}
+
+impl Keep {
+    fn of(call: &CallArgs) -> Keep {
+        Keep {
+            paths: call.paths(),
+            command: call.command(),
+        }
+    }
+}
+
+/// Cuts every long string inside `value`; whether any was cut. Keys and shape stay.
+fn trim_value(value: &mut Value, keep: &Keep, counter: &TokenCounter) -> bool {
+    match value {
+        Value::String(text) => match trimmed(text, keep, counter) {
+            Some(cut) => {
+                *text = cut;
+                true
+            }
+            None => false,
+        },
+        Value::Array(values) => values
+            .iter_mut()
+            .fold(false, |any, v| trim_value(v, keep, counter) | any),
+        Value::Object(members) => members
+            .values_mut()
+            .fold(false, |any, v| trim_value(v, keep, counter) | any),
+        _ => false,
+    }
+}
+
+/// `text` cut to its head, its last line and the lines naming the call's files, with a
+/// marker saying what was cut; `None` when it is not long enough to be worth cutting.
+fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter) -> Option<String> {
+    let total = text.lines().count();
+    if total <= LONG_LINES && text.len() <= LONG_CHARS {
+        return None;
+    }
+    let command = keep.command.as_deref() == Some(text);
+    if total == 1 && command {
+        // A one-line command is the fact itself.
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let head = take_within(&lines, HEAD_LINES, HEAD_CHARS);
+    let last = if total > head { Some(total - 1) } else { None };
+    let mut kept: Vec<&str> = lines[..head]
+        .iter()
+        .enumerate()
+        .map(|(k, l)| if k == 0 && command { l } else { head_chars(l, HEAD_CHARS) })
+        .collect();
+    // The first line naming each file the head does not name.
+    let mut unnamed: Vec<&str> = keep
+        .paths
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !kept.iter().any(|l| l.contains(p)))
+        .collect();
+    let mut naming = Vec::new();
+    for (k, line) in lines.iter().enumerate().take(last.unwrap_or(total)).skip(head) {
+        if unnamed.is_empty() {
+            break;
+        }
+        if unnamed.iter().any(|p| line.contains(p)) {
+            unnamed.retain(|p| !line.contains(p));
+            naming.push(k);
+        }
+    }
+    let tail: Vec<usize> = naming.iter().copied().chain(last).collect();
+    let cut_lines = total - head - tail.len();
+    let cut: Vec<&str> = (head..total)
+        .filter(|k| !tail.contains(k))
+        .map(|k| lines[k])
+        .collect();
+    let cut_tokens = counter.count(&cut.join("\n"))
+        + lines[..head]
+            .iter()
+            .zip(&kept)
+            .filter(|(l, k)| l.len() > k.len())
+            .map(|(l, k)| counter.count(&l[k.len()..]))
+            .sum::<usize>();
+    if cut_tokens < MIN_CUT_TOKENS {
+        return None;
+    }
+    let mut also = String::new();
+    if last.is_some() {
+        also.push_str(", its last line");
+    }
+    match naming.len() {
+        0 => {}
+        1 => also.push_str(", a line naming its file"),
+        n => also.push_str(&format!(", {n} lines naming its files")),
+    }
+    let marker = format!(
+        "[ctxc: {} of {} lines ({} tokens) cut from this call; its head{also} kept]",
+        thousands(cut_lines as u64),
+        thousands(total as u64),
+        thousands(cut_tokens as u64),
+    );
+    kept.push(&marker);
+    kept.extend(tail.iter().map(|&k| head_chars(lines[k], HEAD_CHARS)));
+    let out = kept.join("\n");
+    (out.len() < text.len()).then_some(out)
+}
+
+/// How many of `lines` fit in `max_lines` lines and `max_chars` characters (at least one).
+fn take_within(lines: &[&str], max_lines: usize, max_chars: usize) -> usize {
+    let mut chars = 0;
+    let mut n = 0;
+    for line in lines.iter().take(max_lines) {
+        chars += line.len() + 1;
+        if n > 0 && chars > max_chars {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
