@@ -42,6 +42,8 @@ pub struct StorePaths {
     pub claude_code: Option<String>,
     /// Codex's sessions directory.
     pub codex: Option<String>,
+    /// pi's sessions directory.
+    pub pi: Option<String>,
 }
 
 /// One session.
@@ -138,6 +140,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
         stores: StorePaths {
             claude_code: show(&stores.claude_code),
             codex: show(&stores.codex),
+            pi: show(&stores.pi),
         },
         tokenizer: tokens,
         sessions: rows,
@@ -229,6 +232,7 @@ impl Measure<'_> {
         let format = match client {
             Client::ClaudeCode => Format::ClaudeCode,
             Client::Codex => Format::Codex,
+            Client::Pi => Format::Pi,
         };
         let opts = ReadOptions {
             format: Some(format),
@@ -359,6 +363,7 @@ fn table(report: &SessionsReport) -> Table {
                 match r.client {
                     Client::ClaudeCode => "claude".into(),
                     Client::Codex => "codex".into(),
+                    Client::Pi => "pi".into(),
                 },
                 fit(
                     &tilde(r.project.as_deref().unwrap_or("-")),
@@ -410,9 +415,10 @@ fn table(report: &SessionsReport) -> Table {
         None => format!("- ({client}: no home directory)"),
     };
     notes.push(format!(
-        "looked in: {}, {}",
+        "looked in: {}, {}, {}",
         store(report.stores.claude_code.as_deref(), "Claude Code"),
-        store(report.stores.codex.as_deref(), "Codex")
+        store(report.stores.codex.as_deref(), "Codex"),
+        store(report.stores.pi.as_deref(), "pi")
     ));
     notes.push(format!(
         "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",
