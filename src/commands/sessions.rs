@@ -1,4 +1,4 @@
-//! `ctxc sessions`: the Claude Code and Codex sessions of this directory's project (or of
+//! `ctxc sessions`: the Claude Code, Codex and pi sessions of this directory's project (or of
 //! every project), newest first — what the client shows (id, project, title, last activity)
 //! beside what ctxc measures (bytes, context tokens, their share of the window).
 
