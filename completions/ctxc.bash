@@ -283,7 +283,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -329,7 +329,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -611,7 +611,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -669,7 +669,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -1049,7 +1049,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -1305,7 +1305,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)

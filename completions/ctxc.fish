@@ -40,7 +40,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the 
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "config" -d 'Show the effective configuration and where each value comes from'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "sessions" -d 'List the Claude Code, Codex and pi sessions of this directory\'s project (or all of them)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
@@ -49,6 +49,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this mess
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -70,6 +71,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s V -l version -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -162,6 +164,7 @@ openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -185,6 +188,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s V -l version -d 'P
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -336,6 +340,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s V -l version -d 'Print
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -373,6 +378,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
+pi\t''
 sharegpt\t''
 openhands\t''
 openhands-sdk\t''
@@ -436,7 +442,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subc
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "archive" -d 'Inspect compaction archives'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "sessions" -d 'List the Claude Code and Codex sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "sessions" -d 'List the Claude Code, Codex and pi sessions of this directory\'s project (or all of them)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'

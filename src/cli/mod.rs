@@ -181,14 +181,15 @@ pub enum Command {
     #[command(display_order = 10)]
     Report(ReportCommand),
 
-    /// List the Claude Code and Codex sessions of this directory's project (or all of them).
+    /// List the Claude Code, Codex and pi sessions of this directory's project (or all of them).
     ///
     /// Newest first: id, project, title, last activity, bytes, context tokens and their share
     /// of the window. Any command takes a session reference where it takes a path: `@ID`, a
     /// unique prefix `@0c1f`, or `@` (also `@latest`) for the latest session of this
     /// directory's project. Claude Code sessions are read from $CLAUDE_CONFIG_DIR/projects
     /// (default ~/.claude/projects), Codex sessions from $CODEX_HOME/sessions (default
-    /// ~/.codex/sessions); either variable may be an object-storage URL
+    /// ~/.codex/sessions), pi sessions from $PI_CODING_AGENT_DIR/sessions (default
+    /// ~/.pi/agent/sessions); the first two variables may be an object-storage URL
     /// (s3://bucket/alice/.claude) for stores gathered into a bucket.
     #[command(display_order = 1)]
     Sessions(SessionsArgs),

@@ -1,4 +1,4 @@
-//! `ctxc sessions`: the Claude Code and Codex sessions of this directory's project (or of
+//! `ctxc sessions`: the Claude Code, Codex and pi sessions of this directory's project (or of
 //! every project), newest first — what the client shows (id, project, title, last activity)
 //! beside what ctxc measures (bytes, context tokens, their share of the window).
 
@@ -42,6 +42,8 @@ pub struct StorePaths {
     pub claude_code: Option<String>,
     /// Codex's sessions directory.
     pub codex: Option<String>,
+    /// pi's sessions directory.
+    pub pi: Option<String>,
 }
 
 /// One session.
@@ -139,6 +141,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
         stores: StorePaths {
             claude_code: show(&stores.claude_code),
             codex: show(&stores.codex),
+            pi: show(&stores.pi),
         },
         tokenizer: tokens,
         sessions: rows,
@@ -230,6 +233,7 @@ impl Measure<'_> {
         let format = match client {
             Client::ClaudeCode => Format::ClaudeCode,
             Client::Codex => Format::Codex,
+            Client::Pi => Format::Pi,
         };
         let opts = ReadOptions {
             format: Some(format),
@@ -362,6 +366,7 @@ fn table(report: &SessionsReport) -> Table {
                 match r.client {
                     Client::ClaudeCode => "claude".into(),
                     Client::Codex => "codex".into(),
+                    Client::Pi => "pi".into(),
                 },
                 fit(
                     &tilde(r.project.as_deref().unwrap_or("-")),
@@ -418,9 +423,10 @@ fn table(report: &SessionsReport) -> Table {
         None => format!("- ({client}: no home directory)"),
     };
     notes.push(format!(
-        "looked in: {}, {}",
+        "looked in: {}, {}, {}",
         store(report.stores.claude_code.as_deref(), "Claude Code"),
-        store(report.stores.codex.as_deref(), "Codex")
+        store(report.stores.codex.as_deref(), "Codex"),
+        store(report.stores.pi.as_deref(), "pi")
     ));
     notes.push(format!(
         "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",

@@ -20,6 +20,7 @@ pub mod lines;
 mod lists;
 pub mod oversize;
 mod pairing;
+mod pi;
 mod restore;
 
 pub use restore::pieces;
@@ -169,6 +170,7 @@ pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
             claude_code::pairing,
         ],
         Format::Codex if jsonl => &[codex::replays, codex::pairing],
+        Format::Pi => &[pi::pairing],
         _ => &[],
     };
     for step in steps {

@@ -4,7 +4,8 @@
 //! Claude Code titles a session with the name the user gave it (`custom-title` records), else
 //! its generated summary (`summary` records), else the first prompt the user typed — not
 //! command expansions, caveats, compaction summaries or tool results. Codex titles it with the
-//! first `user_message` event that is not injected context.
+//! first `user_message` event that is not injected context. pi titles it with its latest
+//! `session_info` name, else its first user message.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -42,6 +43,7 @@ pub fn read_meta(client: Client, text: &str, project_key: Option<&str>) -> Meta 
         match client {
             Client::ClaudeCode => scan.claude_code(line),
             Client::Codex => scan.codex(line),
+            Client::Pi => scan.pi(line),
         }
     }
     scan.finish(project_key)
@@ -110,6 +112,34 @@ impl Scan {
                 }
                 _ => {}
             }
+        }
+    }
+
+    fn pi(&mut self, line: &str) {
+        let Ok(r) = serde_json::from_str::<PiRecord>(line) else {
+            return;
+        };
+        match r.kind.as_deref() {
+            Some("session") if self.meta.cwd.is_none() => self.meta.cwd = r.cwd,
+            Some("session_info") => self.custom_title = r.name.or(self.custom_title.take()),
+            Some("model_change") => self.meta.model = r.model_id.or(self.meta.model.take()),
+            Some("message") => {
+                let Some(m) = r.message else {
+                    return;
+                };
+                match m.role.as_deref() {
+                    Some("assistant") => self.meta.model = m.model.or(self.meta.model.take()),
+                    Some("user") if self.first_prompt.is_none() => {
+                        self.first_prompt = m
+                            .content
+                            .and_then(|c| pi_text(&c))
+                            .as_deref()
+                            .and_then(typed);
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
         }
     }
 
@@ -258,6 +288,58 @@ struct CodexPayload {
 #[derive(Deserialize)]
 struct CodexInfo {
     model_context_window: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PiRecord {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    id: Option<String>,
+    cwd: Option<String>,
+    name: Option<String>,
+    model_id: Option<String>,
+    message: Option<PiMessage>,
+}
+
+#[derive(Deserialize)]
+struct PiMessage {
+    role: Option<String>,
+    model: Option<String>,
+    content: Option<serde_json::Value>,
+}
+
+/// The text of a pi user message's content: a string, or its text blocks joined.
+fn pi_text(content: &serde_json::Value) -> Option<String> {
+    match content {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(blocks) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| b.get("text")?.as_str())
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// What a pi session's header (its first line) says: the session id and project.
+pub(super) fn pi_header(path: &Path) -> FirstRecord {
+    let mut line = String::new();
+    let read = std::fs::File::open(path)
+        .map(BufReader::new)
+        .and_then(|mut r| r.read_line(&mut line));
+    if read.is_err() {
+        return FirstRecord::default();
+    }
+    match serde_json::from_str::<PiRecord>(&line) {
+        Ok(r) if r.kind.as_deref() == Some("session") => FirstRecord {
+            id: r.id,
+            cwd: r.cwd,
+        },
+        _ => FirstRecord::default(),
+    }
 }
 
 /// What a Codex rollout's first record (`session_meta`) says: the session id and project.

@@ -6,7 +6,9 @@
 //! holding `<sessionId>.jsonl` and the session's subagents in
 //! `<sessionId>/subagents/agent-*.jsonl`. Codex keeps them under `$CODEX_HOME/sessions`
 //! (default `~/.codex/sessions`) as `YYYY/MM/DD/rollout-<time>-<id>.jsonl`, the project in the
-//! first record's `cwd`.
+//! first record's `cwd`. pi keeps them under `$PI_CODING_AGENT_DIR/sessions` (default
+//! `~/.pi/agent/sessions`) as `--<cwd with / turned into ->--/<time>_<uuid>.jsonl`, the id and
+//! project in the first record (the `session` header).
 //!
 //! Finding sessions lists files and reads only what ordering them needs (the last record's
 //! time; a Codex file's first record). What the client shows about a session — its title and
@@ -36,6 +38,8 @@ pub enum Client {
     ClaudeCode,
     /// OpenAI Codex CLI.
     Codex,
+    /// The pi coding agent (`@mariozechner/pi-coding-agent`).
+    Pi,
 }
 
 impl Client {
@@ -44,6 +48,7 @@ impl Client {
         match self {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
+            Client::Pi => "pi",
         }
     }
 }
@@ -55,10 +60,13 @@ pub struct Stores {
     pub claude_code: Option<PathBuf>,
     /// Codex's `sessions` directory.
     pub codex: Option<PathBuf>,
+    /// pi's `sessions` directory (on this machine only: pi reads no object storage).
+    pub pi: Option<PathBuf>,
 }
 
 impl Stores {
-    /// The stores the environment names (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HOME`).
+    /// The stores the environment names (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+    /// `PI_CODING_AGENT_DIR`, `HOME`).
     pub fn from_env() -> Stores {
         Stores::from_vars(|name| std::env::var_os(name))
     }
@@ -69,9 +77,14 @@ impl Stores {
         let home = set("HOME").or_else(dirs::home_dir);
         let claude = set("CLAUDE_CONFIG_DIR").or_else(|| home.as_ref().map(|h| h.join(".claude")));
         let codex = set("CODEX_HOME").or_else(|| home.as_ref().map(|h| h.join(".codex")));
+        let pi = match set("PI_CODING_AGENT_DIR") {
+            Some(dir) => Some(expand_tilde(dir, home.as_deref())),
+            None => home.as_ref().map(|h| h.join(".pi").join("agent")),
+        };
         Stores {
             claude_code: claude.map(|d| d.join("projects")),
             codex: codex.map(|d| d.join("sessions")),
+            pi: pi.map(|d| d.join("sessions")),
         }
     }
 
@@ -79,9 +92,10 @@ impl Stores {
     pub fn describe(&self) -> String {
         let name = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.shown());
         format!(
-            "{} (Claude Code) and {} (Codex)",
+            "{} (Claude Code), {} (Codex) and {} (pi)",
             name(&self.claude_code),
-            name(&self.codex)
+            name(&self.codex),
+            name(&self.pi)
         )
     }
 
@@ -91,6 +105,7 @@ impl Stores {
         Stores {
             claude_code: local(&self.claude_code),
             codex: local(&self.codex),
+            pi: local(&self.pi),
         }
     }
 
@@ -112,7 +127,7 @@ impl Stores {
         let Ok(real) = path.canonicalize() else {
             return false;
         };
-        [&self.claude_code, &self.codex]
+        [&self.claude_code, &self.codex, &self.pi]
             .into_iter()
             .flatten()
             .filter_map(|root| root.canonicalize().ok())
@@ -148,7 +163,7 @@ impl Session {
         };
         match self.client {
             Client::ClaudeCode => project_dir_names(dir).contains(key),
-            Client::Codex => Path::new(key) == dir,
+            Client::Codex | Client::Pi => Path::new(key) == dir,
         }
     }
 }
@@ -183,6 +198,9 @@ pub fn find(stores: &Stores) -> Result<Vec<Session>> {
                 .context("listing Codex's session store")?,
             None => codex_sessions(root, &mut sessions),
         }
+    }
+    if let Some(root) = stores.pi.as_ref().filter(|r| Url::of_path(r).is_none()) {
+        pi_sessions(root, &mut sessions);
     }
     sessions.sort_by(|a, b| {
         b.last_activity
@@ -255,6 +273,42 @@ fn codex_sessions(root: &Path, out: &mut Vec<Session>) {
             subagents: Vec::new(),
             path,
         });
+    }
+}
+
+/// pi's sessions: `<project>/<time>_<uuid>.jsonl`, the id and cwd in the header line.
+fn pi_sessions(root: &Path, out: &mut Vec<Session>) {
+    for project in read_dir_sorted(root).into_iter().filter(|p| p.is_dir()) {
+        for path in read_dir_sorted(&project) {
+            let Some(stem) = session_file_stem(&path) else {
+                continue;
+            };
+            let header = meta::pi_header(&path);
+            let Some(id) = header.id.or_else(|| id_at_end(&stem)) else {
+                continue;
+            };
+            out.push(Session {
+                client: Client::Pi,
+                id,
+                bytes: file_len(&path),
+                last_activity: last_activity(&path),
+                project_key: header.cwd,
+                subagents: Vec::new(),
+                path,
+            });
+        }
+    }
+}
+
+/// `~` and `~/...` as pi expands them in `PI_CODING_AGENT_DIR`.
+fn expand_tilde(dir: PathBuf, home: Option<&Path>) -> PathBuf {
+    let Some(home) = home else {
+        return dir;
+    };
+    match dir.to_str() {
+        Some("~") => home.to_path_buf(),
+        Some(text) if text.starts_with("~/") => home.join(&text[2..]),
+        _ => dir,
     }
 }
 
@@ -366,13 +420,15 @@ pub fn resume_command_of(path: &Path) -> Option<String> {
     let session = locate(path, &Stores::from_env())?;
     let cwd = match session.client {
         Client::ClaudeCode => claude_code_cwd(&session.path, session.project_key.as_deref()),
-        Client::Codex => None,
+        Client::Codex | Client::Pi => None,
     };
     Some(resume_command(&session, cwd.as_deref()))
 }
 
 /// The command that resumes `session` in its client; Claude Code finds a session through its
-/// project, so its command starts in the project's directory (`cwd`, when known).
+/// project, so its command starts in the project's directory (`cwd`, when known). So does
+/// pi's: `pi --session ID` looks in the current project first, and offers to fork a session
+/// it finds in another.
 pub fn resume_command(session: &Session, cwd: Option<&str>) -> String {
     match (session.client, cwd) {
         (Client::ClaudeCode, Some(dir)) => {
@@ -380,6 +436,10 @@ pub fn resume_command(session: &Session, cwd: Option<&str>) -> String {
         }
         (Client::ClaudeCode, None) => format!("claude --resume {}", session.id),
         (Client::Codex, _) => format!("codex resume {}", session.id),
+        (Client::Pi, _) => match cwd.or(session.project_key.as_deref()) {
+            Some(dir) => format!("cd {} && pi --session {}", shell_quote(dir), session.id),
+            None => format!("pi --session {}", session.id),
+        },
     }
 }
 

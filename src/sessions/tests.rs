@@ -147,6 +147,60 @@ fn stores_follow_the_clients_variables() {
     ]));
     assert_eq!(set.claude_code.unwrap(), Path::new("/c/projects"));
     assert_eq!(set.codex.unwrap(), Path::new("/x/sessions"));
+    assert_eq!(home.pi.unwrap(), Path::new("/h/.pi/agent/sessions"));
+    // pi expands a leading `~` in PI_CODING_AGENT_DIR itself.
+    let set = Stores::from_vars(vars(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "/p")]));
+    assert_eq!(set.pi.unwrap(), Path::new("/p/sessions"));
+    let set = Stores::from_vars(vars(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "~/pi")]));
+    assert_eq!(set.pi.unwrap(), Path::new("/h/pi/sessions"));
+}
+
+#[test]
+fn pi_sessions_are_found_by_their_header_and_resumed_in_their_project() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("--home-dev-proj--");
+    std::fs::create_dir(&project).unwrap();
+    let name = "2026-01-05T10-00-00-000Z_7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b.jsonl";
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pi/session.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(project.join(name), &text).unwrap();
+    let stores = Stores {
+        pi: Some(root.path().to_path_buf()),
+        ..Stores::default()
+    };
+    let found = find(&stores).unwrap();
+    assert_eq!(found.len(), 1);
+    let s = &found[0];
+    assert_eq!(
+        (s.client, s.id.as_str()),
+        (Client::Pi, "7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b")
+    );
+    assert_eq!(s.project_key.as_deref(), Some("/home/dev/proj"));
+    assert_eq!(s.last_activity, "2026-01-05T10:00:16Z");
+    assert!(s.in_project(Path::new("/home/dev/proj")));
+    assert_eq!(
+        resume_command(s, None),
+        "cd /home/dev/proj && pi --session 7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+    );
+    let m = read_meta(Client::Pi, &text, None);
+    assert_eq!(
+        m.title.as_deref(),
+        Some("parser fix"),
+        "the session_info name"
+    );
+    assert_eq!(m.model.as_deref(), Some("claude-sonnet-4-5"));
+    let unnamed: String = text
+        .lines()
+        .filter(|l| !l.contains("session_info"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let m = read_meta(Client::Pi, &unnamed, None);
+    assert_eq!(
+        m.title.as_deref(),
+        Some("Fix the failing test in src/parser.rs")
+    );
 }
 
 #[test]

@@ -68,6 +68,8 @@ formats! {
     ClaudeCode = "claude-code" => claude_code::ClaudeCode,
     /// Codex CLI rollout JSONL (and JSON arrays of rollout lines).
     Codex = "codex" => codex::Codex,
+    /// pi coding agent session JSONL (`id` / `parentId` entries after a `session` header).
+    Pi = "pi" => pi::Pi,
     /// ShareGPT `{"conversations": [{"from", "value"}]}`.
     ShareGpt = "sharegpt" => sharegpt::ShareGpt,
     /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 const BIG: &str = "8463c716-a2ea-4c14-9efa-87158ebd9f20";
 const OTHER: &str = "258c7280-ae70-4798-800f-63464d01a85d";
 const CODEX: &str = "0199a000-0000-7000-8000-000000000001";
+const PI_V1: &str = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";
+const PI_V3: &str = "7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
 const TWINS: [&str; 2] = [
     "aaaabbbb-0001-4000-8000-000000000001",
     "aaaabbbb-0002-4000-8000-000000000002",
@@ -79,8 +81,34 @@ impl Machine {
         cmd.env("HOME", &self.home)
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
+            .env_remove("PI_CODING_AGENT_DIR")
             .current_dir(dir);
         cmd
+    }
+
+    /// Adds two pi sessions started in this project to the machine's pi store, as pi names
+    /// them: the real version 1 excerpt (moved into this project) and the version 3 fixture.
+    /// Returns their files.
+    fn add_pi(&self) -> [PathBuf; 2] {
+        let cwd = self.proj.to_str().unwrap();
+        let dir = self.home.join(".pi/agent/sessions").join(format!(
+            "--{}--",
+            cwd.trim_start_matches('/').replace('/', "-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let v1 = std::fs::read_to_string(fixture("pi/v1-head.jsonl"))
+            .unwrap()
+            .replacen("/Users/badlogic/workspaces/pi-mono", cwd, 1);
+        let v3 = std::fs::read_to_string(fixture("pi/session.jsonl"))
+            .unwrap()
+            .replacen("/home/dev/proj", cwd, 1);
+        let files = [
+            dir.join(format!("2025-11-20T23-33-50-805Z_{PI_V1}.jsonl")),
+            dir.join(format!("2026-01-05T10-00-00-000Z_{PI_V3}.jsonl")),
+        ];
+        std::fs::write(&files[0], v1).unwrap();
+        std::fs::write(&files[1], v3).unwrap();
+        files
     }
 
     fn session_file(&self, id: &str) -> PathBuf {
@@ -222,6 +250,77 @@ fn this_projects_sessions_are_listed_newest_first() {
     assert_eq!(first_two(lines[2]), "tool_heavy claude", "{text}");
     assert_eq!(first_two(lines[3]), "0199a000 codex", "{text}");
     assert!(text.contains("3 sessions of"), "{text}");
+}
+
+/// pi's sessions are listed beside Claude Code's and Codex's, with the title and resume
+/// command pi's own picker and `--session` take; one compacted in place with an archive is
+/// restored byte for byte.
+#[test]
+fn pi_sessions_are_listed_compacted_in_place_and_restored() {
+    let m = Machine::new();
+    let [v1, v3] = m.add_pi();
+    let original = std::fs::read(&v1).unwrap();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = json(&out);
+    assert_eq!(ids(&listing), [BIG, "tool_heavy", PI_V3, PI_V1, CODEX]);
+    let named = entry(&listing, PI_V3);
+    assert_eq!(named["client"], "pi");
+    assert_eq!(named["title"], "parser fix", "pi's session_info name");
+    assert_eq!(named["project"], m.proj.to_str().unwrap());
+    assert_eq!(named["lastActivity"], "2026-01-05T10:00:16Z");
+    let real = entry(&listing, PI_V1);
+    assert_eq!(real["title"], "/mode", "the first prompt");
+    assert_eq!(real["bytes"], original.len());
+    assert_eq!(
+        real["calibrated"], true,
+        "pi-ai's usage calibrates it: {real}"
+    );
+    assert_eq!(real["contextWindow"], 200_000, "a Claude model: {real}");
+    let resume = format!("cd {} && pi --session {PI_V1}", m.proj.display());
+    assert_eq!(real["resume"], resume.as_str());
+    let table = stdout_of(&m.ctxc().arg("sessions").output().unwrap());
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("d703a1a9 "))
+        .unwrap_or("");
+    assert_eq!(row.split_whitespace().nth(1), Some("pi"), "{table}");
+    assert!(table.contains("(pi)"), "the store is named: {table}");
+
+    let out = m
+        .ctxc()
+        .args([
+            "compact",
+            "--in-place",
+            "--archive",
+            "--target-ratio",
+            "0.25",
+            "@d703",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("resume it with: {resume}")),
+        "{}",
+        stderr(&out)
+    );
+    let compacted = std::fs::read_to_string(&v1).unwrap();
+    assert!(
+        compacted.len() < original.len() / 2,
+        "{} bytes",
+        compacted.len()
+    );
+    assert!(
+        compacted.contains("\"type\":\"compaction\""),
+        "a compaction entry pi reads"
+    );
+    let check = m.ctxc().args(["check", "@d703"]).output().unwrap();
+    assert!(check.status.success(), "{}", stdout_of(&check));
+    let out = m.ctxc().args(["restore", "@d703"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&v1).unwrap(), original);
+    assert!(v3.exists());
 }
 
 #[test]

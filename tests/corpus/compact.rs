@@ -92,6 +92,40 @@ fn every_strategy_keeps_every_invariant_on_every_corpus_file() {
     );
 }
 
+/// The corpus holds no pi session (none public but pi's own test fixtures, which are version 1),
+/// so the same invariants are held over the pi fixtures: the real version 1 excerpt of pi's
+/// own test session and the hand-written version 3 tree (see fixtures/pi/README.md).
+#[test]
+fn every_strategy_keeps_every_invariant_on_the_pi_fixtures() {
+    let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pi");
+    let transcripts: Vec<(String, Transcript)> = ["v1-head.jsonl", "session.jsonl"]
+        .into_iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(root.join(name)).unwrap();
+            let t = ctxc::transcript::read(text, &Default::default()).unwrap();
+            assert_eq!(t.format, ctxc::transcript::Format::Pi, "{name}");
+            (format!("pi/{name}"), t)
+        })
+        .collect();
+    let failures: Vec<String> = cases(transcripts.len(), &RATIOS)
+        .par_iter()
+        .flat_map(|&(f, strategy, ratio)| {
+            let (rel, t) = &transcripts[f];
+            problems(t, strategy, ratio, &counter)
+                .into_iter()
+                .map(|p| format!("{rel} [{strategy} at {ratio}]: {p}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// The default at half of each conversation's tokens keeps at least 95% of paths and
 /// commands, 90% of error lines and 98% of user requests over the whole corpus, counted in
 /// what the model is sent.
