@@ -733,3 +733,23 @@ fn a_session_over_the_limit_is_named_and_the_others_still_listed() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_session_under_an_odd_folder_name_compacted_in_place_still_says_how_to_resume_it() {
+    // The report names the file escaped (a backslash doubled); the resume hint is looked up
+    // by the real name.
+    let m = Machine::new();
+    let odd = m.home.join(".claude/projects").join("-w-odd\\dir");
+    copy(&shared("corpus/claude-code/spotter/short.jsonl"), &odd.join("short.jsonl"));
+    let file = odd.join("short.jsonl");
+    let out = m
+        .ctxc()
+        .args(["compact", "--in-place", "--force", "--target-ratio", "0.5", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let resume = report["files"][0]["resume"].as_str().unwrap_or_default();
+    assert!(resume.ends_with("claude --resume short"), "{report}");
+}

@@ -736,11 +736,13 @@ impl Conduct<'_> {
 
     /// A written file's report: where the output went, and how to resume the session.
     fn finish(&self, report: &mut FileReport, output: Option<String>) {
-        report.output = output;
-        // Compacted or not, the user came to get the session going again.
+        // Compacted or not, the user came to get the session going again. In place the output
+        // is the input under its real name (`report.path` is the name as printed, escaped).
         if self.args.outputs.in_place && !self.args.dry_run {
-            report.resume = crate::sessions::resume_command_of(Path::new(&report.path));
+            let real = output.as_deref().unwrap_or(&report.path);
+            report.resume = crate::sessions::resume_command_of(Path::new(real));
         }
+        report.output = output;
     }
 
     /// The input's text; for `--in-place`, read under the file's lock (an object: with its
