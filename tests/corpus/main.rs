@@ -8,6 +8,7 @@ mod compact;
 mod drop_stored;
 mod eval;
 mod landing;
+mod placement;
 mod repair;
 
 #[path = "../common/damage.rs"]
