@@ -52,14 +52,28 @@ pub struct Call {
 /// A call whose context holds a ctxc summary, or a message ctxc cut or masked, is left out:
 /// its usage was recorded before ctxc compacted the file, for what ctxc since removed. Fitted,
 /// such a call would pair the old prompt with the new, smaller count, and the output would
-/// seem to keep every provider token it had.
+/// seem to keep every provider token it had. (Its difference to a later call sent the same
+/// edits still measures the tokenizer ratio: [`Usage`] fits the slope on those too.)
 pub fn calls(conv: &Conversation) -> Vec<Call> {
-    calls_at(conv).into_iter().map(|(_, call)| call).collect()
+    calls_at(conv)
+        .into_iter()
+        .filter(|c| c.edit.is_none())
+        .map(|c| c.call)
+        .collect()
 }
 
-/// [`calls`], each with the item its usage is recorded on.
-fn calls_at(conv: &Conversation) -> Vec<(usize, Call)> {
-    let mut calls: Vec<(usize, Call)> = Vec::new();
+/// One recorded call: the item its usage is on, the call, and the latest ctxc edit it was
+/// sent (none: its usage still describes what the file holds).
+#[derive(Debug, Clone, Copy)]
+struct Recorded {
+    at: usize,
+    call: Call,
+    edit: Option<usize>,
+}
+
+/// Every call of `conv` with reported usage, edited contexts included.
+fn calls_at(conv: &Conversation) -> Vec<Recorded> {
+    let mut calls: Vec<Recorded> = Vec::new();
     let mut start = 0;
     let mut input_end = 0;
     let mut ctxc_edit = None;
@@ -71,12 +85,12 @@ fn calls_at(conv: &Conversation) -> Vec<(usize, Call)> {
         if item.ctxc_summary || edited_by_ctxc(item) {
             ctxc_edit = Some(i);
         }
-        let stale = ctxc_edit.is_some_and(|s| s >= start);
+        let edit = ctxc_edit.filter(|&e| e >= start);
         if let Some(usage) = item
             .usage
             .as_deref()
             .copied()
-            .filter(|u| u.prompt_tokens() > 0 && !stale)
+            .filter(|u| u.prompt_tokens() > 0)
         {
             let end = if item.role == Role::Assistant {
                 i
@@ -89,8 +103,8 @@ fn calls_at(conv: &Conversation) -> Vec<(usize, Call)> {
                 prompt: usage.prompt_tokens(),
             };
             // Codex repeats a `token_count` event when only its rate limits changed.
-            if calls.last().is_none_or(|(_, last)| *last != call) {
-                calls.push((i, call));
+            if calls.last().is_none_or(|last| last.call != call) {
+                calls.push(Recorded { at: i, call, edit });
             }
         }
         if item.kind != Kind::NonContext && item.role != Role::Assistant {
@@ -132,7 +146,8 @@ pub struct Pair {
     pub reported: f64,
 }
 
-/// The pairs of a conversation's calls, given its per-item counts and preamble count.
+/// The pairs of a conversation's calls, given its per-item counts and preamble count: those
+/// whose usage describes what the file holds ([`calls`], [`accounted_for`]).
 pub fn pairs(conv: &Conversation, items: &[usize], preamble: usize) -> Vec<Pair> {
     let sums = running_sums(items);
     calls(conv)
@@ -141,7 +156,24 @@ pub fn pairs(conv: &Conversation, items: &[usize], preamble: usize) -> Vec<Pair>
             counted: call_tokens(&call, &sums, preamble) as f64,
             reported: call.prompt as f64,
         })
+        .filter(accounted_for)
         .collect()
+}
+
+/// Tokens a client may send with a request beyond what its transcript stores (system prompt,
+/// tool definitions, memory files), far above any seen: the corpus's Claude Code sessions and
+/// subagent files hide 12,000–36,000 (fitted overheads), Codex instructions are stored. A
+/// compaction or subagent side file (`subagents/agent-acompact-*.jsonl`) records the usage of
+/// the parent context it was forked with: 169,248 reported for a file of 5,795 tokens, 166,000
+/// above its own messages at the default ratio.
+const MAX_HIDDEN: f64 = 100_000.0;
+
+/// Whether a call's usage is one the file's own messages can account for: at most
+/// [`MAX_HIDDEN`] above the largest plausible ratio × ctxc's count of what it was sent. Usage
+/// far above that is not this file's context (the parent's, of a side file); fitted, it would
+/// price the file at the parent's size and set compaction a target of 0.
+fn accounted_for(pair: &Pair) -> bool {
+    pair.reported <= MAX_HIDDEN + RATIO_RANGE.end() * pair.counted
 }
 
 /// What a provider is assumed to add when the file reports nothing to fit.
@@ -239,6 +271,15 @@ impl Calibration {
     /// Fits `pairs`, in call order (none: no calibration, for no pairs or pairs that fit no
     /// line with a non-negative overhead and a plausible ratio).
     pub fn from_pairs(pairs: &[Pair], prior: Prior) -> Option<Self> {
+        Self::fit(pairs, &[], prior)
+    }
+
+    /// Fits `pairs` (calls whose usage describes what the file holds, in call order) with the
+    /// slope measured on them and on `edited`: calls sent a context ctxc has since edited,
+    /// grouped by the edits they were sent. Within a group each prompt holds the same removed
+    /// tokens, so differences between its calls still measure the ratio; the line goes
+    /// through the last of `pairs`, whose prompt is what the file holds.
+    fn fit(pairs: &[Pair], edited: &[Sums], prior: Prior) -> Option<Self> {
         let last = pairs.last()?;
         let mut sums = Sums::default();
         let mut errors = Vec::new();
@@ -250,7 +291,7 @@ impl Calibration {
             }
             sums.add(pair);
         }
-        let mut ratio = sums.ratio().unwrap_or(prior.ratio);
+        let mut ratio = slope(std::iter::once(&sums).chain(edited)).unwrap_or(prior.ratio);
         let mut overhead = last.reported - ratio * last.counted;
         if overhead < 0.0 {
             // The provider adds to what ctxc counts, never takes away: a line with a negative
@@ -314,14 +355,39 @@ impl Sums {
 
     /// The slope, when the calls are enough to fit one and it is plausible.
     fn ratio(&self) -> Option<f64> {
-        let sxx = self.xx - self.x * self.x / self.n;
-        // Fewer than three calls, or counts that barely differ, say nothing about the slope.
-        if self.n < 3.0 || sxx < self.n * 1_000.0 {
-            return None;
-        }
-        let ratio = (self.xy - self.x * self.y / self.n) / sxx;
-        RATIO_RANGE.contains(&ratio).then_some(ratio)
+        slope([self])
     }
+
+    /// The centred sums of squares and products: (Sxx, Sxy).
+    fn centred(&self) -> (f64, f64) {
+        if self.n == 0.0 {
+            return (0.0, 0.0);
+        }
+        (
+            self.xx - self.x * self.x / self.n,
+            self.xy - self.x * self.y / self.n,
+        )
+    }
+}
+
+/// The least-squares slope shared by `groups` of calls, each with its own intercept (the
+/// within-group estimator; one group: the plain slope), when they are enough to fit one and
+/// it is plausible.
+fn slope<'s>(groups: impl IntoIterator<Item = &'s Sums>) -> Option<f64> {
+    let (mut n, mut free, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0);
+    for group in groups.into_iter().filter(|g| g.n > 0.0) {
+        let (xx, xy) = group.centred();
+        n += group.n;
+        free += group.n - 1.0;
+        sxx += xx;
+        sxy += xy;
+    }
+    // Fewer than three calls, or counts that barely differ, say nothing about the slope.
+    if free < 2.0 || sxx < n * 1_000.0 {
+        return None;
+    }
+    let ratio = sxy / sxx;
+    RATIO_RANGE.contains(&ratio).then_some(ratio)
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -368,10 +434,20 @@ pub fn conversation(
 /// The usage a conversation records, paired with ctxc's counts: what its fits are made of.
 #[derive(Debug, Clone, Default)]
 pub struct Usage {
-    /// The item each call's usage is recorded on, in call order.
-    at: Vec<usize>,
-    /// Each call's pair.
-    pairs: Vec<Pair>,
+    /// Each call whose usage the file's messages can account for, in call order.
+    calls: Vec<Paired>,
+}
+
+/// One call of [`Usage`].
+#[derive(Debug, Clone, Copy)]
+struct Paired {
+    /// The item its usage is recorded on.
+    at: usize,
+    /// The first item it was sent.
+    start: usize,
+    /// The latest ctxc edit it was sent (none: its usage describes what the file holds).
+    edit: Option<usize>,
+    pair: Pair,
 }
 
 impl Usage {
@@ -392,37 +468,81 @@ impl Usage {
             .items
             .iter()
             .any(|i| !i.in_context && i.kind != Kind::NonContext);
-        let all = if has_history && calls.iter().any(|(_, c)| c.start < live_start) {
+        let all = if has_history && calls.iter().any(|c| c.call.start < live_start) {
             Cow::Owned(with_history(counter, conv, items))
         } else {
             Cow::Borrowed(items)
         };
         let sums = running_sums(&all);
-        let (at, pairs) = calls
+        let calls = calls
             .iter()
-            .map(|(at, call)| {
-                let pair = Pair {
-                    counted: call_tokens(call, &sums, preamble) as f64,
-                    reported: call.prompt as f64,
-                };
-                (*at, pair)
+            .map(|c| Paired {
+                at: c.at,
+                start: c.call.start,
+                edit: c.edit,
+                pair: Pair {
+                    counted: call_tokens(&c.call, &sums, preamble) as f64,
+                    reported: c.call.prompt as f64,
+                },
             })
-            .unzip();
-        Usage { at, pairs }
+            .filter(|c| accounted_for(&c.pair))
+            .collect();
+        Usage { calls }
     }
 
     /// The fit over every call; without one, `prior` when it is worth reporting.
     pub fn fit(&self, prior: (Prior, bool)) -> Option<Calibration> {
-        Calibration::from_pairs(&self.pairs, prior.0)
+        self.fit_grouped(|c| Some(c.edit), prior.0)
             .or_else(|| prior.1.then(|| Calibration::default_of(prior.0)))
     }
 
-    /// The fit over the calls recorded before item `until`: those a compaction that changes
-    /// nothing before `until` leaves as they were, so the ones [`calls`] still finds in its
-    /// output when the change leaves a ctxc summary or note there. None without such calls.
-    pub fn fit_before(&self, until: usize, prior: Prior) -> Option<Calibration> {
-        let kept = self.at.partition_point(|&at| at < until);
-        Calibration::from_pairs(&self.pairs[..kept], prior)
+    /// The fit `stats` makes of a compaction's output: its line through the last call the
+    /// compaction left as it was, before every change (`changes`: the items whose context
+    /// it changed, in order), its slope also measured on the later calls it keeps (`kept`),
+    /// grouped by the latest change each was sent. None without such a first call.
+    pub fn fit_output(
+        &self,
+        changes: &[usize],
+        kept: impl Fn(usize) -> bool,
+        prior: Prior,
+    ) -> Option<Calibration> {
+        self.fit_grouped(
+            |c| {
+                let since = changes.partition_point(|&x| x < c.start);
+                let upto = changes.partition_point(|&x| x <= c.at);
+                let change = changes[since..upto].last().copied();
+                kept(c.at).then(|| c.edit.max(change))
+            },
+            prior,
+        )
+    }
+
+    /// The fit over the calls `group` keeps: `Some(None)` for a call whose usage describes
+    /// what the file holds, `Some(Some(e))` for one sent ctxc's edit `e` (fitted for the slope
+    /// only, with the others sent the same edits).
+    fn fit_grouped(
+        &self,
+        group: impl Fn(&Paired) -> Option<Option<usize>>,
+        prior: Prior,
+    ) -> Option<Calibration> {
+        let mut fresh = Vec::new();
+        let mut edited: Vec<(usize, Sums)> = Vec::new();
+        for call in &self.calls {
+            match group(call) {
+                None => {}
+                Some(None) => fresh.push(call.pair),
+                Some(Some(e)) => match edited.iter_mut().find(|(g, _)| *g == e) {
+                    Some((_, sums)) => sums.add(&call.pair),
+                    None => {
+                        let mut sums = Sums::default();
+                        sums.add(&call.pair);
+                        edited.push((e, sums));
+                    }
+                },
+            }
+        }
+        let edited: Vec<Sums> = edited.into_iter().map(|(_, s)| s).collect();
+        Calibration::fit(&fresh, &edited, prior)
     }
 }
 
@@ -556,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn a_call_sent_what_ctxc_since_cut_is_left_out_and_a_fit_can_stop_before_an_item() {
+    fn a_call_sent_what_ctxc_since_cut_is_left_out_and_an_output_fit_stops_at_its_first_change() {
         let usage = |input: u64| {
             format!(
                 r#""usage":{{"input_tokens":{input},"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":7}}"#
@@ -589,10 +709,13 @@ mod tests {
         let counter = TokenCounter::new(crate::tokens::Encoding::O200kBase).unwrap();
         let counts = crate::count::count_conversation(&counter, &conv);
         let usage = Usage::of(&counter, &conv, &counts.items, counts.preamble);
-        assert_eq!(usage.pairs.len(), 1);
-        assert!(usage.fit_before(1, Prior::EXACT).is_none());
+        // It still counts for the slope, with the calls sent the same edit.
+        assert_eq!(usage.calls.len(), 2);
+        assert_eq!(usage.calls[1].edit, Some(2));
+        // A change at or before the first call leaves no call describing the output.
+        assert!(usage.fit_output(&[1], |_| true, Prior::EXACT).is_none());
         assert_eq!(
-            usage.fit_before(2, Prior::EXACT),
+            usage.fit_output(&[2], |_| true, Prior::EXACT),
             usage.fit((Prior::EXACT, false))
         );
     }

@@ -673,14 +673,14 @@ fn plan_conversation(
     // conversation's table pages go first.
     release_program_pages(conv.span.len());
     let keep_all = subject.keep_all();
-    // The output's provider tokens, as `stats` of the output fits them: on the calls the plan
-    // left as they were, when there are any (their usage still describes what they were
-    // sent); else on every call, which is all that describes this conversation.
+    // The output's provider tokens, as `stats` of the output fits them: through the last call
+    // the plan left as it was, when there is one (its usage still describes what it was
+    // sent), with the slope of every call it keeps; else on every call, which is all that
+    // describes this conversation.
     let calibration_after = calibration.map(|all| {
         compaction
             .as_ref()
-            .and_then(|k| first_change(&subject, &k.plan))
-            .and_then(|until| usage.fit_before(until, prior.0))
+            .and_then(|k| output_fit(&subject, &usage, &k.plan, prior.0))
             .unwrap_or(all)
     });
     let fate = if compaction.as_ref().is_some_and(|k| k.plan != keep_all) {
@@ -719,30 +719,52 @@ fn plan_conversation(
     })
 }
 
-/// The first item whose context `plan` changes (none: it changes nothing the model sees): an
-/// item dropped or summarized while the model saw it, or edited in what it sees. Records the
-/// model never sees may go and stored copies may be stripped: that changes no call's context.
-fn first_change(subject: &Subject, plan: &Plan) -> Option<usize> {
+/// The fit `stats` makes of `plan`'s output (none: the plan changes nothing the model sees,
+/// or no call before its first change is left).
+fn output_fit(
+    subject: &Subject,
+    usage: &calibrate::Usage,
+    plan: &Plan,
+    prior: Prior,
+) -> Option<Calibration> {
+    let changes = changes(subject, plan);
+    if changes.is_empty() {
+        return None;
+    }
+    let mut kept = vec![false; subject.conv.items.len()];
+    for i in plan.items.iter().filter_map(OutItem::kept) {
+        kept[i] = true;
+    }
+    usage.fit_output(&changes, |i| kept[i], prior)
+}
+
+/// The items whose context `plan` changes, in order: each item dropped or summarized while
+/// the model saw it, or edited in what it sees (a summary at the first item it replaces).
+/// Records the model never sees may go and stored copies may be stripped: that changes no
+/// call's context.
+fn changes(subject: &Subject, plan: &Plan) -> Vec<usize> {
     let tokens = &subject.tokens;
-    let seen = |range: std::ops::Range<usize>| range.into_iter().find(|&i| tokens[i] > 0);
+    let seen = |range: std::ops::Range<usize>| range.into_iter().filter(|&i| tokens[i] > 0);
+    let mut changes = Vec::new();
     let mut next = 0;
     for out in &plan.items {
         let originals = out.originals();
         // Items skipped since the previous output item were dropped.
-        if let Some(dropped) = seen(next..originals.start) {
-            return Some(dropped);
-        }
+        changes.extend(seen(next..originals.start));
         let changed = match out {
             OutItem::Keep(_) => false,
             OutItem::Strip(i) => subject.out_tokens(out) != tokens[*i],
             _ => true,
         };
         if changed {
-            return Some(originals.start);
+            changes.push(originals.start);
         }
         next = next.max(originals.end);
     }
-    seen(next..tokens.len())
+    changes.extend(seen(next..tokens.len()));
+    changes.sort_unstable();
+    changes.dedup();
+    changes
 }
 
 /// The goal for a conversation whose triggers fired. With a `calibration`, the threshold and

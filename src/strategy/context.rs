@@ -357,11 +357,14 @@ impl<'a> Context<'a> {
         for run in runs.into_iter().rev() {
             let run_tokens: usize = units[run.clone()].iter().map(|u| u.tokens).sum();
             let elements = units[run.start].elements.start..units[run.end - 1].elements.end;
+            let records = plan.items[elements.start].originals().start
+                ..plan.items[elements.end - 1].originals().end;
             let entries = plan.entries(self.subject, elements);
             let ask = |max_tokens: usize| {
                 self.summarizer.summarize(&SummaryRequest {
                     entries: &entries,
                     scope,
+                    records: records.clone(),
                     max_tokens,
                     counter: self.subject.counter,
                     memo: Some(&self.memo),

@@ -40,6 +40,10 @@ pub struct SummaryRequest<'a> {
     pub entries: &'a [Cow<'a, Item>],
     /// What the summary stands for.
     pub scope: Scope,
+    /// The conversation's records the entries stand for, by index (end exclusive): the
+    /// intro names them, so a summary reads the same wherever its conversation sits (alone,
+    /// one of many in a file, or handed over as a list), where file lines would not.
+    pub records: std::ops::Range<usize>,
     /// The summary's token budget (`summary_max_tokens`).
     pub max_tokens: usize,
     /// The run's token counter, to keep within the budget.

@@ -201,3 +201,93 @@ fn compacts_provider_figure_after_is_what_stats_says_of_the_output() {
         assert!(after > 20_000, "{strategy}: {before} → {after}");
     }
 }
+
+/// A compaction side file (Claude Code writes one per `/compact`, `subagents/agent-acompact-*`)
+/// holds the summary request and its answer, but the call's usage is the parent context it
+/// was forked with: 169,248 tokens reported for a file ctxc counts at 5,795. Fitted, that
+/// priced the file at 173,684, fired the token trigger and set a target of 0. Usage the
+/// file's messages cannot account for is not its context: the file gets the default
+/// estimate, and no trigger fires.
+#[test]
+fn a_compaction_side_file_is_not_priced_at_its_parents_context() {
+    let sides = [
+        "corpus/claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl",
+        "corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-acompact-f46190.jsonl",
+    ];
+    for rel in sides {
+        let json = |args: &[&str]| -> Value {
+            let out = ctxc().args(args).arg(shared(rel)).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{rel}: {out:?}");
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let stats = json(&["stats", "--json"]);
+        let file = &stats["files"][0];
+        let reported = file["providerUsage"]["lastContextTokens"].as_u64().unwrap();
+        let counted = file["contextTokens"].as_u64().unwrap();
+        assert!(reported > 160_000 && counted < 7_000, "{rel}: {file}");
+        assert_eq!(file["calibration"]["source"], "default", "{rel}: {file}");
+        assert!(
+            file["calibration"]["contextTokens"].as_u64().unwrap() < 40_000,
+            "{rel}"
+        );
+        let compact = json(&["compact", "--dry-run", "--json"]);
+        let file = &compact["files"][0];
+        assert_eq!(file["status"], "unchanged", "{rel}: {file}");
+        assert_eq!(file["triggers"], serde_json::json!([]), "{rel}: {file}");
+    }
+}
+
+/// A Codex rollout compacted a little (`trim-outputs` to 90%, with `--drop-stored`): its
+/// provider figure after must fall with its count, and be what `stats` says of the output.
+/// The fit through the calls before the first trimmed output used to take its slope from
+/// those few early calls alone and overshoot (here 26,178 → 26,728 for 10% fewer tokens; on a
+/// 702-call rollout, fitted on 79 calls, 153k → 288k); the slope now also comes from the
+/// later calls, each group of them sent the same edits. The fixture's usage is synthesized as
+/// ctxc's count + 4,000 + 5 per record, so the true figure is known.
+#[test]
+fn a_slightly_compacted_codex_rollout_keeps_its_provider_figure_in_proportion() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.jsonl");
+    let out = ctxc()
+        .args([
+            "compact",
+            "--json",
+            "--drop-stored",
+            "--force",
+            "--target-ratio",
+            "0.9",
+        ])
+        .args(["--strategy", "trim-outputs", "-o"])
+        .arg(&output)
+        .arg(fixture("codex/calibration.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &report["files"][0];
+    let before = file["calibratedTokensBefore"].as_u64().unwrap();
+    let after = file["calibratedTokensAfter"].as_u64().unwrap();
+    let (counted_before, counted_after) = (
+        file["contextTokensBefore"].as_u64().unwrap(),
+        file["contextTokensAfter"].as_u64().unwrap(),
+    );
+    assert!(counted_after < counted_before, "{file}");
+    assert!(after < before, "{before} → {after}: {file}");
+    // The hidden 4,000 stay; what ctxc removed goes at about the fixture's ratio of 1.
+    let removed = (counted_before - counted_after) as f64;
+    let fell = (before - after) as f64;
+    assert!(
+        (fell / removed - 1.0).abs() < 0.1,
+        "{before} → {after} for {removed} removed"
+    );
+    let stats = ctxc()
+        .args(["stats", "--json"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(
+        stats["files"][0]["calibratedContextTokens"].as_u64(),
+        Some(after)
+    );
+}

@@ -1056,3 +1056,55 @@ fn the_report_says_why_a_result_lands_far_under_or_over_the_target() {
     assert_eq!(parts.iter().sum::<u64>(), verbatim, "{note}");
     assert_eq!(verbatim + summaries + kept, left, "{note}");
 }
+
+/// Claude Code ≥ 2.1.330 writes each request again for replay (`api-request-shape`,
+/// `api-request-blob`, `api-request`; fixture `claude-code/request-replay.jsonl`, shapes from
+/// that version's binary): the session is still detected as Claude Code's, those records
+/// count as stored, not sent, and `--drop-stored` drops them (the old blob's summary
+/// included), leaving every message and a session `check` passes.
+#[test]
+fn request_replay_records_are_stored_only_and_drop_stored_drops_them() {
+    let input = fixture("claude-code/request-replay.jsonl");
+    let text = std::fs::read_to_string(&input).unwrap();
+    let replay: Vec<usize> = text
+        .lines()
+        .filter(|l| l.starts_with(r#"{"type":"api-request"#))
+        .map(str::len)
+        .collect();
+    assert_eq!(replay.len(), 7);
+    let stored: usize = replay.iter().sum();
+    let stats = ctxc()
+        .args(["stats", "--json"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(stats.status.code(), Some(0), "{stats:?}");
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let file = &stats["files"][0];
+    assert_eq!(file["format"], "claude-code", "{file}");
+    assert!(
+        file["storedOnlyBytes"].as_u64().unwrap() >= stored as u64,
+        "{file}"
+    );
+    assert!(file["contextTokens"].as_u64().unwrap() < 200, "{file}");
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.jsonl");
+    let out = ctxc()
+        .args(["compact", "--drop-stored", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(!written.contains(r#""type":"api-request"#), "{written}");
+    assert!(!written.contains("continued from a previous conversation"));
+    assert_eq!(written.len(), text.len() - stored - replay.len());
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"type":"api-request"#))
+        .collect();
+    assert_eq!(written.lines().collect::<Vec<_>>(), kept);
+    let check = ctxc().arg("check").arg(&output).output().unwrap();
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+}

@@ -28,12 +28,12 @@ fn reads(name: &str, args: &str) -> bool {
     ) || matches!(first, "cat" | "head" | "tail" | "grep" | "rg" | "nl")
 }
 
-/// The outputs of the original's tool results in lines `from..=to`, each marked with whether
+/// The outputs of the original's tool results in records `from..=to` (from 1), each marked with whether
 /// a reader produced it, and the user messages' text.
 fn sources(items: &[Item], from: usize, to: usize) -> Vec<(bool, String)> {
     let mut calls: HashMap<&str, (String, String)> = HashMap::new();
     let mut out = Vec::new();
-    for item in items {
+    for (at, item) in items.iter().enumerate() {
         let mut parts = item.parts.iter();
         for call in &item.calls {
             let name = parts.find(|p| p.kind == ctxc::transcript::PartKind::ToolName);
@@ -41,7 +41,7 @@ fn sources(items: &[Item], from: usize, to: usize) -> Vec<(bool, String)> {
             let name = name.map_or(call.name.clone(), |p| p.text.clone());
             calls.insert(call.id.as_str(), (name, args));
         }
-        if item.line < from || item.line > to {
+        if at + 1 < from || at + 1 > to {
             continue;
         }
         match item.kind {
@@ -91,8 +91,8 @@ fn summary_problems(original: &Transcript, conv: usize, text: &str) -> Vec<Strin
     if has_client_markup(text) {
         problems.push("an ANSI escape or a client wrapper tag".to_string());
     }
-    let Some((from, to)) = source_lines(text) else {
-        return vec![format!("no source lines in:\n{text}")];
+    let Some((from, to)) = records(text) else {
+        return vec![format!("no records named in:\n{text}")];
     };
     let items = &original.conversations[conv].items;
     for (title, lines) in lists(text) {
@@ -126,9 +126,9 @@ fn summary_problems(original: &Transcript, conv: usize, text: &str) -> Vec<Strin
             }
         }
     }
-    let has_assistant = items.iter().any(|i| {
-        i.line >= from && i.line <= to && matches!(i.kind, Kind::AssistantText | Kind::ToolCall)
-    });
+    let has_assistant = items[from - 1..to]
+        .iter()
+        .any(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall));
     if has_assistant {
         let next = text
             .split("## 4. Next steps")
@@ -148,9 +148,9 @@ fn summary_problems(original: &Transcript, conv: usize, text: &str) -> Vec<Strin
         .collect()
 }
 
-/// `(source lines A-B)` of a summary's intro.
-fn source_lines(text: &str) -> Option<(usize, usize)> {
-    let rest = text.split("(source lines ").nth(1)?;
+/// `(records A-B)` of a summary's intro: the conversation's items A to B, counted from 1.
+fn records(text: &str) -> Option<(usize, usize)> {
+    let rest = text.split("(records ").nth(1)?;
     let (range, _) = rest.split_once(')')?;
     let (a, b) = range.split_once('-')?;
     Some((a.parse().ok()?, b.parse().ok()?))

@@ -65,6 +65,7 @@ pub fn summarize(summarizer: &dyn Summarizer, items: &[Item]) -> anyhow::Result<
     summarizer.summarize(&SummaryRequest {
         entries: &entries,
         scope: Scope::Span,
+        records: 0..entries.len(),
         max_tokens: 321,
         counter: &COUNTER,
         memo: None,

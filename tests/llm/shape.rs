@@ -41,7 +41,7 @@ fn openai_request_shape_and_reply() {
 
     assert_eq!(
         summary.text,
-        "Continuation summary of 6 earlier messages (source lines 1-1), written by test-model for ctxc.\nThe task: fix src/lib.rs."
+        "Continuation summary of 6 earlier messages (records 1-6), written by test-model for ctxc.\nThe task: fix src/lib.rs."
     );
     assert_eq!(summary.llm_calls, 1);
     assert_eq!(

@@ -107,15 +107,13 @@ fn intro(request: &SummaryRequest, omitted: usize, omitted_chars: usize) -> Stri
         .iter()
         .filter(|e| e.kind != Kind::NonContext)
         .count();
-    let first = entries.first().map_or(0, |e| e.line);
-    let last = entries.last().map_or(0, |e| e.line);
+    let (first, last) = (request.records.start + 1, request.records.end);
     let what = match request.scope {
         Scope::Span => "earlier messages",
         Scope::Full => "messages (the whole conversation but what is kept verbatim)",
     };
-    let mut intro = format!(
-        "Continuation summary of {messages} {what} (source lines {first}-{last}), by ctxc."
-    );
+    let mut intro =
+        format!("Continuation summary of {messages} {what} (records {first}-{last}), by ctxc.");
     if omitted > 0 {
         intro.push('\n');
         intro.push_str(&entries_marker(omitted, omitted_chars));

@@ -82,6 +82,7 @@ fn summarize(t: &Transcript, max_tokens: usize, scope: Scope) -> String {
         .summarize(&SummaryRequest {
             entries: &entries,
             scope,
+            records: 0..entries.len(),
             max_tokens,
             counter: &counter,
             memo: None,
@@ -201,16 +202,16 @@ fn the_five_sections_appear_in_order_with_their_content() {
 }
 
 #[test]
-fn the_intro_names_the_span_and_its_source_lines() {
+fn the_intro_names_the_span_and_its_records() {
     let span = Span::default().user("Hello there.").assistant("Hi.");
     let text = span.summary();
     assert!(
-        text.starts_with("Continuation summary of 2 earlier messages (source lines 2-3), by ctxc.\n\n## 1. Task overview"),
+        text.starts_with("Continuation summary of 2 earlier messages (records 1-2), by ctxc.\n\n## 1. Task overview"),
         "{text}"
     );
     let text = span.summary_within(1000, Scope::Full);
     assert!(
-        text.starts_with("Continuation summary of 2 messages (the whole conversation but what is kept verbatim) (source lines 2-3), by ctxc."),
+        text.starts_with("Continuation summary of 2 messages (the whole conversation but what is kept verbatim) (records 1-2), by ctxc."),
         "{text}"
     );
 }
@@ -674,7 +675,7 @@ fn a_span_of_client_commands_only_gets_a_stub() {
     let text = summarize(&t, 1000, Scope::Span);
     assert_eq!(
         text,
-        "Continuation summary of 2 earlier messages (source lines 1-2), by ctxc.\nNothing to carry over: only client commands, their output and notices (/compact)."
+        "Continuation summary of 2 earlier messages (records 1-2), by ctxc.\nNothing to carry over: only client commands, their output and notices (/compact)."
     );
 }
 
@@ -710,6 +711,7 @@ fn summaries_sharing_a_memo_equal_summaries_read_afresh() {
         let request = SummaryRequest {
             entries,
             scope: Scope::Span,
+            records: 0..entries.len(),
             max_tokens: 1000,
             counter: &counter,
             memo,

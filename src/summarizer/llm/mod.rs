@@ -117,10 +117,9 @@ impl LlmSummarizer {
             .iter()
             .filter(|e| e.kind != Kind::NonContext)
             .count();
-        let first = entries.first().map_or(0, |e| e.line);
-        let last = entries.last().map_or(0, |e| e.line);
+        let (first, last) = (request.records.start + 1, request.records.end);
         format!(
-            "Continuation summary of {messages} earlier messages (source lines {first}-{last}), written by {} for ctxc.",
+            "Continuation summary of {messages} earlier messages (records {first}-{last}), written by {} for ctxc.",
             self.settings().model
         )
     }

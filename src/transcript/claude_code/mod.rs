@@ -209,4 +209,23 @@ fn read_session(
 const COPY_MEMBERS: [&str; 1] = ["toolUseResult"];
 
 /// Record types that never reach the model and that resuming does not need.
-const DISPOSABLE_TYPES: [&str; 2] = ["progress", "file-history-snapshot"];
+const DISPOSABLE_TYPES: [&str; 6] = [
+    "progress",
+    "file-history-snapshot",
+    REPLAY_TYPES[0],
+    REPLAY_TYPES[1],
+    REPLAY_TYPES[2],
+    REPLAY_TYPES[3],
+];
+
+/// The records Claude Code ≥ 2.1.330 writes to replay its requests (about 300 KB per resumed
+/// turn: the system prompt and tools, every message again): its loader ignores them (they are
+/// "ignored" in the record table of its 2.1.330 binary) and clears them at a compact boundary,
+/// so they never reach the model and resuming does not need them. A blob may still hold a
+/// summary Claude Code wrote long ago: it is not the session's.
+const REPLAY_TYPES: [&str; 4] = [
+    "api-request-shape",
+    "api-request-blob",
+    "api-request",
+    "api-request-resumed",
+];

@@ -112,6 +112,11 @@ pub(super) fn classify(node: &Node) -> Option<bool> {
         "summary" => has("leafUuid"),
         "file-history-snapshot" => has("messageId") && has("snapshot"),
         "queue-operation" => has("operation"),
+        // Claude Code 2.1.330 records each request for replay: its system prompt and tools
+        // (`api-request-shape`), each message once (`api-request-blob`), and the request
+        // naming them (`api-request`, `api-request-resumed`), all stamped with the session.
+        t if REPLAY_TYPES.contains(&t) => has("sessionId"),
+        "attachment" => has("uuid") && has("attachment"),
         _ => false,
     })
 }
