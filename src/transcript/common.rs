@@ -117,11 +117,21 @@ pub(super) fn replace_arguments(
 /// The raw `input` of each tool-use block of a content array, in order: Anthropic-style
 /// blocks (Claude Code and Anthropic messages); `kinds` names the block types that are calls.
 pub(super) fn block_inputs<'a>(content: &'a RawValue, kinds: &[&str]) -> Option<Vec<&'a str>> {
+    block_members(content, kinds, "input")
+}
+
+/// The raw member `key` of each block of a content array whose type `kinds` names, in order
+/// (pi's `toolCall` blocks hold their input under `arguments`).
+pub(super) fn block_members<'a>(
+    content: &'a RawValue,
+    kinds: &[&str],
+    key: &str,
+) -> Option<Vec<&'a str>> {
     let blocks = array_elements(content)?;
     blocks
         .into_iter()
         .filter(|b| kinds.contains(&block_type(b).as_str()))
-        .map(|b| member(b, "input").map(RawValue::get))
+        .map(|b| member(b, key).map(RawValue::get))
         .collect()
 }
 

@@ -740,11 +740,21 @@ fn a_session_under_an_odd_folder_name_compacted_in_place_still_says_how_to_resum
     // by the real name.
     let m = Machine::new();
     let odd = m.home.join(".claude/projects").join("-w-odd\\dir");
-    copy(&shared("corpus/claude-code/spotter/short.jsonl"), &odd.join("short.jsonl"));
+    copy(
+        &shared("corpus/claude-code/spotter/short.jsonl"),
+        &odd.join("short.jsonl"),
+    );
     let file = odd.join("short.jsonl");
     let out = m
         .ctxc()
-        .args(["compact", "--in-place", "--force", "--target-ratio", "0.5", "--json"])
+        .args([
+            "compact",
+            "--in-place",
+            "--force",
+            "--target-ratio",
+            "0.5",
+            "--json",
+        ])
         .arg(&file)
         .output()
         .unwrap();

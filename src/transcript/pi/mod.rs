@@ -46,6 +46,10 @@ pub(super) const CTXC_CUSTOM_TYPE: &str = "ctxc-summary";
 pub struct Pi;
 
 impl Adapter for Pi {
+    fn rewrites_arguments(&self) -> bool {
+        true
+    }
+
     fn content_keys(&self) -> &'static [&'static str] {
         &["content", "summary", "command", "output"]
     }

@@ -163,3 +163,31 @@ fn broken_links_are_found() {
     assert!(found.iter().any(|f| f.starts_with("3: entry id 'a' repeats")), "{found:?}");
     assert!(found.iter().any(|f| f.starts_with("3: parentId 'zz' names no entry")), "{found:?}");
 }
+
+#[test]
+fn a_calls_arguments_are_rewritten_in_place_and_stay_an_object() {
+    let t = read_str(&fixture("pi/session.jsonl"));
+    let n = t.conversations[0].items.len();
+    let mut plan: Vec<OutItem> = (0..n).map(OutItem::Keep).collect();
+    let cut = r#"{"path":"src/parser.rs","cut":"[ctxc: cut]"}"#;
+    plan[4] = OutItem::ReplaceArguments(
+        4,
+        vec![crate::transcript::CallEdit {
+            call: 0,
+            arguments: cut.into(),
+        }],
+    );
+    let out = t.write(&[Some(plan)]);
+    let (before, after) = (lines(&t.source), lines(&out));
+    assert_eq!(before.len(), after.len());
+    let call = &after[4]["message"]["content"][1];
+    assert_eq!(call["type"], "toolCall");
+    assert_eq!(call["arguments"], serde_json::from_str::<Value>(cut).unwrap());
+    // Everything else of the record, and every other record, is as it was.
+    assert_eq!(after[4]["message"]["content"][0], before[4]["message"]["content"][0]);
+    assert_eq!(after[4]["id"], before[4]["id"]);
+    let (o, s): (Vec<&str>, Vec<&str>) = (out.lines().collect(), t.source.lines().collect());
+    for k in (0..s.len()).filter(|&k| k != 4) {
+        assert_eq!(o[k], s[k], "line {}", k + 1);
+    }
+}

@@ -17,6 +17,14 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+/// `record` with its `toolCall` blocks' `arguments` rewritten as `edits` say (an object stays
+/// an object); `None` when a call is not where the reader found it.
+fn replace_arguments(record: &str, edits: &[super::super::CallEdit]) -> Option<String> {
+    let content = member(member(parse_raw(record).ok()?, "message")?, "content")?;
+    let arguments = super::super::common::block_members(content, &["toolCall"], "arguments")?;
+    super::super::common::replace_arguments(record, &arguments, edits)
+}
+
 /// One record of an edited list, without link changes (the list's writer makes them).
 pub(super) fn render_alone(t: &Transcript, conv: &Conversation, out: &OutItem) -> String {
     let raw = |i: usize| &t.source[conv.items[i].span.clone()];
@@ -25,6 +33,9 @@ pub(super) fn render_alone(t: &Transcript, conv: &Conversation, out: &OutItem) -
         OutItem::Strip(i) => crate::transcript::payload::strip(raw(*i), &[]),
         OutItem::ReplaceResult(i, text) => replace_content(raw(*i), text),
         OutItem::ReplaceText(i, text) => replace_text(raw(*i), text),
+        OutItem::ReplaceArguments(i, edits) => {
+            replace_arguments(raw(*i), edits).unwrap_or_else(|| raw(*i).to_string())
+        }
         OutItem::Summary { text, replaces } => {
             let timestamp = replaces.clone().find_map(|i| timestamp_of(raw(i)));
             custom_summary(None, None, timestamp, text)
