@@ -924,7 +924,7 @@ pub enum ReportCommand {
 
 /// The clap command, for man pages, completions and tests.
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    help::with_examples(<Cli as clap::CommandFactory>::command())
 }
 
 /// Parses the command line, coloured as `--color` asks (help and errors included).
@@ -941,18 +941,22 @@ pub fn man_pages() -> Vec<(String, Vec<u8>)> {
     let mut pages = Vec::new();
     let mut cmd = command();
     cmd.build();
-    collect_pages(&cmd, "ctxc", &mut pages);
+    collect_pages(&cmd, &mut vec!["ctxc"], &mut pages);
     pages
 }
 
-fn collect_pages(cmd: &clap::Command, name: &str, pages: &mut Vec<(String, Vec<u8>)>) {
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(cmd.clone().name(name.to_string()))
-        .render(&mut buf)
-        .expect("rendering to memory cannot fail");
-    pages.push((format!("{name}.1"), buf));
+/// The page of `cmd` (at `path`: `["ctxc", "report", "merge"]`) and of its subcommands.
+fn collect_pages<'a>(
+    cmd: &'a clap::Command,
+    path: &mut Vec<&'a str>,
+    pages: &mut Vec<(String, Vec<u8>)>,
+) {
+    let name = path.join("-");
+    pages.push((format!("{name}.1"), help::man_page(cmd, &name, &path[1..])));
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        collect_pages(sub, &format!("{name}-{}", sub.get_name()), pages);
+        path.push(sub.get_name());
+        collect_pages(sub, path, pages);
+        path.pop();
     }
 }
 
@@ -974,6 +978,7 @@ pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
 }
 
 mod eval;
+mod help;
 mod values;
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use crate::ExitStatus;
 use crate::human::Shown;
 use anyhow::{Context, Result, bail};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 /// Prints the completion script of `shell`.
@@ -41,6 +42,26 @@ pub fn man(command: &[String], dir: Option<&Path>, quiet: bool) -> Result<ExitSt
             names.join(", ").replace('-', " ")
         );
     };
+    // A person at a terminal gets the page as `man` shows it; a pipe gets the roff.
+    if std::io::stdout().is_terminal() && shown_by_man(page) {
+        return Ok(ExitStatus::Success);
+    }
     crate::output::write_stdout(page)?;
     Ok(ExitStatus::Success)
+}
+
+/// Shows `page` with `man -l` (through its pager); false when there is no `man` to run, so
+/// the caller prints the roff instead.
+fn shown_by_man(page: &[u8]) -> bool {
+    let Ok(mut file) = tempfile::Builder::new().suffix(".1").tempfile() else {
+        return false;
+    };
+    if file.write_all(page).and_then(|()| file.flush()).is_err() {
+        return false;
+    }
+    std::process::Command::new("man")
+        .arg("-l")
+        .arg(file.path())
+        .status()
+        .is_ok_and(|s| s.success())
 }

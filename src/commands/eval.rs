@@ -27,6 +27,7 @@ use crate::trigger::TriggerSettings;
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::io::IsTerminal;
 
 /// The whole report.
 #[derive(Debug, Serialize)]
@@ -597,7 +598,8 @@ fn table(report: &EvalReport, verbose: bool, format: OutputFormat) -> Table {
     if let Some(judge) = &report.judge {
         table.notes.extend(judge_notes(report, judge, format));
     }
-    if format == OutputFormat::Table && !report.runs.is_empty() {
+    // Bars are for a person looking at a terminal; piped, they are noise in the text.
+    if format == OutputFormat::Table && !report.runs.is_empty() && std::io::stdout().is_terminal() {
         table.notes.extend(bar_chart(report));
     }
     if verbose {
@@ -728,6 +730,14 @@ fn bar_chart(report: &EvalReport) -> Vec<String> {
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let mut lines = Vec::new();
     for category in Category::ALL {
+        // A kind no run asked about has nothing to draw.
+        if report
+            .runs
+            .iter()
+            .all(|r| r.totals.probes.get(category)[1] == 0)
+        {
+            continue;
+        }
         lines.push(String::new());
         lines.push(format!("{} probes kept verbatim", category.name()));
         for (run, label) in report.runs.iter().zip(&labels) {

@@ -362,7 +362,8 @@ fn table(report: &SessionsReport) -> Table {
         .iter()
         .map(|r| {
             vec![
-                r.short_id.clone(),
+                // An id is the client's file name: escaped like a path.
+                crate::human::text(&r.short_id).into_owned(),
                 match r.client {
                     Client::ClaudeCode => "claude".into(),
                     Client::Codex => "codex".into(),

@@ -43,6 +43,7 @@ impl Reference {
         Some(if id_like {
             Ok(Reference::Id(rest.to_string()))
         } else {
+            let text = crate::human::text(text);
             Err(anyhow!(
                 "'{text}' is not a session reference (@ID, @PREFIX, or @ for the latest \
                  session here); a file whose name starts with @ is named ./{text}"
@@ -83,7 +84,7 @@ pub fn resolve<'a>(
     match reference {
         Reference::Latest => sessions.iter().find(|s| s.in_project(cwd)).ok_or_else(|| {
             anyhow!(
-                "@: no Claude Code or Codex session of this directory's project ({}) in {}; \
+                "@: no Claude Code, Codex or pi session of this directory's project ({}) in {}; \
                  `ctxc sessions --all` lists every project's",
                 cwd.shown(),
                 stores.describe()
@@ -120,7 +121,7 @@ fn by_id<'a>(text: &str, sessions: &'a [Session], stores: &Stores) -> Result<&'a
                 .map(|s| {
                     format!(
                         "  {}  {}  {}  {}",
-                        s.id,
+                        crate::human::text(&s.id),
                         s.client.name(),
                         s.last_activity,
                         s.path.shown()

@@ -62,7 +62,7 @@ fn references_name_one_session_or_say_why_not() {
     );
     let none = resolved("@", "/w/empty").unwrap_err();
     assert!(
-        none.contains("no Claude Code or Codex session") && none.contains("/w/empty"),
+        none.contains("no Claude Code, Codex or pi session") && none.contains("/w/empty"),
         "{none}"
     );
     // A full id, a unique prefix, any case.

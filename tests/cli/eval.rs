@@ -230,12 +230,13 @@ fn the_table_has_a_row_per_run_bars_and_with_v_the_failing_probes() {
         .find(|l| l.starts_with("truncate"))
         .unwrap_or_else(|| panic!("no row:\n{text}"));
     assert!(row.contains("0.25"), "{row}");
-    assert!(text.contains("artifact probes kept verbatim"), "{text}");
     assert!(
         text.contains("Probes by kind: kept verbatim, only in an artifact index, lost:"),
         "{text}"
     );
-    assert!(text.contains('█') || text.contains('░'), "{text}");
+    // Piped, no bars: they are drawn for a terminal.
+    assert!(!text.contains("probes kept verbatim\n"), "{text}");
+    assert!(!text.contains('█') && !text.contains('░'), "{text}");
     assert!(
         text.contains("run.json:4: truncate @ 0.25 recall/error: E   AssertionError: 413 != 200"),
         "{text}"
@@ -328,4 +329,55 @@ fn a_parquet_dataset_is_evaluated_row_by_row() {
     assert_eq!(pair(&run["probes"]["recall"])[1], sum);
     // Nothing written beside the dataset.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_terminal_sees_bars_for_the_probe_kinds_asked_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.json"), agent_run()).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ctxc");
+    let line = format!(
+        "cd '{}' && '{}' eval run.json --strategy truncate --target-ratio 0.25",
+        dir.path().to_str().unwrap(),
+        bin.to_str().unwrap()
+    );
+    let out = match std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env(
+            "XDG_CONFIG_HOME",
+            crate::root().join("target/no-user-config"),
+        )
+        .env("TERM", "xterm")
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
+            return;
+        }
+    };
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("artifact probes kept verbatim"), "{shown}");
+    assert!(shown.contains('█') || shown.contains('░'), "{shown}");
+    // A block per probe kind the run asked, none for a kind it did not.
+    let asked = |kind: &str| shown.contains(&format!("{kind} probes kept verbatim"));
+    let run = ctxc()
+        .current_dir(dir.path())
+        .args([
+            "eval",
+            "run.json",
+            "--strategy",
+            "truncate",
+            "--target-ratio",
+            "0.25",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let probes = &report["runs"][0]["probes"];
+    for (kind, counts) in probes.as_object().unwrap() {
+        let total = counts.as_array().map_or(0, |c| c[1].as_u64().unwrap_or(0));
+        assert_eq!(asked(kind), total > 0, "{kind}: {counts} in {shown}");
+    }
 }

@@ -75,3 +75,23 @@ fn repair_does_not_import_the_report_that_lists_its_repairs() {
         "the compact report holds repair::Repair, so src/repair/ may not import it: {up:?}"
     );
 }
+
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    // A file past this holds more than one concept: split it where the concepts part.
+    let src = crate::root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &src, &mut files);
+    let mut long: Vec<String> = files
+        .iter()
+        .filter_map(|rel| {
+            let lines = std::fs::read_to_string(src.join(rel))
+                .unwrap()
+                .lines()
+                .count();
+            (lines > 1000).then(|| format!("src/{} ({lines} lines)", rel.display()))
+        })
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "split these: {long:?}");
+}

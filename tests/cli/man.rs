@@ -262,3 +262,45 @@ fn config_show_previews_compact_flags_and_notes_the_window() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn ctxc_man_on_a_terminal_shows_the_page_through_man() {
+    // A `man` that says how it was called stands in for the real one (and its pager).
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("man");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho \"man called: $1\"; grep -m1 '^.TH' \"$2\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ctxc");
+    let line = format!("'{}' man compact", bin.to_str().unwrap());
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = match std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("PATH", &path)
+        .env("TERM", "xterm")
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
+            return;
+        }
+    };
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("man called: -l"), "{shown}");
+    assert!(shown.contains(".TH"), "the page handed to man: {shown}");
+    // Piped, the roff itself.
+    let piped = ctxc().args(["man", "compact"]).output().unwrap();
+    assert!(
+        stdout_of(&piped).starts_with(".ie"),
+        "{}",
+        stdout_of(&piped)
+    );
+}

@@ -435,7 +435,7 @@ fn unknown_and_ambiguous_references_are_usage_errors() {
     std::fs::create_dir_all(&empty).unwrap();
     fails(
         m.ctxc_in(&empty).args(["stats", "@"]),
-        &["no Claude Code or Codex session of this directory's project"],
+        &["no Claude Code, Codex or pi session of this directory's project"],
     );
 }
 
@@ -762,4 +762,19 @@ fn a_session_under_an_odd_folder_name_compacted_in_place_still_says_how_to_resum
     let report = json(&out);
     let resume = report["files"][0]["resume"].as_str().unwrap_or_default();
     assert!(resume.ends_with("claude --resume short"), "{report}");
+}
+
+#[test]
+fn a_session_id_holding_a_newline_is_listed_escaped() {
+    // The id is the client's file name: printed raw, it would forge a line of the table.
+    let m = Machine::new();
+    let odd = m.home.join(".claude/projects/-w-odd");
+    copy(
+        &shared("corpus/claude-code/spotter/short.jsonl"),
+        &odd.join("evil\nid.jsonl"),
+    );
+    let out = m.ctxc().args(["sessions", "--all"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(listed.contains("evil\\nid"), "{listed}");
+    assert!(!listed.lines().any(|l| l.starts_with("id ")), "{listed}");
 }
