@@ -8,7 +8,7 @@ use super::signals::{Signals, SignalsMemo};
 use super::{StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
-use crate::transcript::Kind;
+use crate::transcript::{Item, Kind};
 use anyhow::Result;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -164,22 +164,18 @@ impl<'a> Context<'a> {
     /// The positions in `plan` of tool outputs a strategy may rewrite: tool results in
     /// compactable units, in order (possibly stripped or already rewritten).
     pub fn free_outputs(&self, plan: &Plan) -> Vec<usize> {
-        let s = self.subject;
-        self.units(plan)
-            .iter()
-            .filter(|u| compactable(u))
-            .flat_map(|u| u.elements.clone())
-            .filter(|&at| {
-                plan.items[at].kept().is_some_and(|i| {
-                    s.conv.items[i].kind == Kind::ToolResult && s.conv.items[i].in_context
-                })
-            })
-            .collect()
+        self.free_items(plan, |item| item.kind == Kind::ToolResult)
     }
 
     /// The positions in `plan` of messages calling tools that a strategy may rewrite: kept
     /// items of compactable units whose content holds calls, in order.
     pub fn free_calls(&self, plan: &Plan) -> Vec<usize> {
+        self.free_items(plan, crate::facts::has_tool_parts)
+    }
+
+    /// The positions in `plan` of kept, sent items of compactable units that `wanted` picks,
+    /// in order: what a strategy may rewrite.
+    fn free_items(&self, plan: &Plan, wanted: impl Fn(&Item) -> bool) -> Vec<usize> {
         let s = self.subject;
         self.units(plan)
             .iter()
@@ -188,7 +184,7 @@ impl<'a> Context<'a> {
             .filter(|&at| {
                 plan.items[at].kept().is_some_and(|i| {
                     let item = &s.conv.items[i];
-                    item.in_context && crate::facts::has_tool_parts(item)
+                    item.in_context && wanted(item)
                 })
             })
             .collect()

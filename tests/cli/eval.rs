@@ -335,28 +335,13 @@ fn a_parquet_dataset_is_evaluated_row_by_row() {
 fn a_terminal_sees_bars_for_the_probe_kinds_asked_only() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.json"), agent_run()).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("ctxc");
     let line = format!(
-        "cd '{}' && '{}' eval run.json --strategy truncate --target-ratio 0.25",
-        dir.path().to_str().unwrap(),
-        bin.to_str().unwrap()
+        "cd '{}' && \"$CTXC\" eval run.json --strategy truncate --target-ratio 0.25",
+        dir.path().to_str().unwrap()
     );
-    let out = match std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env(
-            "XDG_CONFIG_HOME",
-            crate::root().join("target/no-user-config"),
-        )
-        .env("TERM", "xterm")
-        .output()
-    {
-        Ok(out) => out,
-        Err(e) => {
-            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
-            return;
-        }
+    let Some(shown) = crate::on_a_terminal(&line, None) else {
+        return;
     };
-    let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("artifact probes kept verbatim"), "{shown}");
     assert!(shown.contains('█') || shown.contains('░'), "{shown}");
     // A block per probe kind the run asked, none for a kind it did not.

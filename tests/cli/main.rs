@@ -61,6 +61,28 @@ pub fn ctxc() -> Command {
     cmd
 }
 
+/// What a terminal shows while the shell runs `line` (the ctxc binary is `$CTXC`), with
+/// `path` before `$PATH` when given; `None` when there is no `script` to make the terminal.
+pub fn on_a_terminal(line: &str, path: Option<&std::path::Path>) -> Option<String> {
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", line, "/dev/null"])
+        .env("CTXC", assert_cmd::cargo::cargo_bin("ctxc"))
+        .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    if let Some(dir) = path {
+        let rest = std::env::var("PATH").unwrap_or_default();
+        cmd.env("PATH", format!("{}:{rest}", dir.to_string_lossy()));
+    }
+    match cmd.output() {
+        Ok(out) => Some(String::from_utf8_lossy(&out.stdout).into_owned()),
+        Err(e) => {
+            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
+            None
+        }
+    }
+}
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -274,26 +274,9 @@ fn ctxc_man_on_a_terminal_shows_the_page_through_man() {
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("ctxc");
-    let line = format!("'{}' man compact", bin.to_str().unwrap());
-    let path = format!(
-        "{}:{}",
-        dir.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = match std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env("PATH", &path)
-        .env("TERM", "xterm")
-        .output()
-    {
-        Ok(out) => out,
-        Err(e) => {
-            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
-            return;
-        }
+    let Some(shown) = crate::on_a_terminal("\"$CTXC\" man compact", Some(dir.path())) else {
+        return;
     };
-    let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("man called: -l"), "{shown}");
     assert!(shown.contains(".TH"), "the page handed to man: {shown}");
     // Piped, the roff itself.

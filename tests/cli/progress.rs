@@ -1,27 +1,12 @@
 //! The progress bar a terminal sees on stderr: files done, the rate (megabytes and files per
 //! second) and an ETA. The command runs under `script`, which gives it a pseudo-terminal.
 
-use crate::{root, shared};
-use std::process::Command;
+use crate::shared;
 
 /// What a terminal shows while `ctxc ARGS` runs (its stdout sent to /dev/null), or `None`
 /// when `script` is not installed.
 fn on_a_terminal(args: &str) -> Option<String> {
-    let bin = assert_cmd::cargo::cargo_bin("ctxc");
-    let line = format!("{} {args} >/dev/null", bin.display());
-    let out = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR")
-        .output();
-    match out {
-        Ok(out) => Some(String::from_utf8_lossy(&out.stdout).into_owned()),
-        Err(e) => {
-            eprintln!("SKIPPED: no `script` to give ctxc a terminal ({e})");
-            None
-        }
-    }
+    crate::on_a_terminal(&format!("\"$CTXC\" {args} >/dev/null"), None)
 }
 
 #[test]

@@ -67,29 +67,28 @@ fn problems(
 #[test]
 fn every_strategy_keeps_every_invariant_on_every_corpus_file() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
-    let transcripts = supported_transcripts();
-    let cases = cases(transcripts.len(), &RATIOS);
-    let failures: Vec<String> = cases
-        .par_iter()
-        .flat_map(|&(f, strategy, ratio)| {
-            let (rel, t) = &transcripts[f];
-            problems(t, strategy, ratio, &counter)
-                .into_iter()
-                .map(|p| format!("{rel} [{strategy} at {ratio}]: {p}"))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let failures = invariant_failures(&supported_transcripts(), &counter);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
         failures.len(),
-        failures
-            .iter()
-            .take(100000)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        failures.join("\n")
     );
+}
+
+/// Every invariant broken by any strategy at any of [`RATIOS`] on `transcripts`, named
+/// `file [strategy at ratio]: problem`.
+fn invariant_failures(transcripts: &[(String, Transcript)], counter: &TokenCounter) -> Vec<String> {
+    cases(transcripts.len(), &RATIOS)
+        .par_iter()
+        .flat_map(|&(f, strategy, ratio)| {
+            let (rel, t) = &transcripts[f];
+            problems(t, strategy, ratio, counter)
+                .into_iter()
+                .map(|p| format!("{rel} [{strategy} at {ratio}]: {p}"))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The corpus holds no pi session (none public but pi's own test fixtures, which are version 1),
@@ -108,16 +107,7 @@ fn every_strategy_keeps_every_invariant_on_the_pi_fixtures() {
             (format!("pi/{name}"), t)
         })
         .collect();
-    let failures: Vec<String> = cases(transcripts.len(), &RATIOS)
-        .par_iter()
-        .flat_map(|&(f, strategy, ratio)| {
-            let (rel, t) = &transcripts[f];
-            problems(t, strategy, ratio, &counter)
-                .into_iter()
-                .map(|p| format!("{rel} [{strategy} at {ratio}]: {p}"))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let failures = invariant_failures(&transcripts, &counter);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
