@@ -324,15 +324,22 @@ fn pi_text(content: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The first line of the file at `path` (a session's header record), read alone: listing
+/// thousands of sessions must stay cheap.
+fn first_line(path: &Path) -> Option<String> {
+    let mut line = String::new();
+    std::fs::File::open(path)
+        .map(BufReader::new)
+        .and_then(|mut r| r.read_line(&mut line))
+        .ok()?;
+    Some(line)
+}
+
 /// What a pi session's header (its first line) says: the session id and project.
 pub(super) fn pi_header(path: &Path) -> FirstRecord {
-    let mut line = String::new();
-    let read = std::fs::File::open(path)
-        .map(BufReader::new)
-        .and_then(|mut r| r.read_line(&mut line));
-    if read.is_err() {
+    let Some(line) = first_line(path) else {
         return FirstRecord::default();
-    }
+    };
     match serde_json::from_str::<PiRecord>(&line) {
         Ok(r) if r.kind.as_deref() == Some("session") => FirstRecord {
             id: r.id,
@@ -351,13 +358,9 @@ pub(super) struct FirstRecord {
 
 /// Reads a Codex rollout's first line only: listing thousands of rollouts must stay cheap.
 pub(super) fn codex_first_record(path: &Path) -> FirstRecord {
-    let mut line = String::new();
-    let read = std::fs::File::open(path)
-        .map(BufReader::new)
-        .and_then(|mut r| r.read_line(&mut line));
-    if read.is_err() {
+    let Some(line) = first_line(path) else {
         return FirstRecord::default();
-    }
+    };
     let record: Option<CodexRecord> = serde_json::from_str(&line).ok();
     match record {
         Some(r) if r.kind.as_deref() == Some("session_meta") => {

@@ -206,21 +206,24 @@ fn the_numbers_add_up_over_files() {
     );
 }
 
+/// The eval run the table tests look at: truncate at a quarter, over `run.json`.
+const TRUNCATE_QUARTER: [&str; 6] = [
+    "eval",
+    "run.json",
+    "--strategy",
+    "truncate",
+    "--target-ratio",
+    "0.25",
+];
+
 #[test]
 fn the_table_has_a_row_per_run_bars_and_with_v_the_failing_probes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.json"), agent_run()).unwrap();
     let out = ctxc()
         .current_dir(dir.path())
-        .args([
-            "-v",
-            "eval",
-            "run.json",
-            "--strategy",
-            "truncate",
-            "--target-ratio",
-            "0.25",
-        ])
+        .arg("-v")
+        .args(TRUNCATE_QUARTER)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
@@ -336,8 +339,9 @@ fn a_terminal_sees_bars_for_the_probe_kinds_asked_only() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.json"), agent_run()).unwrap();
     let line = format!(
-        "cd '{}' && \"$CTXC\" eval run.json --strategy truncate --target-ratio 0.25",
-        dir.path().to_str().unwrap()
+        "cd '{}' && \"$CTXC\" {}",
+        dir.path().to_str().unwrap(),
+        TRUNCATE_QUARTER.join(" ")
     );
     let Some(shown) = crate::on_a_terminal(&line, None) else {
         return;
@@ -348,15 +352,8 @@ fn a_terminal_sees_bars_for_the_probe_kinds_asked_only() {
     let asked = |kind: &str| shown.contains(&format!("{kind} probes kept verbatim"));
     let run = ctxc()
         .current_dir(dir.path())
-        .args([
-            "eval",
-            "run.json",
-            "--strategy",
-            "truncate",
-            "--target-ratio",
-            "0.25",
-            "--json",
-        ])
+        .args(TRUNCATE_QUARTER)
+        .arg("--json")
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
