@@ -8,7 +8,7 @@
 //!   `--jobs 1` and `--jobs 2`;
 //! - one core: the largest real Claude Code session compacted at 50% under `taskset -c 0`,
 //!   dry run and writing its output, beside `stats` of it and the peer cozempic (`treat -rx
-//!   standard --execute` on a copy; `CTXC_COZEMPIC`, else where `scripts/peer-bench.sh`
+//!   standard --execute` on a copy; `CTXC_COZEMPIC`, else where `scripts/bench/peer-bench.sh`
 //!   installs it), with the ratios the speed goals are set in;
 //! - large inputs: compaction of generated inputs of 10 MB and more (varied prose, and a
 //!   50 MiB tool output of short repeated lines) and of real sessions scaled past 10 MB (the
@@ -420,7 +420,9 @@ fn main() {
             ratio(&peer_row, &written_row)
         );
     } else {
-        println!("cozempic: not installed (scripts/peer-bench.sh installs it; or CTXC_COZEMPIC)");
+        println!(
+            "cozempic: not installed (scripts/bench/peer-bench.sh installs it; or CTXC_COZEMPIC)"
+        );
     }
     println!(
         "repeated lines vs varied lines, time per byte: {:.2}x",
@@ -432,7 +434,7 @@ fn main() {
     );
 }
 
-/// The peer cozempic: `CTXC_COZEMPIC`, else the venv `scripts/peer-bench.sh` installs it in.
+/// The peer cozempic: `CTXC_COZEMPIC`, else the venv `scripts/bench/peer-bench.sh` installs it in.
 fn cozempic_bin() -> Option<PathBuf> {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peer/venv/bin/cozempic");
     std::env::var_os("CTXC_COZEMPIC")

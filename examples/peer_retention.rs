@@ -3,7 +3,7 @@
 //! `[kept, total]` counts of paths, commands, error lines and user requests as JSON (the
 //! first conversation of each file), `verbatim` (a summary's artifact index not counted, as
 //! `ctxc eval` counts) beside `anywhere` (the index read as the paths and commands it folds).
-//! Used by `scripts/peer-bench.sh`.
+//! Used by `scripts/bench/peer-bench.sh`.
 
 use anyhow::{Context, Result, bail};
 use ctxc::facts::Facts;

@@ -16,7 +16,7 @@ import ctxc
 
 def need(module):
     """`module`, imported; a test without it is skipped, or fails where
-    $CTXC_ENGINES_REQUIRED is set (scripts/python-tests.sh, which installs the engines)."""
+    $CTXC_ENGINES_REQUIRED is set (scripts/ci/python-tests.sh, which installs the engines)."""
     if os.environ.get("CTXC_ENGINES_REQUIRED"):
         return importlib.import_module(module)
     return pytest.importorskip(module)

@@ -2,7 +2,7 @@
 and bad input.
 
 The CLI is $CTXC_BIN, else target/release/ctxc, else target/debug/ctxc of the repository
-(scripts/python-tests.sh builds it). The corpus is $CTXC_CORPUS, else ../shared/corpus beside
+(scripts/ci/python-tests.sh builds it). The corpus is $CTXC_CORPUS, else ../shared/corpus beside
 the repository; parity tests are skipped without it.
 """
 

@@ -2,7 +2,7 @@
 Spark (local[2]) and Hugging Face `datasets`. Each reads a Parquet file of corpus conversations,
 compacts it with compact_batch and must give every row of `ctxc compact data.parquet -o
 out.parquet` (and each row's report in the report columns). The engines' pinned versions are in
-python/requirements-engines.txt; scripts/python-tests.sh installs them. An engine that is not
+python/requirements-engines.txt; scripts/ci/python-tests.sh installs them. An engine that is not
 installed is skipped, or fails where $CTXC_ENGINES_REQUIRED is set."""
 
 import os

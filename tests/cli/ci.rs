@@ -28,7 +28,7 @@ fn needed_node() -> u32 {
         .unwrap()
 }
 
-/// `scripts/check-node.sh` with a `node` (and `npm`) on PATH that says it is `version`.
+/// `scripts/ci/check-node.sh` with a `node` (and `npm`) on PATH that says it is `version`.
 fn check_node(version: &str, bin: &Path) -> std::process::Output {
     let node = bin.join("node");
     std::fs::write(&node, format!("#!/bin/sh\necho {version}\n")).unwrap();
@@ -37,7 +37,7 @@ fn check_node(version: &str, bin: &Path) -> std::process::Output {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(bin.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    Command::new(root().join("scripts/check-node.sh"))
+    Command::new(root().join("scripts/ci/check-node.sh"))
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .output()
         .unwrap()
@@ -62,7 +62,7 @@ fn ci_fails_early_on_a_node_older_than_the_e2e_clients_need() {
 
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
     let checked = ci
-        .find("scripts/check-node.sh")
+        .find("scripts/ci/check-node.sh")
         .expect(".ci/run checks node");
     assert!(
         checked < ci.find("npm ci").unwrap(),

@@ -1,5 +1,5 @@
 //! Object storage: `stats`, `check` and `compact` on `s3://` prefixes against a real
-//! S3-compatible server on loopback (moto's, installed by `scripts/s3-standin.sh`): outputs
+//! S3-compatible server on loopback (moto's, installed by `scripts/ci/s3-standin.sh`): outputs
 //! byte-identical to a local run, a run killed mid-upload leaving nothing at a final key and
 //! resuming to the same end, `--in-place` keeping its backup and refusing an object that
 //! changed since it was read, and archives kept in a bucket that `restore` reads back.
@@ -41,7 +41,7 @@ fn moto() -> Option<&'static Moto> {
     static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
     MOTO.get_or_init(|| {
         let Some(server) = moto_server() else {
-            let why = "moto_server not found (run scripts/s3-standin.sh, or set CTXC_MOTO_SERVER)";
+            let why = "moto_server not found (run scripts/ci/s3-standin.sh, or set CTXC_MOTO_SERVER)";
             if std::env::var_os("CTXC_S3_REQUIRED").is_some() {
                 panic!("CTXC_S3_REQUIRED is set and {why}");
             }

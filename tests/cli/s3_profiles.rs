@@ -202,7 +202,7 @@ fn no_credentials_plain_http_and_a_missing_bucket_are_said_in_one_line() {
     }
 }
 
-/// The "try it locally" recipe of docs/datasets.md: `scripts/s3-try-locally.sh` starts the
+/// The "try it locally" recipe of docs/datasets.md: `scripts/dev/s3-try-locally.sh` starts the
 /// stand-in with a bucket and prints the variables to set, with which ctxc writes to and reads
 /// from it.
 #[test]
@@ -211,7 +211,7 @@ fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
         return;
     };
     let venv = server.parent().unwrap().parent().unwrap();
-    let out = std::process::Command::new(crate::root().join("scripts/s3-try-locally.sh"))
+    let out = std::process::Command::new(crate::root().join("scripts/dev/s3-try-locally.sh"))
         .arg("try-it")
         .env("CTXC_S3_VENV", venv)
         .output()
@@ -246,7 +246,7 @@ fn the_try_it_locally_script_gives_a_bucket_ctxc_can_use() {
     assert_eq!(stats_files(&listed).len(), 1);
     let guide = std::fs::read_to_string(crate::root().join("docs/datasets.md")).unwrap();
     assert!(
-        guide.contains("scripts/s3-try-locally.sh"),
+        guide.contains("scripts/dev/s3-try-locally.sh"),
         "docs/datasets.md names it"
     );
 }

@@ -4,9 +4,9 @@
 # asks for 22): the system's own node when it is new enough (prints nothing), else Node.js
 # $CTXC_NODE_VERSION from the npm registry (the `node-linux-<arch>` package carries the official
 # binary), installed once into $CARGO_TARGET_DIR/node (default target/node). Needs npm.
-# Usage: export PATH="$(scripts/node.sh):$PATH"   (from the crate directory)
+# Usage: export PATH="$(scripts/ci/node.sh):$PATH"   (from the crate directory)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 version=${CTXC_NODE_VERSION:-22.23.3}
 lock=tests/e2e/package-lock.json
 need=$(grep -o '"node": *">= *[0-9]*' "$lock" | grep -o '[0-9]*$' | sort -n | tail -1)

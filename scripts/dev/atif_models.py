@@ -9,7 +9,7 @@ its wheel (`pip download harbor==0.25.0 --no-deps --python-version 3.12 --only-b
 unzipped, and only `harbor/models/trajectories/` used, with `pydantic` installed: set
 HARBOR_TRAJECTORIES to that folder. Usage, on ctxc outputs and conversions:
 
-    HARBOR_TRAJECTORIES=/tmp/hx/harbor/models/trajectories scripts/atif_models.py out/*.json
+    HARBOR_TRAJECTORIES=/tmp/hx/harbor/models/trajectories scripts/dev/atif_models.py out/*.json
 """
 import json
 import os

@@ -16,7 +16,7 @@ Each row is a median of RUNS runs after one warm-up (page cache). Prints one tab
 when a ctxc run fails for a reason other than the corpus's own refused files (exit 1 with
 findings is how compact reports those).
 
-Usage: python3 scripts/scaling_bench.py --ctxc BIN --corpus DIR [--repeat 16] [--jobs 1 4 16]
+Usage: python3 scripts/bench/scaling_bench.py --ctxc BIN --corpus DIR [--repeat 16] [--jobs 1 4 16]
          [--runs 3] [--cozempic BIN]
 (the 2-core CI machines can run it too, with --jobs 1 2; a 16-core machine shows the targets.)
 """

@@ -3,7 +3,7 @@
 # trim) at the same model-visible token budget, on scratch copies of the corpus's real
 # Claude Code sessions of 1 MB or more, verbatim facts counted. Installs both peers from
 # PyPI into a venv under target/.
-# Usage: scripts/peer-bench.sh [SCRATCH_DIR]   (run from the crate directory)
+# Usage: scripts/bench/peer-bench.sh [SCRATCH_DIR]   (run from the crate directory)
 set -euo pipefail
 scratch=${1:-$(mktemp -d /tmp/ctxc-peer-bench.XXXXXX)}
 mkdir -p "$scratch"
@@ -17,5 +17,5 @@ fi
 cargo build -q --release --bin ctxc --example peer_retention
 sessions=$(find ../shared/corpus/claude-code -name '*.jsonl' -size +1023k | sort)
 # shellcheck disable=SC2086
-python3 scripts/peer_bench.py target/release/ctxc target/release/examples/peer_retention \
+python3 scripts/bench/peer_bench.py target/release/ctxc target/release/examples/peer_retention \
   "$venv/bin" "$scratch/runs" $sessions

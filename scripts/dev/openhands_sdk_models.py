@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """OpenHands V1 (software-agent-sdk) events through the SDK's own models.
 
-    PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make > fixtures/openhands_sdk/conversation.json
-    PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make-jsonl > fixtures/openhands_sdk/conversation.jsonl
-    PYTHONHASHSEED=0 scripts/openhands_sdk_models.py make-linked > fixtures/openhands_sdk/linked.json
-    scripts/openhands_sdk_models.py check out/*.json out/*.jsonl
+    PYTHONHASHSEED=0 scripts/dev/openhands_sdk_models.py make > fixtures/openhands_sdk/conversation.json
+    PYTHONHASHSEED=0 scripts/dev/openhands_sdk_models.py make-jsonl > fixtures/openhands_sdk/conversation.jsonl
+    PYTHONHASHSEED=0 scripts/dev/openhands_sdk_models.py make-linked > fixtures/openhands_sdk/linked.json
+    scripts/dev/openhands_sdk_models.py check out/*.json out/*.jsonl
 
 `make` builds a conversation with the SDK's event classes (a system prompt with a tool, the
 user's task, terminal actions and observations, parallel calls of one response, an agent error, a

@@ -1,4 +1,4 @@
-"""LangChain's side of the tau-bench job (see scripts/langchain-bench.sh): trims every
+"""LangChain's side of the tau-bench job (see scripts/bench/langchain-bench.sh): trims every
 conversation of a tau-bench trajectory file to RATIO of its tokens with `trim_messages`
 (strategy "last", an exact tiktoken o200k counter) and writes the file back with each `traj`
 trimmed. Prints the tokens before and after on stderr.

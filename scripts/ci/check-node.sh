@@ -4,7 +4,7 @@
 # 2.1.330 asks for 22). `npm ci` only warns about an older node, and the test then fails far
 # from the cause, so .ci/run checks first.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 lock=tests/e2e/package-lock.json
 need=$(grep -o '"node": *">= *[0-9]*' "$lock" | grep -o '[0-9]*$' | sort -n | tail -1)
 command -v node >/dev/null 2>&1 || {

@@ -1,4 +1,4 @@
-"""The driver of scripts/s3-bench.sh: starts an S3-compatible server on free loopback ports
+"""The driver of scripts/bench/s3-bench.sh: starts an S3-compatible server on free loopback ports
 (SeaweedFS's `weed mini`, or moto's server), uploads a flattened copy of the corpus (or another
 directory) to s3://bench/in/, times `ctxc compact --force --target-ratio 0.5` (and `ctxc
 stats`) on the local copy and on the bucket, alternating, REPS times each, and checks that the

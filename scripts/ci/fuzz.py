@@ -1,4 +1,4 @@
-"""Usage: python3 scripts/fuzz.py BINARY CASES [SECONDS]  (from the crate dir, ../shared beside it).
+"""Usage: python3 scripts/ci/fuzz.py BINARY CASES [SECONDS]  (from the crate dir, ../shared beside it).
 
 Mutates corpus files and the Parquet fixtures (fixtures/parquet/: their footer, its key-value
 metadata with Arrow's schema, and their pages; one case in four) and runs JSONTestSuite cases

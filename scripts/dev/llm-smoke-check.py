@@ -1,4 +1,4 @@
-"""Checks one run of scripts/llm-smoke.sh: were the summaries written by the model?
+"""Checks one run of scripts/dev/llm-smoke.sh: were the summaries written by the model?
 
     python llm-smoke-check.py OUTPUT REPORT.json MODEL SERVED_BEFORE SERVED_AFTER
 

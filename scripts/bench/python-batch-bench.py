@@ -22,7 +22,7 @@ it to 50% of its tokens (--force: every row is compacted).
 
 Needs ctxc (pip install ./python), pyarrow and, for the Ray part, ray[data]. The corpus is
 ../shared/corpus, or $CTXC_CORPUS.
-Usage: python scripts/python-batch-bench.py [REPEAT] [RUNS] [WORKERS...]   (from the crate
+Usage: python scripts/bench/python-batch-bench.py [REPEAT] [RUNS] [WORKERS...]   (from the crate
 directory; defaults: 5, 3, 1 2)
 """
 
@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CORPUS = Path(os.environ.get("CTXC_CORPUS", HERE.parent.parent / "shared/corpus"))
+CORPUS = Path(os.environ.get("CTXC_CORPUS", HERE.parents[2] / "shared/corpus"))
 TAU = CORPUS / "openai-chat/tau-bench/gpt-4o-airline.json"
 
 
@@ -102,7 +102,7 @@ def one_core(data, tmp, n, runs):
     os.sched_setaffinity(0, {core})
     import ctxc
 
-    binary = Path(os.environ.get("CTXC_BIN", HERE.parent / "target/release/ctxc"))
+    binary = Path(os.environ.get("CTXC_BIN", HERE.parents[1] / "target/release/ctxc"))
     out = tmp / "out.parquet"
 
     def cli():

@@ -1,6 +1,6 @@
 """In-process bench (issue 22): the 200 tau-bench conversations of the corpus compacted to 50% of
 their tokens by `ctxc.compact`, against LangChain `trim_messages` with an exact tiktoken o200k
-counter (the LangChain side is scripts/langchain_bench.py's `trim`, as the process-level bench
+counter (the LangChain side is scripts/bench/langchain_bench.py's `trim`, as the process-level bench
 runs it), in one Python process pinned to one core. Both start from the parsed file and end
 with OpenAI chat dicts; neither reads nor writes a file in the timed part.
 
@@ -20,7 +20,7 @@ less that.
 
 Needs `ctxc` (pip install ./python), langchain-core and tiktoken in the running Python; tiktoken
 reads o200k from the copy the tiktoken-rs crate ships (no download).
-Usage: python scripts/python-bench.py [RUNS] [CORPUS_FILE]   (from the crate directory)
+Usage: python scripts/bench/python-bench.py [RUNS] [CORPUS_FILE]   (from the crate directory)
 """
 
 import glob
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_INPUT = HERE.parent.parent / "shared/corpus/openai-chat/tau-bench/gpt-4o-airline.json"
+DEFAULT_INPUT = HERE.parents[2] / "shared/corpus/openai-chat/tau-bench/gpt-4o-airline.json"
 
 
 def tiktoken_offline():
@@ -98,12 +98,12 @@ def main():
         "ctxc.check": lambda: (len(ctxc.check(runs)), 0),
         "langchain": langchain,
     }
-    binary = Path(os.environ.get("CTXC_BIN", HERE.parent / "target/release/ctxc"))
+    binary = Path(os.environ.get("CTXC_BIN", HERE.parents[1] / "target/release/ctxc"))
     if binary.exists():
         out = Path(tempfile.mkdtemp(prefix="ctxc-bench.")) / "out.json"
 
         def cli_process():
-            # The process-level job of scripts/langchain-bench.sh, on the same core.
+            # The process-level job of scripts/bench/langchain-bench.sh, on the same core.
             subprocess.run(
                 [str(binary), "compact", "-q", "--no-config", "--force", "--force-overwrite",
                  "--target-ratio", str(ratio), "-o", str(out), str(source)],

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Try ctxc on object storage without an account: starts the S3 stand-in (moto's server, which
-# scripts/s3-standin.sh installs) on loopback with one bucket, and prints the variables that
+# scripts/ci/s3-standin.sh installs) on loopback with one bucket, and prints the variables that
 # point ctxc at it. The server runs on in the background; the last line printed stops it.
-# Usage: eval "$(scripts/s3-try-locally.sh [BUCKET])"      (BUCKET defaults to ctxc-try)
+# Usage: eval "$(scripts/dev/s3-try-locally.sh [BUCKET])"      (BUCKET defaults to ctxc-try)
 #        then: ctxc compact s3://ctxc-try/in/ --out-dir s3://ctxc-try/out/ …
 # Environment: CTXC_S3_VENV (where the stand-in is installed), PORT (default: a free one).
 set -euo pipefail
 bucket=${1:-ctxc-try}
-server=$("$(dirname "$0")/s3-standin.sh")
+server=$("$(dirname "$0")/../ci/s3-standin.sh")
 python=$(dirname "$server")/python
 port=${PORT:-$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 log=${TMPDIR:-/tmp}/ctxc-s3-try-$port.log

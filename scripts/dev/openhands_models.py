@@ -12,7 +12,7 @@ release holding the V0 event models, installed into a Python 3.12 virtual enviro
 imports ask for (python-json-logger, termcolor, toml, tenacity, google-cloud-storage,
 browsergym-core==0.13.3, ...). Usage, on ctxc outputs:
 
-    scripts/openhands_models.py out/*.json out/*.jsonl
+    scripts/dev/openhands_models.py out/*.json out/*.jsonl
 """
 import json
 import os

@@ -8,9 +8,9 @@
 # (maturin; pytest; langchain-core, for the LangChain drop-in; the engines), and Java 17 or
 # later for Spark (`java`, or $JAVA_HOME). The corpus is ../shared/corpus, or $CTXC_CORPUS;
 # without it the parity tests are skipped.
-# Usage: scripts/python-tests.sh [PYTEST_ARGS...]   (from anywhere)
+# Usage: scripts/ci/python-tests.sh [PYTEST_ARGS...]   (from anywhere)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 scratch=${CTXC_PY_SCRATCH:-$CARGO_TARGET_DIR/python-tests}
 python=${PYTHON:-python3}
