@@ -13,7 +13,7 @@
 //! | measuring | [`tokens`] (counting), [`count`] (context tokens of a conversation), [`calibrate`] (the provider's own count), [`trigger`] (whether compaction is due) |
 //! | repairing | [`repair`] (orphaned calls, broken chains, replayed history, bad lines, oversized sessions) |
 //! | compacting | [`pipeline`] (one transcript end to end), [`engine`] (one conversation's strategy chain), [`plan`] (the working edit), [`strategy`] (one file per strategy), [`summarizer`] (extractive and LLM summaries), [`preserve`] (what never changes), [`facts`] and [`retention`] (paths, commands, errors, requests kept) |
-//! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`outputs`] (output names, atomic writes), [`tempfiles`], [`output`] (stdout, and a reader gone early) |
+//! | writing and proving | [`verify`] (the invariants, checked on every output), [`archive`] (what `restore` needs), [`inplace`] (`--in-place` without loss), [`manifest`] (resumable fleet runs), [`outputs`] (one `Destination` per output: names, atomic writes, stdout, temporary files) |
 //! | measuring fidelity | [`eval`] (probes an agent must still answer; `ctxc eval`) |
 //! | reporting | [`report`] (table, JSON, YAML, markdown; the compact report's data and table), [`progress`] (stderr), [`human`] (thousands, plurals and warnings, for every layer), [`time`] (RFC 3339 stamps) |
 //! | converting | [`convert`] (OpenAI chat ⇄ ATIF, for `ctxc convert`) |
@@ -47,7 +47,6 @@ pub(crate) mod human;
 pub(crate) mod inplace;
 pub(crate) mod json;
 pub(crate) mod manifest;
-pub mod output;
 pub(crate) mod outputs;
 pub(crate) mod panics;
 pub mod pipeline;
@@ -63,7 +62,6 @@ pub(crate) mod shard;
 pub mod store;
 pub mod strategy;
 pub mod summarizer;
-pub(crate) mod tempfiles;
 pub(crate) mod time;
 pub mod tokens;
 pub mod transcript;
@@ -72,6 +70,8 @@ pub(crate) mod verify;
 pub(crate) mod workers;
 
 pub use exit::ExitStatus;
+/// Standard output, where a failed write is an error (kept at its old path: `outputs::stdout`).
+pub use outputs::stdout as output;
 
 /// Runs the command the user asked for.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
@@ -93,7 +93,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
             | cli::Command::Restore(_)
             | cli::Command::Archive(_)
     ) {
-        tempfiles::remove_on_signal();
+        outputs::tempfiles::remove_on_signal();
     }
     match &cli.command {
         cli::Command::Check(args) => commands::check::run(args, cli.quiet),

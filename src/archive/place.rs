@@ -5,13 +5,22 @@
 //! a completed multipart upload) or not at all, as a file is renamed into place.
 
 use crate::human::Shown;
+use crate::outputs::Destination;
 use crate::store::{self, Url};
 use anyhow::{Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The object `path` names, when it is an object URL.
 pub fn url(path: &Path) -> Option<Url> {
     Url::of_path(path).and_then(Result::ok)
+}
+
+/// The object `path` names, or the file.
+pub fn destination(path: PathBuf) -> Destination {
+    match url(&path) {
+        Some(url) => Destination::Remote(url),
+        None => Destination::File(path),
+    }
 }
 
 /// Whether a file or an object is at `path` (a store that cannot be asked is an error).
@@ -49,13 +58,7 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
 /// Writes `bytes` to `path` atomically (a file: renamed into place with `like`'s
 /// permissions, its directory created; an object: shown only once whole).
 pub fn write(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()> {
-    if let Some(url) = url(path) {
-        return store::put(&url, bytes).map(drop);
-    }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.shown()))?;
-    }
-    crate::outputs::write_atomic(path, bytes, like)
+    destination(path.to_path_buf()).write(bytes, like, None)
 }
 
 /// Which version of an archive a run last saw, for writing it only while it still is that

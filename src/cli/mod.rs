@@ -604,22 +604,24 @@ impl CompactArgs {
     }
 }
 
-/// Where compacted transcripts are written.
+/// Where outputs are written: `compact` and `repair` share these flags (one definition, so
+/// they cannot drift apart). Each output's [`crate::outputs::Destination`] is decided from them.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputPathArgs {
-    /// Write the output here instead of beside the input (one input only; `-` for stdout; an
-    /// object URL such as s3://bucket/key).
+    /// Write the output here instead of beside the input (one input only; `-` for stdout;
+    /// for compact, an object URL such as s3://bucket/key).
     #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
     pub output: Option<PathBuf>,
 
-    /// Write outputs under this directory or object prefix (s3://bucket/out/), mirroring the
-    /// inputs' tree.
+    /// Write outputs under this directory (for compact, or object prefix: s3://bucket/out/),
+    /// mirroring the inputs' tree.
     #[arg(help_heading = OUTPUTS, long, value_name = "DIR", conflicts_with = "in_place")]
     pub out_dir: Option<PathBuf>,
 
-    /// Replace each input with its compacted version (atomically). The file is locked while
-    /// ctxc works on it, and left alone if it changes meanwhile or another process holds it
-    /// open for writing (a live session); a symlink's target is replaced, owner and mode kept.
+    /// Replace each input with its new version (atomically). The file is locked while ctxc
+    /// works on it, and left alone if it changes meanwhile or another process holds it open
+    /// for writing (a live session); a symlink's target is replaced, owner and mode kept. An
+    /// input the run leaves unchanged is not rewritten.
     #[arg(help_heading = OUTPUTS, long)]
     pub in_place: bool,
 
@@ -754,39 +756,9 @@ pub struct RepairArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Write the repaired session here instead of beside the input (one input only; `-` for
-    /// stdout).
-    #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "in_place"])]
-    pub output: Option<PathBuf>,
-
-    /// Write repaired sessions under this directory, mirroring the inputs' tree.
-    #[arg(help_heading = OUTPUTS, long, value_name = "DIR", conflicts_with = "in_place")]
-    pub out_dir: Option<PathBuf>,
-
-    /// Replace each damaged input with its repaired version (atomically), as `compact
-    /// --in-place` does: the file is locked, left alone if it changes meanwhile or another
-    /// process holds it open for writing (a live session), owner and mode kept. A clean input
-    /// is not rewritten.
-    #[arg(help_heading = OUTPUTS, long)]
-    pub in_place: bool,
-
-    /// With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]; an
-    /// existing backup is never overwritten.
-    #[arg(
-        help_heading = OUTPUTS,
-        long,
-        value_name = "SUFFIX",
-        requires = "in_place",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = ".bak",
-        value_parser = parse_suffix
-    )]
-    pub backup: Option<String>,
-
-    /// Replace an existing output file that differs from this run's result.
-    #[arg(help_heading = OUTPUTS, long)]
-    pub force_overwrite: bool,
+    /// Where repaired sessions are written.
+    #[command(flatten)]
+    pub outputs: OutputPathArgs,
 
     /// List the repairs without writing anything.
     #[arg(long)]

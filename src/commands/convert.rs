@@ -14,6 +14,7 @@ use crate::convert::{self, Converted, Target};
 use crate::dataset::{self, Dataset, Row, Sniffed};
 use crate::discover::{self, Input};
 use crate::human::Shown;
+use crate::outputs::Destination;
 use crate::transcript::{self, ReadOptions};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
@@ -126,17 +127,14 @@ fn convert_one(
     let converted = convert_text(text, opts, args.to, &name)?;
     let ext = if converted.lines { "jsonl" } else { "json" };
     let dest = destination(args, input, root, ext)?;
-    match &dest {
-        None => crate::output::write_stdout(converted.text.as_bytes())?,
-        Some(out) => {
-            prepare(args, out)?;
-            crate::outputs::write_atomic(out, converted.text.as_bytes(), None)?;
-        }
+    if let Destination::File(out) = &dest {
+        prepare(args, out)?;
     }
+    dest.write(converted.text.as_bytes(), None, None)?;
     Ok(Done {
         conversations: converted.conversations,
         note: converted.note(),
-        written: dest.map_or_else(|| "-".to_string(), |d| d.shown()),
+        written: dest.name().map_or_else(|| "-".to_string(), |d| d.shown()),
         failed_rows: Vec::new(),
     })
 }
@@ -212,22 +210,15 @@ fn convert_dataset(
         }
     };
     match &dest {
-        None => {
+        Destination::File(out) => {
+            prepare(args, out)?;
+            crate::outputs::atomic::write_streamed(out, |w| dataset.convert(w, each).map(drop))
+                .with_context(|| format!("writing {}", out.shown()))?;
+        }
+        _ => {
             let mut out = std::io::BufWriter::new(std::io::stdout());
             dataset.convert(&mut out, each)?;
             out.flush()?;
-        }
-        Some(out) => {
-            prepare(args, out)?;
-            let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
-            let tmp = crate::tempfiles::create_in(dir.unwrap_or(Path::new(".")))?;
-            let mut writer = std::io::BufWriter::new(tmp.as_file());
-            dataset
-                .convert(&mut writer, each)
-                .and_then(|_| Ok(writer.flush()?))
-                .with_context(|| format!("writing {}", out.shown()))?;
-            drop(writer);
-            tmp.persist(out)?;
         }
     }
     let mut done = gathered
@@ -244,7 +235,7 @@ fn convert_dataset(
     Ok(Done {
         conversations: done.conversations,
         note,
-        written: dest.map_or_else(|| "-".to_string(), |d| d.shown()),
+        written: dest.name().map_or_else(|| "-".to_string(), |d| d.shown()),
         failed_rows: done
             .failed
             .into_iter()
@@ -259,24 +250,27 @@ fn one_line(text: &str) -> Result<String> {
     Ok(value.to_string())
 }
 
-/// Where an input's conversion goes: `-o` (`None` for stdout), under `--out-dir`, or beside
-/// it as `NAME.FORMAT.EXT` (`json`, `jsonl` for several conversations, `parquet` for a
-/// dataset).
+/// Where an input's conversion goes: `-o` (a file, or `-` for stdout), under `--out-dir`,
+/// or beside it as `NAME.FORMAT.EXT` (`json`, `jsonl` for several conversations, `parquet`
+/// for a dataset).
 fn destination(
     args: &ConvertArgs,
     input: &Input,
     root: Option<&Path>,
     ext: &str,
-) -> Result<Option<PathBuf>> {
+) -> Result<Destination> {
     if let Some(out) = &args.output {
-        return Ok((out.as_os_str() != "-").then(|| out.clone()));
+        return Ok(match out.as_os_str() == "-" {
+            true => Destination::Stdout,
+            false => Destination::File(out.clone()),
+        });
     }
     let Input::File(path) = input else {
         bail!("standard input and objects are converted to -o only");
     };
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     let name = format!("{stem}.{}.{ext}", args.to.name());
-    Ok(Some(match &args.out_dir {
+    Ok(Destination::File(match &args.out_dir {
         Some(dir) => crate::outputs::mirrored(dir, path, root).with_file_name(name),
         None => path.with_file_name(name),
     }))

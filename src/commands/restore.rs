@@ -27,6 +27,7 @@ use crate::ExitStatus;
 use crate::archive::{self, Archive, Base, Record, place};
 use crate::cli::RestoreArgs;
 use crate::human::{Shown, plural, warn};
+use crate::outputs::Destination;
 use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
@@ -160,23 +161,26 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         compacted.path.as_deref(),
         Some(&undone.bytes),
     )?;
-    if let Dest::Done(path) = &dest {
-        if !quiet {
-            eprintln!(
-                "ctxc: {} already holds {}, byte for byte (restored before?): nothing written",
-                path.shown(),
-                what(records, target)
-            );
+    let dest = match dest {
+        Decided::Write(dest) => dest,
+        Decided::Done(path) => {
+            if !quiet {
+                eprintln!(
+                    "ctxc: {} already holds {}, byte for byte (restored before?): nothing written",
+                    path.shown(),
+                    what(records, target)
+                );
+            }
+            return Ok(());
         }
-        return Ok(());
-    }
+    };
     let like = compacted.path.as_deref().unwrap_or(&args.archive);
     let kept = match &dest {
-        Dest::OverCompacted(path) => {
+        Destination::InPlace(path) => {
             Some(replace_compacted(path, &compacted.bytes, &undone.bytes).map_err(Stop::Failed)?)
         }
         _ => {
-            write(dest.path(), &undone.bytes, like).map_err(Stop::Failed)?;
+            write(&dest, &undone.bytes, like).map_err(Stop::Failed)?;
             None
         }
     };
@@ -202,7 +206,7 @@ fn restore(args: &RestoreArgs, quiet: bool) -> Result<(), Stop> {
         eprintln!(
             "ctxc: restored {} from {from} to {} ({} bytes, {steps} of {} undone, {checked})",
             what(records, target),
-            dest.path()
+            dest.name()
                 .map_or("standard output".into(), |p| p.shown().to_string()),
             crate::human::thousands(undone.bytes.len() as u64),
             plural(n, "compaction"),
@@ -244,11 +248,15 @@ fn restore_dataset(
     let n = records.len();
     let last = &records[n - 1];
     let (path, base, matches) = find_compacted_dataset(&args.archive, last, args.force)?;
-    let dest = destination(args, &records[target], base, Some(&path), None)?;
+    let dest = match destination(args, &records[target], base, Some(&path), None)? {
+        Decided::Write(dest) => dest,
+        // Not decided without the restored bytes: a dataset is written as the same path.
+        Decided::Done(path) => Destination::File(path),
+    };
     let fail = |e: anyhow::Error| Stop::Failed(e);
     // Restored over itself (compacted in place): locked, and replaced only while unchanged.
     let claim = match &dest {
-        Dest::OverCompacted(p) => {
+        Destination::InPlace(p) => {
             let claim = crate::inplace::claim_file(p, u64::MAX).map_err(fail)?;
             let backup = backup_path(&claim.target);
             if backup.symlink_metadata().is_ok() {
@@ -258,7 +266,7 @@ fn restore_dataset(
         }
         _ => None,
     };
-    let dest = dest.into_path();
+    let dest = dest.name();
     let compacted = match &claim {
         Some(claim) => claim.file(),
         None => place::open(&path)
@@ -270,14 +278,7 @@ fn restore_dataset(
     let tmp = match (&dest, &claim) {
         (_, Some(claim)) => Some(claim.temp().map_err(fail)?),
         (Some(dest), None) if to_object.is_none() => {
-            let dir = match dest.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("creating {}", dir.shown()))
-                .map_err(fail)?;
-            Some(crate::tempfiles::create_in(dir).map_err(fail)?)
+            Some(crate::outputs::atomic::temp_beside(dest).map_err(fail)?)
         }
         _ => None,
     };
@@ -300,13 +301,7 @@ fn restore_dataset(
             claim.replace_with(tmp).map_err(fail)?;
         }
         (Some(tmp), Some(dest)) => {
-            if let Ok(meta) = std::fs::metadata(&path) {
-                tmp.as_file()
-                    .set_permissions(meta.permissions())
-                    .with_context(|| format!("setting permissions of {}", dest.shown()))
-                    .map_err(fail)?;
-            }
-            tmp.persist(dest)
+            crate::outputs::atomic::persist(tmp, Some(&path), dest)
                 .with_context(|| format!("writing the restored dataset {}", dest.shown()))
                 .map_err(fail)?;
         }
@@ -537,32 +532,12 @@ fn changed_error(compacted: &Compacted, last: &Record, archive_path: &Path) -> a
     )
 }
 
-/// Where the restored file goes.
-enum Dest {
-    Stdout,
-    /// A file that is not there yet, or is replaced (--force-overwrite).
-    File(PathBuf),
-    /// The compacted file itself (compacted in place), which is kept as a backup first.
-    OverCompacted(PathBuf),
-    /// The default destination, which holds the restored bytes already: nothing to write.
+/// Where the restored file goes: written to a [`Destination`] (over the compacted file itself,
+/// [`Destination::InPlace`], when it was compacted in place: it is kept as a backup first), or
+/// nowhere, since the default destination holds the restored bytes already.
+enum Decided {
+    Write(Destination),
     Done(PathBuf),
-}
-
-impl Dest {
-    /// The file written (`None`: standard output).
-    fn path(&self) -> Option<&Path> {
-        match self {
-            Dest::Stdout => None,
-            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
-        }
-    }
-
-    fn into_path(self) -> Option<PathBuf> {
-        match self {
-            Dest::Stdout => None,
-            Dest::File(p) | Dest::OverCompacted(p) | Dest::Done(p) => Some(p),
-        }
-    }
 }
 
 /// Where the restored file goes. `compacted`: the file the restore reads, which the default
@@ -574,9 +549,9 @@ fn destination(
     base: Base,
     compacted: Option<&Path>,
     restored: Option<&[u8]>,
-) -> Result<Dest, Stop> {
+) -> Result<Decided, Stop> {
     let (path, chosen) = match &args.output {
-        Some(p) if p.as_os_str() == "-" => return Ok(Dest::Stdout),
+        Some(p) if p.as_os_str() == "-" => return Ok(Decided::Write(Destination::Stdout)),
         Some(p) => (p.clone(), true),
         None => {
             let path = archive::resolve(&args.archive, &target.input, base).ok_or_else(|| {
@@ -590,10 +565,10 @@ fn destination(
         }
     };
     if !chosen && !args.force_overwrite && restored.is_some_and(|r| holds_exactly(&path, r)) {
-        return Ok(Dest::Done(path));
+        return Ok(Decided::Done(path));
     }
     if !chosen && !args.force_overwrite && compacted.is_some_and(|c| same_file(c, &path)) {
-        return Ok(Dest::OverCompacted(path));
+        return Ok(Decided::Write(Destination::InPlace(path)));
     }
     let exists = place::exists(&path).map_err(Stop::Failed)?;
     if exists && !args.force_overwrite {
@@ -605,7 +580,7 @@ fn destination(
         };
         return Err(Stop::Failed(anyhow!("{} exists ({hint})", path.shown())));
     }
-    Ok(Dest::File(path))
+    Ok(Decided::Write(place::destination(path)))
 }
 
 /// Refuses a default destination outside the directory of `home` (the compacted file, or the
@@ -699,12 +674,15 @@ fn refused_backup(backup: &Path, target: &Path) -> anyhow::Error {
     )
 }
 
-/// Writes the restored bytes atomically (with the compacted file's permissions), or to
-/// standard output.
-fn write(dest: Option<&Path>, bytes: &[u8], like: &Path) -> Result<()> {
-    let Some(path) = dest else {
-        return crate::output::write_stdout(bytes);
-    };
-    place::write(path, bytes, Some(like))
-        .with_context(|| format!("writing the restored file {}", path.shown()))
+/// Writes the restored bytes atomically (with the compacted file's permissions), whole to an
+/// object, or to standard output.
+fn write(dest: &Destination, bytes: &[u8], like: &Path) -> Result<()> {
+    let written = dest.write(bytes, Some(like), None);
+    match dest.name() {
+        Some(path) => {
+            written.with_context(|| format!("writing the restored file {}", path.shown()))
+        }
+        // Standard output's own error (a reader gone early is no failure).
+        None => written,
+    }
 }

@@ -23,7 +23,7 @@ pub mod remote;
 mod writers;
 
 use crate::human::Shown;
-use crate::tempfiles;
+use crate::outputs::{atomic, tempfiles};
 use anyhow::{Context, Result, bail};
 use std::cell::RefCell;
 use std::fs::{File, Metadata};
@@ -232,10 +232,11 @@ impl Claim {
             .with_context(|| format!("reading {}", self.target.shown()))
     }
 
-    /// A temporary file beside the target, for [`Claim::replace_with`].
+    /// A temporary file beside the target, for [`Claim::replace_with`]: the replacement is
+    /// put in place as every output is ([`atomic`]), once the checks below pass.
     pub fn temp(&self) -> Result<tempfiles::TempFile> {
         let dir = self.target.parent().unwrap_or(Path::new("."));
-        tempfiles::create_in(dir)
+        atomic::temp_in(dir)
     }
 
     /// What the report should say about this file.

@@ -95,3 +95,65 @@ fn no_source_file_is_over_a_thousand_lines() {
     long.sort();
     assert!(long.is_empty(), "split these: {long:?}");
 }
+
+#[test]
+fn every_file_is_put_in_place_by_the_outputs_module() {
+    // A temporary file made or renamed elsewhere is a write path of its own (issue 41, item 3):
+    // write through `outputs::Destination` or `outputs::atomic` instead.
+    for needle in ["create_in(", ".persist("] {
+        let stray = outside(needle, &["outputs/", "inplace/"]);
+        assert!(
+            stray.is_empty(),
+            "these write files past src/outputs/ ({needle}): {stray:?}"
+        );
+    }
+    let second = [naming("enum Destination"), naming("enum Dest ")].concat();
+    assert_eq!(
+        second,
+        ["src/outputs/destination.rs"],
+        "one Destination, in src/outputs/"
+    );
+}
+
+/// The variants of `outputs::Destination`, in order.
+fn destination_variants() -> Vec<String> {
+    let text = std::fs::read_to_string(crate::root().join("src/outputs/destination.rs")).unwrap();
+    let body = &text[text.find("pub enum Destination {").unwrap()..];
+    let body = &body[..body.find("\n}").unwrap()];
+    body.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with("pub enum"))
+        .filter_map(|l| {
+            let name: String = l.chars().take_while(|c| c.is_alphanumeric()).collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn the_sink_walk_through_lists_every_destination_and_its_file() {
+    let guide = std::fs::read_to_string(crate::root().join("CONTRIBUTING.md")).unwrap();
+    let section = &guide[guide.find("## Adding a sink").unwrap()..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    // The table's rows: | `Variant` | sink | `its file` |
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(|c| c.trim().trim_matches('`')).collect();
+            (cells[1].to_string(), cells[3].to_string())
+        })
+        .collect();
+    let listed: Vec<String> = rows.iter().map(|(v, _)| v.clone()).collect();
+    assert_eq!(
+        listed,
+        destination_variants(),
+        "CONTRIBUTING.md's sink table and outputs::Destination differ"
+    );
+    for (variant, file) in &rows {
+        assert!(
+            crate::root().join(file).is_file(),
+            "{variant}: {file} is not there"
+        );
+    }
+}

@@ -614,3 +614,19 @@ fn anthropic_lists_are_repaired_and_clean_ones_left_alone() {
     assert_eq!(report["files"][0]["status"], "clean");
     assert!(std::fs::read_to_string(d.join("c.json")).unwrap() == clean);
 }
+
+#[test]
+fn repair_to_an_object_url_is_refused_not_written_under_a_local_s3_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "s.jsonl",
+        &damage(&claude_code_text(), Damage::DeleteToolResult).0,
+    );
+    let out = run(d, &["repair", "s.jsonl", "-o", "s3://bucket/r.jsonl"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let said = format!("{}{}", stdout_of(&out), stderr_of(&out));
+    assert!(said.contains("is an object"), "{said}");
+    assert!(!d.join("s3:").exists(), "written as a local path: {said}");
+}

@@ -4,33 +4,10 @@
 
 use super::*;
 use crate::human::Shown;
-
-/// Where a file's output goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Destination {
-    /// A file (for `--in-place`, the input itself).
-    File(PathBuf),
-    /// An object (for `--in-place`, the input itself).
-    Remote(Url),
-    /// Standard output.
-    Stdout,
-    /// Nowhere (`--dry-run`).
-    Nowhere,
-}
+pub(super) use crate::outputs::Destination;
 
 /// Where a dry run writes.
 pub(super) static NOWHERE: Destination = Destination::Nowhere;
-
-impl Destination {
-    /// The file or object written, named as in reports and manifests.
-    pub(super) fn name(&self) -> Option<PathBuf> {
-        match self {
-            Destination::File(path) => Some(path.clone()),
-            Destination::Remote(url) => Some(PathBuf::from(url.to_string())),
-            Destination::Stdout | Destination::Nowhere => None,
-        }
-    }
-}
 
 /// One input with everything decided about it before it is read.
 pub(super) struct Job {
@@ -79,25 +56,17 @@ pub(super) fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
                 inputs.len()
             );
         }
-        let dest = if let Some(url) = Url::of_path(output) {
-            let url = url?;
-            if url.is_prefix() {
-                bail!(
-                    "-o names one object, and {url} is a prefix: use --out-dir for a prefix",
-                    url = url.shown()
-                );
-            }
-            Destination::Remote(url)
-        } else if output.as_os_str() == "-" {
-            if args.archive {
-                bail!(
-                    "--archive keeps archives beside output files, and -o - writes to standard output"
-                );
-            }
-            Destination::Stdout
-        } else {
-            Destination::File(output.clone())
-        };
+        let dest = Destination::of_output(output)?;
+        match &dest {
+            Destination::Remote(url) if url.is_prefix() => bail!(
+                "-o names one object, and {url} is a prefix: use --out-dir for a prefix",
+                url = url.shown()
+            ),
+            Destination::Stdout if args.archive => bail!(
+                "--archive keeps archives beside output files, and -o - writes to standard output"
+            ),
+            _ => {}
+        }
         let input = inputs.into_iter().next().expect("one input");
         return Ok(vec![Job {
             id: 0,
@@ -133,7 +102,7 @@ pub(super) fn jobs(args: &CompactArgs, inputs: Vec<Input>) -> Result<Vec<Job>> {
             let root = root_of(&input, given);
             let dest = match &input {
                 Input::Stdin => Destination::Stdout,
-                Input::File(path) if outputs.in_place => Destination::File(path.clone()),
+                Input::File(path) if outputs.in_place => Destination::InPlace(path.clone()),
                 Input::Remote(url) if outputs.in_place => Destination::Remote(url.clone()),
                 _ => match &out_dir {
                     Some(dir) => dir.mirrored(&input, root.as_deref()),
@@ -320,7 +289,7 @@ pub(super) fn check_destination(
     }
     let may_replace = outputs.force_overwrite || replaceable;
     let out = match &job.dest {
-        Destination::File(out) => out,
+        Destination::File(out) | Destination::InPlace(out) => out,
         Destination::Remote(out) => {
             if job.input == Input::Remote(out.clone()) {
                 bail!(

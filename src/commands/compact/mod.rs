@@ -684,7 +684,7 @@ impl Conduct<'_> {
     fn existing(&self, job: &Job, outcome: &Outcome) -> Result<Option<String>> {
         let want = outcome.output.as_bytes();
         let (name, same) = match &job.dest {
-            Destination::File(path) => {
+            Destination::File(path) | Destination::InPlace(path) => {
                 let same = std::fs::metadata(path).is_ok_and(|m| m.len() == want.len() as u64)
                     && std::fs::read(path).is_ok_and(|b| b == want);
                 (path.to_string_lossy().into_owned(), same)
@@ -797,7 +797,7 @@ impl Conduct<'_> {
                 self.stop_on_reader_gone(written)?;
                 done("-".into())
             }
-            Destination::File(path) => {
+            Destination::File(path) | Destination::InPlace(path) => {
                 let claim = match claim {
                     Some(Claim::File(claim)) => Some(claim),
                     _ => None,
@@ -844,7 +844,7 @@ impl Conduct<'_> {
                 claim.check_backup(suffix, original.as_bytes())?;
             }
         }
-        if let Destination::File(path) = &job.dest {
+        if let Destination::File(path) | Destination::InPlace(path) = &job.dest {
             if claim.is_none() || outcome.output != original {
                 crate::outputs::check_writable_beside(path)?;
             }

@@ -19,9 +19,10 @@ use crate::discover::Input;
 use crate::human::Shown;
 use crate::inplace::{self, Claim};
 use crate::manifest::Identity;
+use crate::outputs::atomic::{persist, temp_beside};
+use crate::outputs::tempfiles::TempFile;
 use crate::pipeline::{Outcome, Settings};
 use crate::report::compact::{FileReport, Status};
-use crate::tempfiles::TempFile;
 use crate::transcript::Transcript;
 use anyhow::{Context, Result, anyhow};
 use std::fs::File;
@@ -147,7 +148,7 @@ impl Conduct<'_> {
         let archiving = (self.args.archive || self.args.repair)
             && matches!(
                 self.dest(job),
-                Destination::File(_) | Destination::Remote(_)
+                Destination::File(_) | Destination::InPlace(_) | Destination::Remote(_)
             );
         let input_ref = if archiving {
             let (bytes, hash) = archive::hash_file(&file)
@@ -168,7 +169,9 @@ impl Conduct<'_> {
             dataset.keep_originals();
         }
         let output = match self.dest(job) {
-            Destination::File(p) => Some(p.to_string_lossy().into_owned()),
+            Destination::File(p) | Destination::InPlace(p) => {
+                Some(p.to_string_lossy().into_owned())
+            }
             Destination::Remote(url) => Some(url.to_string()),
             Destination::Stdout => Some("-".to_string()),
             Destination::Nowhere => None,
@@ -207,7 +210,7 @@ impl Conduct<'_> {
                 let written = written.and_then(|_| out.flush().map_err(Into::into));
                 self.stop_on_reader_gone(written).map_err(&write)?;
             }
-            Destination::File(out) => {
+            Destination::File(out) | Destination::InPlace(out) => {
                 let tmp = match &claim {
                     Some(claim) => claim.temp(),
                     None => temp_beside(out),
@@ -332,7 +335,7 @@ impl Conduct<'_> {
         let name = job.dest.name().unwrap_or_default();
         let (size, hash) = archive::hash_file(written).context("reading back the dataset")?;
         let there = match &job.dest {
-            Destination::File(path) => std::fs::metadata(path)
+            Destination::File(path) | Destination::InPlace(path) => std::fs::metadata(path)
                 .is_ok_and(|m| m.len() == size)
                 .then(|| {
                     File::open(path).and_then(|f| read_whole(&f).map_err(std::io::Error::other))
@@ -526,24 +529,4 @@ fn read_whole(file: &File) -> Result<Vec<u8>> {
     let mut bytes = vec![0u8; size as usize];
     file.read_exact_at(&mut bytes, 0)?;
     Ok(bytes)
-}
-
-/// A temporary file in `out`'s directory (created if need be).
-fn temp_beside(out: &Path) -> Result<TempFile> {
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.shown()))?;
-    crate::tempfiles::create_in(dir)
-}
-
-/// Renames `tmp` over `out`, with the input's permissions.
-fn persist(tmp: TempFile, input: Option<&Path>, out: &Path) -> Result<()> {
-    if let Some(meta) = input.and_then(|p| std::fs::metadata(p).ok()) {
-        tmp.as_file()
-            .set_permissions(meta.permissions())
-            .with_context(|| format!("setting permissions of {}", out.shown()))?;
-    }
-    tmp.persist(out)
 }

@@ -94,18 +94,7 @@ pub(super) fn write_report_file(
         return uploaded.with_context(|| format!("writing the report {url}", url = url.shown()));
     }
     let written = if format == OutputFormat::Json {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        crate::tempfiles::create_in(dir).and_then(|tmp| {
-            let mut out = std::io::BufWriter::new(tmp.as_file());
-            files.write_json(report, &mut out)?;
-            out.flush()?;
-            drop(out);
-            tmp.as_file().sync_all()?;
-            tmp.persist(path)
-        })
+        crate::outputs::atomic::write_streamed(path, |out| files.write_json(report, out))
     } else {
         rendered(report, files, format, false)
             .and_then(|text| crate::outputs::write_atomic(path, text.as_bytes(), None))

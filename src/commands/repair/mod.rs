@@ -12,15 +12,13 @@ use crate::cli::RepairArgs;
 use crate::discover::{self, Input};
 use crate::human::Shown;
 use crate::inplace::{self, Claim};
+use crate::outputs::Destination;
 use crate::repair::{self, Repair, Repaired, oversize};
 use crate::transcript::{self, Finding, ReadOptions};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-
-/// The infix of repaired outputs written beside their input: `a.jsonl` → `a.repaired.jsonl`.
-pub const OUTPUT_INFIX: &str = "repaired";
 
 /// What became of one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -102,23 +100,16 @@ impl FileRepair {
     }
 }
 
-/// Where one input's repair goes.
-enum Destination {
-    Stdout,
-    File(PathBuf),
-    InPlace(PathBuf),
-}
-
 /// Runs `ctxc repair`.
 pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
-    let own: Vec<_> = [&args.out_dir, &args.archive_dir]
+    let own: Vec<_> = [&args.outputs.out_dir, &args.archive_dir]
         .into_iter()
         .flatten()
         .cloned()
         .collect();
     let (inputs, errors) =
         discover::discover(&args.input.inputs, &args.input.globs, &own)?.reported(quiet);
-    if args.output.is_some() && inputs.len() + errors.len() > 1 {
+    if args.outputs.output.is_some() && inputs.len() + errors.len() > 1 {
         bail!("-o names one output: give one input, or use --out-dir or --in-place");
     }
     let opts = repair::Options {
@@ -232,7 +223,10 @@ fn finish(
         Destination::Stdout => true,
         // A clean session is left alone; one given a destination of its own gets its copy.
         Destination::InPlace(_) => changed,
-        Destination::File(_) => changed || args.output.is_some() || args.out_dir.is_some(),
+        Destination::File(_) => {
+            changed || args.outputs.output.is_some() || args.outputs.out_dir.is_some()
+        }
+        Destination::Remote(_) | Destination::Nowhere => false,
     };
     if !writes {
         if !args.dry_run && !changed {
@@ -297,24 +291,20 @@ fn destination(input: &Input, args: &RepairArgs) -> Result<Destination> {
     let path = match input {
         Input::File(path) => path,
         Input::Stdin => {
-            return Ok(match &args.output {
-                Some(out) if out.as_os_str() != "-" => Destination::File(out.clone()),
-                _ => Destination::Stdout,
-            });
+            return match &args.outputs.output {
+                Some(out) => output_flag(out),
+                None => Ok(Destination::Stdout),
+            };
         }
         Input::Remote(_) => bail!("repair reads local files and standard input only"),
     };
-    if args.in_place {
+    if args.outputs.in_place {
         return Ok(Destination::InPlace(path.clone()));
     }
-    if let Some(out) = &args.output {
-        return Ok(if out.as_os_str() == "-" {
-            Destination::Stdout
-        } else {
-            Destination::File(out.clone())
-        });
+    if let Some(out) = &args.outputs.output {
+        return output_flag(out);
     }
-    if let Some(dir) = &args.out_dir {
+    if let Some(dir) = &args.outputs.out_dir {
         let root = root_of(path, &args.input.inputs);
         return Ok(Destination::File(crate::outputs::mirrored(
             dir,
@@ -329,17 +319,23 @@ fn destination(input: &Input, args: &RepairArgs) -> Result<Destination> {
              copy too), -o FILE or --out-dir DIR"
         );
     }
-    Ok(Destination::File(beside(path)))
+    Ok(Destination::File(crate::outputs::beside_as(
+        path,
+        crate::outputs::REPAIRED_INFIX,
+    )))
 }
 
-/// `NAME.repaired.EXT` beside the input.
-fn beside(input: &Path) -> PathBuf {
-    let stem = input.file_stem().unwrap_or_default().to_string_lossy();
-    let name = match input.extension() {
-        Some(ext) => format!("{stem}.{OUTPUT_INFIX}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.{OUTPUT_INFIX}"),
-    };
-    input.with_file_name(name)
+/// What `-o` names: a file or standard output. An object URL is refused rather than taken
+/// for a local path (`s3:/bucket/...` made in the current directory).
+fn output_flag(out: &Path) -> Result<Destination> {
+    let dest = Destination::of_output(out)?;
+    if let Destination::Remote(url) = &dest {
+        bail!(
+            "repair writes local files and standard output only, and {} is an object: repair              into a file, then copy it",
+            url.shown()
+        );
+    }
+    Ok(dest)
 }
 
 /// The directory given on the command line that `input` was found under.
@@ -372,13 +368,16 @@ fn write(
             return Ok(("-".into(), None));
         }
         Destination::File(path) | Destination::InPlace(path) => path,
+        Destination::Remote(_) | Destination::Nowhere => {
+            bail!("repair writes local files and standard output only")
+        }
     };
     if let Destination::File(path) = dest {
         if let Some(existing) = crate::archive::place::read(path)? {
             if existing == output.as_bytes() {
                 return Ok((path.shown(), None));
             }
-            if !args.force_overwrite {
+            if !args.outputs.force_overwrite {
                 bail!(
                     "{} exists and differs from this repair: not replacing it (--force-overwrite \
                      replaces it)",
@@ -391,7 +390,7 @@ fn write(
                 .with_context(|| format!("creating {}", parent.shown()))?;
         }
     }
-    if let (Some(claim), Some(suffix)) = (claim, &args.backup) {
+    if let (Some(claim), Some(suffix)) = (claim, &args.outputs.backup) {
         claim.backup(suffix, original.as_bytes())?;
     }
     let pending = match args.no_archive || output == original {
@@ -410,10 +409,7 @@ fn write(
             restore: repair::pieces(original, output),
         })?),
     };
-    let written = match claim {
-        Some(claim) => claim.replace(output.as_bytes()),
-        None => crate::outputs::write_atomic(target, output.as_bytes(), input_path),
-    };
+    let written = dest.write(output.as_bytes(), input_path, claim);
     let archive = match (written, pending) {
         (Ok(()), Some(pending)) => Some(pending.commit()?.shown()),
         (Ok(()), None) => None,
