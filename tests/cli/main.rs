@@ -43,9 +43,16 @@ mod torn;
 mod agent_run;
 #[path = "../common/damage.rs"]
 mod damage;
+#[path = "../common/paths.rs"]
+mod paths;
+#[path = "../common/process.rs"]
+mod process;
+
+pub use paths::{fixture, root, shared};
+pub use process::{stderr_of, stdout_of};
 
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The `ctxc` binary under test, shielded from the machine's settings: no user settings
 /// file, no `CTXC_*` variables but those a test sets.
@@ -83,26 +90,6 @@ pub fn on_a_terminal(line: &str, path: Option<&std::path::Path>) -> Option<Strin
     }
 }
 
-/// The project root.
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A file under `../shared`.
-pub fn shared(rel: &str) -> PathBuf {
-    root().join("../shared").join(rel)
-}
-
-/// A file under `fixtures/`.
-pub fn fixture(rel: &str) -> PathBuf {
-    root().join("fixtures").join(rel)
-}
-
-/// The text of stdout.
-pub fn stdout_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 /// `ctxc restore ARCHIVE_OR_OUTPUT -o BACK`, which must succeed.
 pub fn restore_to(from: &std::path::Path, back: &std::path::Path) {
     let out = ctxc()
@@ -113,11 +100,6 @@ pub fn restore_to(from: &std::path::Path, back: &std::path::Path) {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-}
-
-/// The text of stderr.
-pub fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// `compact` forced to half the context, as most tests run it (their flags and outputs follow).

@@ -149,9 +149,7 @@ fn json(out: &std::process::Output) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", stdout_of(out), stderr(out)))
 }
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::stderr_of as stderr;
 
 fn ids(listing: &Value) -> Vec<String> {
     listing["sessions"]

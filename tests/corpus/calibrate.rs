@@ -88,8 +88,7 @@ fn predicts_every_claude_code_call_within_3_percent_median_8_at_p90() {
 #[test]
 fn predicts_every_call_of_the_codex_fixture_within_3_percent_median_8_at_p90() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/codex/calibration.jsonl");
+    let path = crate::paths::fixture("codex/calibration.jsonl");
     let text = std::fs::read_to_string(path).unwrap();
     let t = ctxc::transcript::read(text, &Default::default()).unwrap();
     assert_eq!(t.format, Format::Codex);

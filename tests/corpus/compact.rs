@@ -97,7 +97,7 @@ fn invariant_failures(transcripts: &[(String, Transcript)], counter: &TokenCount
 #[test]
 fn every_strategy_keeps_every_invariant_on_the_pi_fixtures() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pi");
+    let root = crate::paths::fixture("pi");
     let transcripts: Vec<(String, Transcript)> = ["v1-head.jsonl", "session.jsonl"]
         .into_iter()
         .map(|name| {

@@ -16,13 +16,15 @@ mod repair;
 
 #[path = "../common/damage.rs"]
 mod damage;
+#[path = "../common/paths.rs"]
+mod paths;
 mod repeated;
 mod summaries;
 mod tokens;
 mod verbatim;
 
 use ctxc::transcript::{self, OutItem, ReadOptions};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Corpus files that are not one of ctxc's formats, with the error text they must produce.
 pub const UNSUPPORTED: &[(&str, &str)] = &[];
@@ -91,7 +93,7 @@ pub fn forced_settings<'a>(
 }
 
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    paths::corpus("")
 }
 
 /// Every transcript file in the corpus, sorted, relative to the corpus root.

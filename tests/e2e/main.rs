@@ -18,6 +18,8 @@ mod claude;
 mod codex;
 #[path = "../common/damage.rs"]
 mod damage;
+#[path = "../common/paths.rs"]
+mod paths;
 mod repair;
 mod standin;
 
@@ -39,15 +41,7 @@ pub const STRATEGIES: [&str; 4] = [
 ];
 pub const RATIOS: [f64; 2] = [0.5, 0.25];
 
-/// The project root.
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A file under `../shared/corpus`.
-pub fn corpus(rel: &str) -> PathBuf {
-    root().join("../shared/corpus").join(rel)
-}
+pub use paths::{corpus, root};
 
 /// The installed client binaries, or `None` (after a loud message) when node/npm are absent.
 pub struct Clients {

@@ -121,9 +121,7 @@ fn eval_command(server: &Server, dir: &Path, provider: &str) -> Command {
     command
 }
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::process::stderr_of as stderr;
 
 #[test]
 fn answers_are_judged_per_dimension_costed_and_cached() {

@@ -9,6 +9,8 @@ mod cli;
 mod concurrency;
 mod failures;
 mod judge;
+#[path = "../common/process.rs"]
+mod process;
 mod safety;
 mod server;
 mod shape;
