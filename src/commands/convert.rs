@@ -260,10 +260,16 @@ fn destination(
     ext: &str,
 ) -> Result<Destination> {
     if let Some(out) = &args.output {
-        return Ok(match out.as_os_str() == "-" {
-            true => Destination::Stdout,
-            false => Destination::File(out.clone()),
-        });
+        // An object URL is refused rather than taken for a local path (`s3:/bucket/...`).
+        let dest = Destination::of_output(out)?;
+        if let Destination::Remote(url) = &dest {
+            bail!(
+                "convert writes local files and standard output only, and {} is an object: \
+                 convert into a file, then copy it",
+                url.shown()
+            );
+        }
+        return Ok(dest);
     }
     let Input::File(path) = input else {
         bail!("standard input and objects are converted to -o only");

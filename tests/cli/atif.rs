@@ -247,3 +247,21 @@ fn convert_names_what_does_not_map_and_refuses_what_it_cannot_read() {
     );
     assert!(!refused.exists());
 }
+
+#[test]
+fn convert_to_an_object_url_is_refused_not_written_under_a_local_s3_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ctxc()
+        .current_dir(dir.path())
+        .args(["convert", "--to", "openai", "-o", "s3://bucket/out.json"])
+        .arg(fixture("atif/terminal-agent.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("is an object"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!dir.path().join("s3:").exists(), "written as a local path");
+}
