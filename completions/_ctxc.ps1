@@ -235,6 +235,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print as JSON')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'One line per compaction (when, what it read and wrote, tokens and messages before and after, edits by kind) instead of every edit')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')

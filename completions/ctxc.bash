@@ -246,7 +246,7 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__archive__subcmd__show)
-            opts="-q -v -j -h -V --json --quiet --verbose --jobs --color --help --version"
+            opts="-q -v -j -h -V --json --summary --quiet --verbose --jobs --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -225,6 +225,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --jobs 'Worker threads (default: one per core)'
             cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
             cand --json 'Print as JSON'
+            cand --summary 'One line per compaction (when, what it read and wrote, tokens and messages before and after, edits by kind) instead of every edit'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
             cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'

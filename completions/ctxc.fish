@@ -249,6 +249,7 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subco
 always\t'Always, even into a pipe or file'
 never\t'Never'"
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Print as JSON'
+complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -l summary -d 'One line per compaction (when, what it read and wrote, tokens and messages before and after, edits by kind) instead of every edit'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but data and errors'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -630,6 +630,89 @@ def test_langchain_trim_takes_and_returns_langchain_messages():
     assert ctxc.langchain.trim(messages, max_tokens=10**6) == messages
 
 
+def test_langchain_trim_takes_trim_messages_arguments_and_agrees_with_it_when_nothing_is_over():
+    lc = pytest.importorskip("langchain_core.messages")
+    import ctxc.langchain
+
+    messages = lc.convert_to_messages(tau_runs()[0]["traj"])
+
+    def per_message(message: lc.BaseMessage) -> int:
+        return len(str(message.content)) // 4 + 3
+
+    def ours(msgs):
+        return ctxc.count_tokens(lc.convert_to_openai_messages(msgs))
+
+    counters = [(len, len(messages)), ("approximate", 10**6), (per_message, 10**6)]
+    counters.append((ours, ours(messages)))
+    for counter, room in counters:
+        for rules in [
+            {},
+            {"include_system": True, "start_on": "human"},
+            {"end_on": ("human", "tool")},
+            {"strategy": "first", "end_on": "ai"},
+        ]:
+            theirs = lc.trim_messages(messages, max_tokens=room, token_counter=counter, **rules)
+            kept = ctxc.langchain.trim(messages, room, token_counter=counter, **rules)
+            assert kept == theirs, (counter, rules)
+    # ctxc's own count, by default or by model name, is the one trim_messages gets from `ours`.
+    room = ours(messages)
+    assert ctxc.langchain.trim(messages, room, token_counter="gpt-4o") == messages
+    assert ctxc.langchain.trim(messages, room - 1) != messages
+
+
+def test_langchain_trim_first_is_trim_messages_first():
+    lc = pytest.importorskip("langchain_core.messages")
+    import ctxc.langchain
+
+    messages = lc.convert_to_messages(tau_runs()[1]["traj"])
+    for room in (1, 500, 2000, 4000):
+        for rules in [{}, {"allow_partial": True}, {"end_on": "human"}]:
+            theirs = lc.trim_messages(
+                messages, max_tokens=room, token_counter="approximate", strategy="first", **rules
+            )
+            kept, report = ctxc.langchain.trim_with_report(
+                messages, room, token_counter="approximate", strategy="first", **rules
+            )
+            assert (kept, report) == (theirs, None), (room, rules)
+    # The same argument errors as trim_messages.
+    with pytest.raises(ValueError, match="start_on"):
+        ctxc.langchain.trim(messages, 500, strategy="first", start_on="human")
+    with pytest.raises(ValueError, match="compaction="):
+        ctxc.langchain.trim(messages, 500, strategy="adaptive")
+
+
+def test_langchain_trim_last_over_budget_compacts_then_keeps_trim_messages_rules():
+    lc = pytest.importorskip("langchain_core.messages")
+    import ctxc.langchain
+
+    messages = lc.convert_to_messages(tau_runs()[0]["traj"])
+    before = [m.model_copy(deep=True) for m in messages]
+
+    def ours(msgs):
+        return ctxc.count_tokens(lc.convert_to_openai_messages(msgs))
+
+    for counter, room in [(None, 2000), ("approximate", 2500), (len, 12), (ours, 2000)]:
+        rules = {"include_system": True, "start_on": "human", "end_on": ("human", "tool")}
+        kept, report = ctxc.langchain.trim_with_report(
+            messages, room, token_counter=counter, **rules
+        )
+        theirs = lc.trim_messages(
+            messages, max_tokens=room, token_counter=counter or ours, **rules
+        )
+        assert messages == before, "the input is never modified"
+        assert report["status"] == "compacted", counter
+        count = len(kept) if counter is len else (
+            lc.utils.count_tokens_approximately(kept) if counter == "approximate" else ours(kept)
+        )
+        assert count <= room, (counter, count)
+        assert isinstance(kept[0], lc.SystemMessage) and isinstance(kept[1], lc.HumanMessage)
+        # The latest message trim_messages keeps is kept as it is.
+        assert kept[-1] == theirs[-1], counter
+        # trim_messages drops the task (the first user message); ctxc keeps it.
+        task = messages[1]
+        assert task in kept and task not in theirs, counter
+
+
 # --- docs/python.md ----------------------------------------------------------------------------
 
 

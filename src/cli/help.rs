@@ -1,6 +1,7 @@
 //! What `--help` and the man pages say beyond the flags: each command's EXAMPLES and the EXIT
-//! STATUS every command shares. `-h` stays short (the flags' first lines only); `--help` and
-//! `man` add these, as ripgrep's and git's pages do.
+//! STATUS every command shares. `-h` stays short (the flags' first lines only, and for a
+//! command with many flags the common ones only); `--help` and `man` add these, as ripgrep's
+//! and git's pages do.
 
 use clap_mangen::roff::{Roff, bold, roman};
 
@@ -180,17 +181,55 @@ fn with_examples_at(mut cmd: clap::Command, path: &mut Vec<String>) -> clap::Com
         path.pop();
     }
     let path: Vec<&str> = path.iter().map(String::as_str).collect();
+    if let Some(keep) = short_help_flags(&path) {
+        cmd = short_help(cmd, keep);
+    }
     cmd.after_long_help(after_long_help(&path))
+}
+
+/// The flags `-h` shows for a command with too many to read at a glance (`compact` has 80):
+/// what a first run needs. `--help` and the man pages show every flag.
+fn short_help_flags(path: &[&str]) -> Option<&'static [&'static str]> {
+    match path {
+        ["compact"] => Some(&[
+            "target-ratio",
+            "target-tokens",
+            "strategy",
+            "force",
+            "dry-run",
+            "output",
+            "out-dir",
+            "in-place",
+            "archive",
+            "backup",
+            "model",
+            "json",
+            "report",
+            "help",
+        ]),
+        _ => None,
+    }
+}
+
+/// `cmd` with every flag but `keep` (and the positional arguments) hidden from `-h`, each left
+/// where it is (so `--help` and the man page keep their order of sections).
+fn short_help(cmd: clap::Command, keep: &[&str]) -> clap::Command {
+    cmd.mut_args(|a| {
+        let kept = a.is_positional() || a.get_long().is_some_and(|long| keep.contains(&long));
+        a.hide_short_help(!kept)
+    })
 }
 
 /// The man page of `cmd`, named `name` (`ctxc-report-merge`): clap_mangen's page, then
 /// EXAMPLES and EXIT STATUS as man pages have them (not as clap_mangen's EXTRA section).
 pub fn man_page(cmd: &clap::Command, name: &str, path: &[&str]) -> Vec<u8> {
+    // A page shows every flag with its help: what `-h` hides (see `short_help`) too.
     let plain = cmd
         .clone()
         .name(name.to_string())
         .after_help(None::<&str>)
-        .after_long_help(None::<&str>);
+        .after_long_help(None::<&str>)
+        .mut_args(|a| a.hide_short_help(false));
     let mut buf = Vec::new();
     clap_mangen::Man::new(plain)
         .render(&mut buf)

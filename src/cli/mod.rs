@@ -849,6 +849,11 @@ pub enum ArchiveCommand {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+
+        /// One line per compaction (when, what it read and wrote, tokens and messages before
+        /// and after, edits by kind) instead of every edit.
+        #[arg(long, conflicts_with = "json")]
+        summary: bool,
     },
 }
 

@@ -1,10 +1,10 @@
-//! `ctxc archive show ARCHIVE [--json]`: what each compaction of an archive did — per
+//! `ctxc archive show ARCHIVE [--json | --summary]`: what each compaction of an archive did — per
 //! conversation and step, which original lines were summarized (with the summary), dropped,
 //! masked, truncated or stripped, and tokens and messages before and after.
 //!
 //! The text view is for a terminal: an indented list, summaries clipped to one line, files
-//! named as seen from the archive. `--json` has everything but the settings and the restore
-//! data, summaries in full.
+//! named as seen from the archive. `--summary` is one line per compaction. `--json` has
+//! everything but the settings and the restore data, summaries in full.
 
 use crate::ExitStatus;
 use crate::archive::{Archive, ConversationRecord, Edit, FileRef, Piece, Record, StepRecord};
@@ -23,11 +23,15 @@ const SUMMARY_CLIP: usize = 80;
 /// Runs `ctxc archive ...`.
 pub fn run(command: &ArchiveCommand) -> Result<ExitStatus> {
     match command {
-        ArchiveCommand::Show { archive, json } => show(archive, *json),
+        ArchiveCommand::Show {
+            archive,
+            json,
+            summary,
+        } => show(archive, *json, *summary),
     }
 }
 
-fn show(path: &Path, json: bool) -> Result<ExitStatus> {
+fn show(path: &Path, json: bool, summary: bool) -> Result<ExitStatus> {
     let path = &super::restore::archive_of(path)?;
     let archive = match Archive::read(path) {
         Ok(a) => a,
@@ -40,6 +44,8 @@ fn show(path: &Path, json: bool) -> Result<ExitStatus> {
         let mut text = serde_json::to_string_pretty(&View::of(path, &archive))?;
         text.push('\n');
         text
+    } else if summary {
+        render_summary(path, &archive)
     } else {
         render(path, &archive)
     };
@@ -172,6 +178,68 @@ fn render(path: &Path, archive: &Archive) -> String {
         render_record(&mut out, (k + 1, n), names, record);
     }
     out
+}
+
+/// `--summary`: the heading, then one line per compaction.
+fn render_summary(path: &Path, archive: &Archive) -> String {
+    let n = archive.records.len();
+    let mut out = format!(
+        "{}: {n} compaction{} of {}\n",
+        path.shown(),
+        if n == 1 { "" } else { "s" },
+        name(&archive.records[0].input)
+    );
+    for (k, r) in archive.records.iter().enumerate() {
+        let _ = writeln!(out, "{}", summary_line((k + 1, n), r));
+    }
+    out
+}
+
+/// `compaction 2/3 2026-… claude-code: 12,034 → 5,120 ctxc tokens, 80 → 41 messages, 310,221 →
+/// 98,004 bytes; summarized 2, masked 14 (triggers: target)`: edits counted by kind.
+fn summary_line((k, n): (usize, usize), r: &Record) -> String {
+    let sum = |f: fn(&ConversationRecord) -> usize| r.conversations.iter().map(f).sum::<usize>();
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for e in r
+        .conversations
+        .iter()
+        .flat_map(|c| &c.steps)
+        .flat_map(|s| &s.edits)
+    {
+        match kinds.iter_mut().find(|(name, _)| *name == e.action.name()) {
+            Some((_, count)) => *count += 1,
+            None => kinds.push((e.action.name(), 1)),
+        }
+    }
+    let edits = match kinds.is_empty() {
+        true if r.changed => String::new(),
+        true => "; unchanged".into(),
+        false => {
+            let each: Vec<String> = kinds.iter().map(|(k, c)| format!("{k} {c}")).collect();
+            format!("; {}", each.join(", "))
+        }
+    };
+    let kind = if repairs_of(r).is_some() {
+        "repair"
+    } else {
+        "compaction"
+    };
+    format!(
+        "{kind} {k}/{n} {} {}: {} → {} ctxc tokens, {} → {} messages, {} → {} bytes{edits}{}{}",
+        r.time,
+        r.format,
+        thousands(sum(|c| c.tokens_before) as u64),
+        thousands(sum(|c| c.tokens_after) as u64),
+        thousands(sum(|c| c.messages_before) as u64),
+        thousands(sum(|c| c.messages_after) as u64),
+        thousands(r.input.bytes),
+        thousands(r.output.bytes),
+        match r.triggers.is_empty() {
+            true => String::new(),
+            false => format!(" (triggers: {})", r.triggers.join(", ")),
+        },
+        if r.pending { " (pending)" } else { "" }
+    )
 }
 
 /// How the file changed between `before`'s output and `record`'s input, which began a new

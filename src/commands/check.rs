@@ -88,8 +88,8 @@ pub fn run(args: &CheckArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
         writeln!(out)?;
     } else {
         for file in &results {
-            for finding in &file.findings {
-                writeln!(out, "{}", locate(&file.path, finding))?;
+            for line in text_lines(&file.path, &file.findings) {
+                writeln!(out, "{line}")?;
             }
         }
     }
@@ -124,6 +124,52 @@ pub fn locate(path: &str, finding: &Finding) -> String {
     } else {
         format!("{path}:{}: {}", finding.line, finding.message)
     }
+}
+
+/// A file's findings as text: a run of records repeating a run of records the same way (a
+/// replayed block) is one line, as `repair` names the block it drops; `--json` keeps each.
+fn text_lines(path: &str, findings: &[Finding]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while at < findings.len() {
+        let end = block_end(findings, at);
+        lines.push(match block(path, &findings[at..=end]) {
+            Some(line) => line,
+            None => locate(path, &findings[at]),
+        });
+        at = end + 1;
+    }
+    lines
+}
+
+/// The last finding of the replayed block that starts at `at` (`at` itself if none does).
+fn block_end(findings: &[Finding], at: usize) -> usize {
+    let mut end = at;
+    while let Some(next) = findings.get(end + 1) {
+        let prev = &findings[end];
+        match (prev.repeats, next.repeats) {
+            (Some((first, how)), Some((next_first, next_how)))
+                if next.line == prev.line + 1 && next_first == first + 1 && next_how == how =>
+            {
+                end += 1
+            }
+            _ => break,
+        }
+    }
+    end
+}
+
+/// `path:12-20: 9 records replay lines 3-11 (same uuid): replayed history`, as `repair` names
+/// the block, for a run of more than one repeat.
+fn block(path: &str, run: &[Finding]) -> Option<String> {
+    let [start, .., end] = run else { return None };
+    let ((first, how), (last, _)) = (start.repeats?, end.repeats?);
+    Some(format!(
+        "{path}:{}-{}: {} records replay lines {first}-{last} ({how}): replayed history",
+        start.line,
+        end.line,
+        run.len(),
+    ))
 }
 
 fn totals(results: &[FileCheck]) -> Totals {
@@ -170,6 +216,12 @@ fn check_text(path: String, text: String, opts: &ReadOptions) -> FileCheck {
             None => verdict(path, None, e.findings),
         },
         Ok(t) => {
+            let messages = t.conversations.iter().map(|c| c.items.len()).sum();
+            if let Some(warning) =
+                transcript::named_format_found_nothing(t.format, &t.source, opts, messages)
+            {
+                crate::human::warn(format!("{path}: {warning}"));
+            }
             let findings = transcript::check(&t);
             verdict(path, Some(t.format.to_string()), findings)
         }

@@ -418,7 +418,12 @@ fn table(report: &SessionsReport) -> Table {
         ),
     });
     // Where it looked, and which of those are not there (no sessions is then no surprise).
+    // A store in object storage (`CLAUDE_CONFIG_DIR=s3://…`) is a prefix, never a folder:
+    // its listing says what is there.
     let store = |dir: Option<&str>, client: &str| match dir {
+        Some(dir) if crate::store::Url::of_path(std::path::Path::new(dir)).is_some() => {
+            format!("{} ({client})", crate::human::text(dir))
+        }
         Some(dir) if std::path::Path::new(dir).is_dir() => format!("{} ({client})", tilde(dir)),
         Some(dir) => format!("{} ({client}: not there)", tilde(dir)),
         None => format!("- ({client}: no home directory)"),

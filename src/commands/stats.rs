@@ -60,13 +60,19 @@ pub struct FileStats {
 #[derive(Debug, Default, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Figures {
+    /// The one number: what the token trigger compares and `stats -q` prints. Provider tokens
+    /// where the file records usage (`calibratedContextTokens`), else ctxc's own count
+    /// (`contextTokens`); `tokensSource` says which.
+    pub tokens: usize,
+    /// Whose count `tokens` is.
+    pub tokens_source: TokensSource,
     /// Conversations.
     pub conversations: usize,
     /// Logical messages in the live context.
     pub messages: usize,
     /// Bytes of the file.
     pub bytes: usize,
-    /// Tokens the model would be sent (summed over conversations).
+    /// Tokens the model would be sent (summed over conversations), as ctxc counts them.
     pub context_tokens: usize,
     /// The largest conversation's context tokens.
     pub max_conversation_tokens: usize,
@@ -87,6 +93,17 @@ pub struct Figures {
     pub calibration: Option<CalibrationStats>,
     /// Trigger name → number of conversations where it would fire.
     pub triggers: BTreeMap<String, usize>,
+}
+
+/// Whose count a figure is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TokensSource {
+    /// ctxc's own count (the file records no usage to calibrate on).
+    #[default]
+    Ctxc,
+    /// Provider tokens, calibrated on the usage the file records.
+    Provider,
 }
 
 /// Provider-reported usage summed over a file's messages.
@@ -232,11 +249,7 @@ pub fn run(args: &StatsArgs, quiet: bool) -> anyhow::Result<ExitStatus> {
 fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Result<()> {
     let text = if quiet && format == OutputFormat::Table {
         // The provider's view when the files record usage: what "how full is it" means.
-        let figures = &report.totals.figures;
-        let tokens = figures
-            .calibrated_context_tokens
-            .unwrap_or(figures.context_tokens);
-        format!("{tokens}\n")
+        format!("{}\n", report.totals.figures.tokens)
     } else {
         let mut table = table(report);
         if format == OutputFormat::Table && std::io::stdout().is_terminal() {
@@ -309,14 +322,22 @@ fn text_stats(
     model: Option<&str>,
 ) -> FileStats {
     match transcript::read(text, opts) {
-        Ok(t) => FileStats {
-            path,
-            error: None,
-            error_line: None,
-            format: Some(t.format.to_string()),
-            container: Some(t.container.clone()),
-            figures: measure(&t, counter, triggers, model),
-        },
+        Ok(t) => {
+            let figures = measure(&t, counter, triggers, model);
+            let nothing =
+                transcript::named_format_found_nothing(t.format, &t.source, opts, figures.messages);
+            if let Some(warning) = nothing {
+                crate::human::warn(format!("{path}: {warning}"));
+            }
+            FileStats {
+                path,
+                error: None,
+                error_line: None,
+                format: Some(t.format.to_string()),
+                container: Some(t.container.clone()),
+                figures,
+            }
+        }
         Err(e) => {
             let first = &e.findings[0];
             failed(path, first.line, first.message.clone())
@@ -384,6 +405,7 @@ pub fn measure(
         }
     }
     calibrated.finish(&mut figures, window);
+    figures.settle();
     figures
 }
 
@@ -455,6 +477,14 @@ fn provider_usage(t: &Transcript) -> Option<ProviderUsage> {
 }
 
 impl Figures {
+    /// Sets `tokens` from the counts (once they are final).
+    fn settle(&mut self) {
+        (self.tokens, self.tokens_source) = match self.calibrated_context_tokens {
+            Some(provider) => (provider, TokensSource::Provider),
+            None => (self.context_tokens, TokensSource::Ctxc),
+        };
+    }
+
     fn add(&mut self, other: &Figures) {
         self.conversations += other.conversations;
         self.messages += other.messages;
@@ -499,6 +529,7 @@ fn totals(files: &[FileStats]) -> Totals {
     for file in files {
         totals.figures.add(&file.figures);
     }
+    totals.figures.settle();
     totals
 }
 

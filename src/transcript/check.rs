@@ -21,6 +21,10 @@ pub struct Finding {
     /// with the input's.
     #[serde(skip)]
     pub identity: Option<String>,
+    /// For a record that repeats an earlier one: the line it repeats and how the two are the
+    /// same (`same uuid`), so that `check` prints a replayed block as one line.
+    #[serde(skip)]
+    pub repeats: Option<(usize, &'static str)>,
 }
 
 impl Finding {
@@ -31,6 +35,15 @@ impl Finding {
             message: message.into(),
             blocks_edits: false,
             identity: None,
+            repeats: None,
+        }
+    }
+
+    /// This finding as a repeat of line `first` (see [`Finding::repeats`]).
+    pub fn repeating(self, first: usize, how: &'static str) -> Self {
+        Finding {
+            repeats: Some((first, how)),
+            ..self
         }
     }
 

@@ -891,6 +891,29 @@ pub fn read_back(
     Ok(())
 }
 
+/// The warning for a transcript read as the format `--format` named that holds no message
+/// though its text has some: most likely another format's (named when it reads as one).
+/// `None` when it holds messages, the format was detected, or the text is empty.
+pub fn named_format_found_nothing(
+    format: Format,
+    source: &str,
+    opts: &ReadOptions,
+    messages: usize,
+) -> Option<String> {
+    if opts.format.is_none() || messages > 0 || source.trim().is_empty() {
+        return None;
+    }
+    let hint = match Doc::parse(source).ok().and_then(|doc| detect(&doc).ok()) {
+        Some(found) if found != format => {
+            format!(": it reads as {found} (leave --format out, or name that one)")
+        }
+        _ => String::new(),
+    };
+    Some(format!(
+        "read as {format} (--format), it holds no messages{hint}"
+    ))
+}
+
 fn detect(doc: &Doc) -> Result<Format, ReadError> {
     Format::ALL
         .into_iter()

@@ -93,18 +93,21 @@ pub fn findings(format: Format, source: &str, conv: &Conversation) -> Vec<Findin
         .map(|r| {
             let first = conv.items[r.first].line;
             let item = &conv.items[r.item];
-            let message = if item.boundary {
-                format!("compact boundary repeated (first at line {first}): replayed history")
+            let (message, how) = if item.boundary {
+                let message =
+                    format!("compact boundary repeated (first at line {first}): replayed history");
+                (message, "compact boundary")
             } else {
-                format!(
-                    "record repeats line {first} (same content and timestamp): replayed history"
-                )
+                let how = "same content and timestamp";
+                let message = format!("record repeats line {first} ({how}): replayed history");
+                (message, how)
             };
             // Matched by count within the conversation: a compacted output may mask or drop
             // either copy, so which record a replay repeats is not kept; it may keep no more
             // replays than the input had.
             Finding::new(item.line, message)
                 .with_identity(format!("replayed history in '{}'", conv.location))
+                .repeating(first, how)
         })
         .collect()
 }

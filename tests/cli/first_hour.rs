@@ -461,3 +461,196 @@ fn help_lists_the_commands_in_the_order_of_use() {
         ]
     );
 }
+
+#[test]
+fn a_named_format_that_reads_no_messages_warns_and_names_the_one_it_reads_as() {
+    let dir = examples();
+    let out = run(
+        dir.path(),
+        &[
+            "stats",
+            "--format",
+            "codex",
+            "sessions/claude-code-session.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let warning = "sessions/claude-code-session.jsonl: read as codex (--format), it holds no messages: it reads as claude-code";
+    assert!(stderr_of(&out).contains(warning), "{}", stderr_of(&out));
+    // Read as what it is, nothing to warn of.
+    let out = run(
+        dir.path(),
+        &[
+            "stats",
+            "--format",
+            "claude-code",
+            "sessions/claude-code-session.jsonl",
+        ],
+    );
+    assert!(
+        !stderr_of(&out).contains("holds no messages"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn check_prints_one_line_per_replayed_block_as_repair_does() {
+    let dir = examples();
+    let session = dir.path().join("sessions/claude-code-session.jsonl");
+    let text = std::fs::read_to_string(&session).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Lines 5-8 appended again, as a client that replays its history writes them.
+    let replayed = format!("{text}{}\n", lines[4..8].join("\n"));
+    std::fs::write(&session, replayed).unwrap();
+    let n = lines.len();
+    let checked = run(dir.path(), &["check", "sessions/claude-code-session.jsonl"]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stderr_of(&checked));
+    let found = stdout_of(&checked);
+    let block = format!(
+        "sessions/claude-code-session.jsonl:{}-{}: 4 records replay lines 5-8 (same uuid): replayed history",
+        n + 1,
+        n + 4
+    );
+    assert_eq!(
+        found.lines().collect::<Vec<_>>(),
+        [block.as_str()],
+        "{found}"
+    );
+    // The same block as repair names it; --json keeps each record's finding.
+    let repaired = run(
+        dir.path(),
+        &["repair", "sessions/claude-code-session.jsonl"],
+    );
+    let repair = format!(
+        "{}-{}: 4 records replay lines 5-8 (same uuid)",
+        n + 1,
+        n + 4
+    );
+    assert!(
+        stdout_of(&repaired).contains(&repair),
+        "{}",
+        stdout_of(&repaired)
+    );
+    let json = run(
+        dir.path(),
+        &["check", "--json", "sessions/claude-code-session.jsonl"],
+    );
+    assert_eq!(
+        json_of(&json)["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
+
+#[test]
+fn archive_show_summary_is_one_line_per_compaction() {
+    let dir = examples();
+    for _ in 0..2 {
+        let out = run(
+            dir.path(),
+            &[
+                "compact",
+                "--in-place",
+                "--archive",
+                "--target-ratio",
+                "0.5",
+                "sessions/claude-code-session.jsonl",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    let archive = "sessions/claude-code-session.ctxc-archive.json";
+    let out = run(dir.path(), &["archive", "show", "--summary", archive]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].ends_with("2 compactions of claude-code-session.jsonl"),
+        "{text}"
+    );
+    for (k, line) in lines[1..].iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("compaction {}/2 ", k + 1)),
+            "{line}"
+        );
+        assert!(line.contains(" claude-code: 2,392 → ") || k == 1, "{line}");
+        assert!(
+            line.contains(" ctxc tokens, ") && line.contains(" bytes"),
+            "{line}"
+        );
+        assert!(line.ends_with("(triggers: target)"), "{line}");
+    }
+    assert!(lines[1].contains("summarized 1"), "{text}");
+    // The full view is many lines more.
+    let full = stdout_of(&run(dir.path(), &["archive", "show", archive]));
+    assert!(full.lines().count() > 10 * lines.len(), "{full}");
+}
+
+#[test]
+fn compact_short_help_shows_the_common_flags_and_long_help_all() {
+    let short = ctxc().args(["compact", "-h"]).output().unwrap();
+    let long = ctxc().args(["compact", "--help"]).output().unwrap();
+    let (short, long) = (stdout_of(&short), stdout_of(&long));
+    assert!(
+        short.lines().count() <= 80,
+        "{} lines:\n{short}",
+        short.lines().count()
+    );
+    for flag in [
+        "--target-ratio",
+        "--dry-run",
+        "--in-place",
+        "--archive",
+        "--out-dir",
+    ] {
+        assert!(short.contains(flag), "{flag} missing from -h");
+    }
+    for flag in [
+        "--summary-model",
+        "--keep-payloads",
+        "--on-findings",
+        "--trigger-ratio",
+    ] {
+        assert!(!short.contains(flag), "{flag} in -h");
+        assert!(long.contains(flag), "{flag} missing from --help");
+    }
+    assert!(short.contains("(see more with '--help')"), "{short}");
+    assert!(long.lines().count() > 2 * short.lines().count());
+}
+
+/// `stats -q` and `stats --json`'s first figure are one number, and the JSON says whose.
+#[test]
+fn stats_quiet_is_the_json_tokens_and_says_whose_count_it_is() {
+    let dir = examples();
+    for (session, source) in [
+        ("sessions/claude-code-session.jsonl", "provider"),
+        ("sessions/swe-agent.traj", "ctxc"),
+    ] {
+        let quiet = stdout_of(&run(dir.path(), &["stats", "-q", session]));
+        let json = json_of(&run(dir.path(), &["stats", "--json", session]));
+        let totals = &json["totals"];
+        assert_eq!(quiet.trim(), totals["tokens"].to_string(), "{session}");
+        assert_eq!(totals["tokensSource"], source, "{session}");
+        let whose = match source {
+            "provider" => &totals["calibratedContextTokens"],
+            _ => &totals["contextTokens"],
+        };
+        assert_eq!(&totals["tokens"], whose, "{session}");
+        assert_eq!(json["files"][0]["tokens"], totals["tokens"], "{session}");
+    }
+    // Over both: the provider's figure where there is one, ctxc's for the other file.
+    let quiet = stdout_of(&run(dir.path(), &["stats", "-q", "sessions/"]));
+    let json = json_of(&run(dir.path(), &["stats", "--json", "sessions/"]));
+    let files: u64 = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(quiet.trim(), files.to_string());
+    assert_eq!(json["totals"]["tokens"], files);
+}

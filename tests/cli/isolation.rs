@@ -320,7 +320,12 @@ fn replayed_session(dir: &Path) -> PathBuf {
 fn allowed_replayed_history_compacts_and_adds_no_replay() {
     let dir = tempfile::tempdir().unwrap();
     let input = replayed_session(dir.path());
-    let check = ctxc().arg("check").arg(&input).output().unwrap();
+    // Counted per record: the text view prints a replayed block as one line.
+    let check = ctxc()
+        .args(["check", "--json"])
+        .arg(&input)
+        .output()
+        .unwrap();
     let replays = |out: &std::process::Output| stdout_of(out).matches("replayed history").count();
     let before = replays(&check);
     assert!(before >= 5, "{}", stdout_of(&check));
@@ -331,6 +336,10 @@ fn allowed_replayed_history_compacts_and_adds_no_replay() {
         std::fs::read(&output).unwrap(),
         std::fs::read(&input).unwrap()
     );
-    let after = ctxc().arg("check").arg(&output).output().unwrap();
+    let after = ctxc()
+        .args(["check", "--json"])
+        .arg(&output)
+        .output()
+        .unwrap();
     assert!(replays(&after) <= before, "{}", stdout_of(&after));
 }

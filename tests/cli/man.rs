@@ -145,30 +145,40 @@ fn strategy_and_format_names_complete_in_the_shells() {
     }
 }
 
-/// `compact -h` groups its options: -q, -v, -j and --color apart from the triggers.
+/// `compact --help` groups its options: -q, -v, -j and --color apart from the triggers; `-h`
+/// (the common flags only) keeps the global ones apart too.
 #[test]
 fn compact_help_groups_global_options_apart_from_triggers() {
-    let help = stdout_of(&ctxc().args(["compact", "-h"]).output().unwrap());
-    let section = |heading: &str| {
+    let long = stdout_of(&ctxc().args(["compact", "--help"]).output().unwrap());
+    let short = stdout_of(&ctxc().args(["compact", "-h"]).output().unwrap());
+    // The text under `heading`, up to the next heading (a line ending in `:` at the margin).
+    let section = |help: &str, heading: &str| {
         let start = help
             .find(&format!("\n{heading}:\n"))
             .unwrap_or_else(|| panic!("no {heading} in {help}"));
         let rest = &help[start + heading.len() + 3..];
-        rest[..rest.find("\n\n").unwrap_or(rest.len())].to_string()
+        let end = rest
+            .lines()
+            .take_while(|l| l.is_empty() || l.starts_with(' '))
+            .map(|l| l.len() + 1)
+            .sum::<usize>();
+        rest[..end.min(rest.len())].to_string()
     };
-    let triggers = section("Triggers (0 switches one off)");
+    let triggers = section(&long, "Triggers (0 switches one off)");
     assert!(
         triggers.contains("--trigger-ratio") && !triggers.contains("--quiet"),
-        "{help}"
+        "{long}"
     );
-    let global = section("Global options");
-    for flag in [
-        "-q, --quiet",
-        "-v, --verbose",
-        "-j, --jobs",
-        "--color <WHEN>",
-    ] {
-        assert!(global.contains(flag), "{flag} not in {global}");
+    for help in [&long, &short] {
+        let global = section(help, "Global options");
+        for flag in [
+            "-q, --quiet",
+            "-v, --verbose",
+            "-j, --jobs",
+            "--color <WHEN>",
+        ] {
+            assert!(global.contains(flag), "{flag} not in {global}");
+        }
     }
 }
 

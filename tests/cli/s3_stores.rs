@@ -5,7 +5,7 @@
 //! which store it searched.
 
 use crate::s3::{Bucket, json};
-use crate::{ctxc, fixture, shared, stderr_of};
+use crate::{ctxc, fixture, shared, stderr_of, stdout_of};
 use std::path::Path;
 
 const BIG: &str = "8463c716-a2ea-4c14-9efa-87158ebd9f20";
@@ -162,6 +162,18 @@ fn session_references_resolve_in_stores_kept_in_a_bucket() {
         listed["stores"]["claudeCode"],
         bucket.url("home/.claude/projects").as_str()
     );
+    // The table's footer names both bucket stores as there: they were listed, not looked up
+    // as local folders.
+    let out = with_stores(&bucket, &home, &proj)
+        .args(["sessions", "--all"])
+        .output()
+        .unwrap();
+    let table = stdout_of(&out);
+    let looked = table.lines().find(|l| l.starts_with("looked in:")).unwrap();
+    for (store, client) in [("claudeCode", "Claude Code"), ("codex", "Codex")] {
+        let named = format!("{} ({client})", listed["stores"][store].as_str().unwrap());
+        assert!(looked.contains(&named), "{named} not in {looked}");
+    }
 }
 
 #[test]

@@ -559,6 +559,13 @@ impl Conduct<'_> {
         let (t, plans) = api::plan(text, settings, self.args.on_findings())?;
         let outcome = api::finish(&t, plans, settings)?;
         let mut report = FileReport::of(path.clone(), &t, &outcome);
+        let read = &settings.read;
+        let messages = report.messages_before;
+        if let Some(warning) =
+            crate::transcript::named_format_found_nothing(t.format, &t.source, read, messages)
+        {
+            self.progress.warn(&format!("warning: {path}: {warning}"));
+        }
         if let Some(repaired) = &repaired {
             repairing::report(&mut report, repaired);
         }

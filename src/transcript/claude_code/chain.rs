@@ -191,7 +191,11 @@ pub(super) fn repeated_uuids(
         } else {
             Finding::new(item.line, message)
         };
-        findings.push(finding.with_identity(format!("uuid '{uuid}' repeated")));
+        findings.push(
+            finding
+                .with_identity(format!("uuid '{uuid}' repeated"))
+                .repeating(line, "same uuid"),
+        );
     }
     findings
 }
