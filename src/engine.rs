@@ -71,7 +71,45 @@ pub struct Compaction {
 }
 
 /// Compacts the subject's conversation with `strategies` towards `goal`.
+///
+/// A tighter target never yields a bigger output: a run that misses its target (what must
+/// stay verbatim is more than it leaves) went deeper than a looser target would, and a
+/// deeper step can come out bigger (a summary of everything, kept at full size because a
+/// smaller one loses essentials). So a miss is compared with the run at twice the target,
+/// itself compared so in turn, and the smaller is kept. A summarizer that calls a service or
+/// may answer differently each time is not asked again.
 pub fn compact(
+    subject: &Subject,
+    summarizer: &dyn Summarizer,
+    settings: &StrategySettings,
+    strategies: &[StrategyName],
+    goal: Goal,
+) -> Result<Compaction> {
+    let mut best = compact_once(subject, summarizer, settings, strategies, goal)?;
+    let again = summarizer.deterministic() && summarizer.local();
+    let (mut target, mut missed) = (goal.target_tokens, best.tokens_after > goal.target_tokens);
+    while again && missed && target > 0 && target.saturating_mul(2) < best.tokens_before {
+        target *= 2;
+        let looser = Goal {
+            target_tokens: target,
+            ..goal
+        };
+        let other = compact_once(subject, summarizer, settings, strategies, looser)?;
+        missed = other.tokens_after > target;
+        if other.tokens_after < best.tokens_after {
+            let short = other.tokens_after > goal.target_tokens;
+            best = Compaction {
+                shortfall: short.then(|| shortfall(subject, &other.plan, &goal)),
+                undershoot: None,
+                ..other
+            };
+        }
+    }
+    Ok(best)
+}
+
+/// One run of the chain towards `goal`.
+fn compact_once(
     subject: &Subject,
     summarizer: &dyn Summarizer,
     settings: &StrategySettings,

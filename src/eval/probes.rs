@@ -6,8 +6,8 @@ use super::{Probe, Subject};
 use crate::facts::actions::file_actions;
 use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
-    CallArgs, Effect, Facts, REQUEST_KEY_CHARS, clip, collapse_whitespace, command_key,
-    has_tool_parts, request_key, request_text, text_action, tool_calls,
+    Effect, Facts, REQUEST_KEY_CHARS, clip, collapse_whitespace, command_key, request_key,
+    request_text, tool_calls,
 };
 use crate::summarizer::artifacts::indexed_actions;
 use crate::transcript::{Conversation, Item, Kind, PartKind};
@@ -49,7 +49,7 @@ pub(super) fn last_actions(items: &[&Item], indexes: bool) -> HashMap<String, Ef
                 note(path, effect);
             }
         }
-        for call in calls_of(item) {
+        for call in tool_calls(item) {
             for (path, effect) in file_actions(&call) {
                 note(path, effect);
             }
@@ -197,7 +197,7 @@ fn next_step(items: &[&Item]) -> Option<Probe> {
         .iter()
         .rev()
         .find(|i| matches!(i.kind, Kind::AssistantText | Kind::ToolCall))?;
-    if let Some(call) = calls_of(item).pop() {
+    if let Some(call) = tool_calls(item).pop() {
         let answer = call
             .command()
             .map(|c| command_key(&c))
@@ -244,21 +244,6 @@ fn decisions(items: &[&Item]) -> Vec<Probe> {
         }
     }
     probes
-}
-
-/// The tool calls of an assistant item; a text-based agent's closing action counts as a
-/// shell call.
-fn calls_of(item: &Item) -> Vec<CallArgs> {
-    if has_tool_parts(item) {
-        return tool_calls(item);
-    }
-    if matches!(item.kind, Kind::AssistantText | Kind::ToolCall) && !item.calls.is_empty() {
-        return text_action(item)
-            .map(CallArgs::text_action)
-            .into_iter()
-            .collect();
-    }
-    Vec::new()
 }
 
 /// [`user_values`], for the unit tests.

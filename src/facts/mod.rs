@@ -8,8 +8,9 @@
 //!   user requests. Devices (`/dev/null`), interpreters (`/usr/bin/env`) and URL paths are not
 //!   files; paths inside file contents, tool outputs or assistant prose are not facts.
 //! - **commands**: the command of every shell-like tool call (`Bash`, `shell`,
-//!   `exec_command`, ...), and the fenced action block that ends an assistant message answered
-//!   by an observation (SWE-agent's text-based actions). A command is keyed by its first line.
+//!   `exec_command`, ...), and the action a text-based agent (SWE-agent) writes at the end of
+//!   a message the harness answered — a command block, or an XML function call — as its adapter
+//!   reads it ([`Item::text_call`]). A command is keyed by its first line.
 //! - **errors**: the error lines of failed tool calls ([`result_errors`]): error-shaped lines
 //!   (`error:`, `Traceback`, `FooError: ...`, `fatal:`, `panicked at`, `N failed`, ...) of
 //!   command output, and the message of a call flagged `is_error` or ended with a non-zero
@@ -32,7 +33,7 @@ pub use text::{
     clip, collapse_whitespace, head_chars, holds_ignoring_case, is_collapsed, tail_chars,
 };
 
-use crate::transcript::{Item, Kind, PartKind, trailing_action};
+use crate::transcript::{Item, Kind, PartKind};
 use aho_corasick::AhoCorasick;
 use foldhash::{HashMap, HashSet};
 use pattern::Pattern;
@@ -72,12 +73,9 @@ impl Facts {
         let items: Vec<&Item> = items.into_iter().filter(|i| i.in_context).collect();
         let mut facts = Collector::default();
         let mut calls = CallIndex::default();
-        for (at, item) in items.iter().enumerate() {
-            let answered = items
-                .get(at + 1)
-                .is_some_and(|next| matches!(next.kind, Kind::User | Kind::ToolResult));
+        for item in items {
             facts.line = item.line;
-            facts.add(item, answered, &mut calls);
+            facts.add(item, &mut calls);
         }
         (facts.facts, facts.lines)
     }
@@ -106,7 +104,7 @@ impl Collector {
         }
     }
 
-    fn add(&mut self, item: &Item, answered: bool, calls: &mut CallIndex) {
+    fn add(&mut self, item: &Item, calls: &mut CallIndex) {
         match item.kind {
             Kind::User => {
                 let Some(text) = request_text(item) else {
@@ -121,14 +119,6 @@ impl Collector {
             Kind::AssistantText | Kind::ToolCall => {
                 // Parsed once, for the facts and the index.
                 let parsed = tool_calls(item);
-                for part in item.parts.iter().filter(|p| p.kind == PartKind::Text) {
-                    if answered && !has_tool_parts(item) {
-                        if let Some(action) = trailing_action(&part.text) {
-                            self.push(1, command_key(&action));
-                            paths_in_text(&action).for_each(|p| self.push(0, p));
-                        }
-                    }
-                }
                 for call in &parsed {
                     call.paths().into_iter().for_each(|p| self.push(0, p));
                     if let Some(command) = call.command() {
@@ -155,21 +145,11 @@ pub struct CallIndex {
 }
 
 impl CallIndex {
-    /// Notes the calls of an assistant item, `parsed` its [`tool_calls`] (a text-based action
-    /// counts as a shell call).
+    /// Notes the calls of an assistant item, `parsed` its [`tool_calls`] (a text-based
+    /// agent's action is its one call).
     pub fn note(&mut self, item: &Item, parsed: Vec<CallArgs>) {
-        if has_tool_parts(item) {
-            for (call, args) in item.calls.iter().zip(parsed) {
-                self.calls.insert(call.id.clone(), args);
-            }
-            return;
-        }
-        let Some(call) = item.calls.first() else {
-            return;
-        };
-        if let Some(action) = text_action(item) {
-            self.calls
-                .insert(call.id.clone(), CallArgs::text_action(action));
+        for (call, args) in item.calls.iter().zip(parsed) {
+            self.calls.insert(call.id.clone(), args);
         }
     }
 
@@ -180,17 +160,6 @@ impl CallIndex {
             .filter_map(|id| self.calls.get(id))
             .collect()
     }
-}
-
-/// The fenced action ending an assistant message's text (text-based agents).
-pub fn text_action(item: &Item) -> Option<String> {
-    let text: Vec<&str> = item
-        .parts
-        .iter()
-        .filter(|p| p.kind == PartKind::Text)
-        .map(|p| p.text.as_str())
-        .collect();
-    trailing_action(&text.join("\n"))
 }
 
 /// The words of a user message the user wrote, cleaned ([`clean::clean`]), or `None` when the
@@ -219,8 +188,15 @@ pub struct CallArgs {
     pub args: Value,
 }
 
-/// The tool calls of `item` with their arguments.
+/// The tool calls of `item` with their arguments: its tool-call parts, or the call a
+/// text-based agent wrote in its text ([`Item::text_call`], which its adapter found).
 pub fn tool_calls(item: &Item) -> Vec<CallArgs> {
+    if let Some(call) = item.text_call.as_deref().filter(|_| !has_tool_parts(item)) {
+        return vec![CallArgs {
+            name: call.name.clone(),
+            args: call.arguments.clone(),
+        }];
+    }
     let names = item.parts.iter().filter(|p| p.kind == PartKind::ToolName);
     let args = item
         .parts
@@ -272,14 +248,6 @@ const SHELL_WORD_FIRST: [bool; 256] = {
 };
 
 impl CallArgs {
-    /// A text-based agent's action (SWE-agent), seen as a shell call running it.
-    pub fn text_action(action: String) -> CallArgs {
-        CallArgs {
-            name: "shell".into(),
-            args: serde_json::json!({ "command": action }),
-        }
-    }
-
     /// Whether the tool runs shell commands: its name holds one of [`SHELL_TOOL_WORDS`].
     pub fn is_shell(&self) -> bool {
         // Compared in place, any case: lowering a copy and building a substring searcher per

@@ -1,5 +1,5 @@
 use super::*;
-use crate::transcript::{ReadOptions, read};
+use crate::transcript::{ReadOptions, read, trailing_action};
 
 #[test]
 fn paths_are_found_in_text_and_not_in_urls() {
@@ -51,6 +51,10 @@ fn text_actions_and_codex_commands() {
         Some("find_file \"fields.py\" src".into())
     );
     assert_eq!(trailing_action("no block"), None);
+    assert_eq!(
+        trailing_action("Let's see.\n<command>\nls -F\n</command>"),
+        Some("ls -F".into())
+    );
     let call = CallArgs {
         name: "shell".into(),
         args: serde_json::json!({"command": ["bash", "-lc", "cargo test"]}),
@@ -435,5 +439,46 @@ fn a_word_is_held_in_a_name_in_any_case_as_in_its_lowercase() {
             let lowered = name.to_ascii_lowercase().contains(word);
             assert_eq!(holds_ignoring_case(name, word), lowered, "{name} {word}");
         }
+    }
+}
+
+#[test]
+fn a_text_agents_actions_are_its_calls_and_its_observations_are_not_requests() {
+    // SWE-agent's three text forms: a fenced block, a `<command>` block (xml thought-action)
+    // and an XML function call; each observation comes back as a user message.
+    let history = serde_json::json!({"history": [
+        {"role": "system", "content": "You are an agent."},
+        {"role": "user", "content": "Fix the rounding in src/fields.py"},
+        {"role": "assistant", "content": "Look first.\n```\nopen src/fields.py 1474\n```"},
+        {"role": "user", "content": "[File: /repo/src/fields.py]\n(Open file: /repo/src/fields.py)"},
+        {"role": "assistant", "content": "Reproduce.\n<command>\npython reproduce.py\n</command>"},
+        {"role": "user", "content": "Traceback (most recent call last):\nValueError: bad"},
+        {"role": "assistant", "content": "Edit it.\n<function=str_replace_editor>\n<parameter=command>str_replace</parameter>\n<parameter=path>/repo/src/lib.py</parameter>\n<parameter=old_str>\nround(x)\n</parameter>\n</function>"},
+        {"role": "user", "content": "The file /repo/src/lib.py has been edited."},
+        {"role": "assistant", "content": "Test.\n<function=bash>\n<parameter=command>pytest -x tests</parameter>\n</function>"},
+        {"role": "user", "content": "1 passed"}
+    ]});
+    let t = read(history.to_string(), &ReadOptions::default()).unwrap();
+    let conv = &t.conversations[0];
+    let facts = Facts::of(&conv.items);
+    assert_eq!(
+        facts.commands,
+        [
+            "open src/fields.py 1474",
+            "python reproduce.py",
+            "pytest -x tests"
+        ]
+    );
+    assert_eq!(facts.paths, ["src/fields.py", "/repo/src/lib.py"]);
+    assert_eq!(facts.user_requests, ["Fix the rounding in src/fields.py"]);
+    let call = conv.items[6].text_call.as_deref().unwrap();
+    assert_eq!(call.name, "str_replace_editor");
+    assert_eq!(call.arguments["old_str"], "round(x)");
+    assert_eq!(
+        &conv.items[6].text()[call.start..call.start + 10],
+        "<function="
+    );
+    for at in [3, 5, 7, 9] {
+        assert_eq!(conv.items[at].kind, Kind::ToolResult, "item {at}");
     }
 }

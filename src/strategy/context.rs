@@ -170,7 +170,9 @@ impl<'a> Context<'a> {
     /// The positions in `plan` of messages calling tools that a strategy may rewrite: kept
     /// items of compactable units whose content holds calls, in order.
     pub fn free_calls(&self, plan: &Plan) -> Vec<usize> {
-        self.free_items(plan, crate::facts::has_tool_parts)
+        self.free_items(plan, |item| {
+            crate::facts::has_tool_parts(item) || item.text_call.is_some()
+        })
     }
 
     /// The positions in `plan` of kept, sent items of compactable units that `wanted` picks,

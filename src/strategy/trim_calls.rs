@@ -4,11 +4,14 @@
 //! long text's first lines and last line (so a command's first line, an old text's first
 //! line), and every line naming a file the call touches (a patch's file headers). Arguments
 //! keep their keys and their shape, so the client still reads the call; the format's adapter
-//! writes them back ([`OutItem::ReplaceArguments`]). Calls of the most recent items (3) stay
-//! whole. Oldest first, stopping once the target is met.
+//! writes them back ([`OutItem::ReplaceArguments`]). A text-based agent's message (SWE-agent:
+//! its action a command block or XML call in its text, [`Item::text_call`]) is a call too:
+//! its reasoning is cut to its first line and a long action body as above, the action kept
+//! as the harness parses it ([`OutItem::ReplaceText`]). Calls of the most recent items (3)
+//! stay whole. Oldest first, stopping once the target is met.
 
 use super::{Context, Strategy, StrategyName};
-use crate::facts::{CallArgs, head_chars, tool_calls};
+use crate::facts::{CallArgs, has_tool_parts, head_chars, tool_calls};
 use crate::human::thousands;
 use crate::plan::Plan;
 use crate::tokens::TokenCounter;
@@ -35,9 +38,6 @@ impl Strategy for TrimCalls {
 
     fn apply(&self, cx: &Context, mut plan: Plan) -> Result<Plan> {
         let s = cx.subject;
-        if !s.rewrites_arguments {
-            return Ok(plan);
-        }
         // Over the target, cut oldest first and stop once it is met; a forced step under
         // the target cuts everything in reach.
         let stop = cx.tokens(&plan) > cx.target;
@@ -48,11 +48,18 @@ impl Strategy for TrimCalls {
             let OutItem::Keep(i) = plan.items[at] else {
                 continue;
             };
-            let edits = trimmed_calls(&s.conv.items[i], s.counter);
-            if edits.is_empty() {
+            let item = &s.conv.items[i];
+            let cut = if item.text_call.is_some() && !has_tool_parts(item) {
+                trimmed_text_call(item, s.counter).map(|text| OutItem::ReplaceText(i, text))
+            } else if s.rewrites_arguments {
+                let edits = trimmed_calls(item, s.counter);
+                (!edits.is_empty()).then_some(OutItem::ReplaceArguments(i, edits))
+            } else {
+                None
+            };
+            let Some(cut) = cut else {
                 continue;
-            }
-            let cut = OutItem::ReplaceArguments(i, edits);
+            };
             let (old, new) = (s.out_tokens(&plan.items[at]), s.out_tokens(&cut));
             if new >= old {
                 continue;
@@ -91,6 +98,51 @@ fn trimmed_calls(item: &Item, counter: &TokenCounter) -> Vec<CallEdit> {
         edits.push(CallEdit { call, arguments });
     }
     edits
+}
+
+/// Characters of a text-based action's reasoning kept: its first line, up to this many.
+const THOUGHT_CHARS: usize = 80;
+/// Tokens a text-based action's cut must save: its reasoning is short prose, and an old
+/// SWE-agent step is a few dozen tokens of it.
+const MIN_THOUGHT_CUT_TOKENS: usize = 16;
+
+/// An old message of a text-based agent (SWE-agent), its action ([`Item::text_call`]) the
+/// call: the reasoning before the action cut to the head of its first line with a marker, and a long
+/// action body (an `edit`'s new text) cut as a call's long text is. The action itself stays
+/// as the harness parses it. `None` when the message has more than one text part (one text
+/// replaces them all) or the cut saves too little.
+fn trimmed_text_call(item: &Item, counter: &TokenCounter) -> Option<String> {
+    let call = item.text_call.as_deref()?;
+    let mut texts = item.parts.iter().filter(|p| p.kind == PartKind::Text);
+    let (Some(part), None) = (texts.next(), texts.next()) else {
+        return None;
+    };
+    let text = part.text.as_str();
+    let (thought, action) = text.split_at(text.get(call.start..).map_or(0, |_| call.start));
+    let args = CallArgs {
+        name: call.name.clone(),
+        args: call.arguments.clone(),
+    };
+    let action = trimmed(action, &Keep::of(&args), counter).unwrap_or_else(|| action.to_string());
+    let first = thought.trim().lines().next().unwrap_or("");
+    let head = head_chars(first, THOUGHT_CHARS);
+    let cut_tokens = counter
+        .count(thought)
+        .saturating_sub(counter.count(head));
+    let mut out = String::new();
+    if cut_tokens >= MIN_THOUGHT_CUT_TOKENS / 2 {
+        out.push_str(head);
+        out.push('\n');
+        out.push_str(&format!(
+            "[ctxc: {} tokens of reasoning cut before this action]\n",
+            thousands(cut_tokens as u64)
+        ));
+    } else {
+        out.push_str(thought);
+    }
+    out.push_str(&action);
+    let saved = counter.count(text).saturating_sub(counter.count(&out));
+    (saved >= MIN_THOUGHT_CUT_TOKENS).then_some(out)
 }
 
 /// What of a call no cut may take.

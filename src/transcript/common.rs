@@ -135,15 +135,76 @@ pub(super) fn block_members<'a>(
         .collect()
 }
 
-/// The command of a text-based agent action: the fenced block that ends the message.
+/// The command of a text-based agent action: the fenced block (```` ``` ````, SWE-agent's
+/// thought-action parser) or `<command>` block (its XML thought-action parser) that ends the
+/// message.
 pub fn trailing_action(text: &str) -> Option<String> {
+    trailing_block(text).map(|(_, command)| command)
+}
+
+/// [`trailing_action`] with the byte where its block opens.
+fn trailing_block(text: &str) -> Option<(usize, String)> {
     let trimmed = text.trim_end();
-    let body = trimmed.strip_suffix("```")?;
-    let open = body.rfind("```")?;
-    let block = &body[open + 3..];
-    // Skip the info string (```bash).
-    let block = block.split_once('\n').map_or("", |(_, rest)| rest).trim();
-    (!block.is_empty()).then(|| block.to_string())
+    let (open, block) = if let Some(body) = trimmed.strip_suffix("```") {
+        let open = body.rfind("```")?;
+        // Skip the info string (```bash).
+        let block = body[open + 3..]
+            .split_once('\n')
+            .map_or("", |(_, rest)| rest);
+        (open, block)
+    } else {
+        let body = trimmed.strip_suffix("</command>")?;
+        let open = body.rfind("<command>")?;
+        (open, &body[open + "<command>".len()..])
+    };
+    let block = block.trim();
+    (!block.is_empty()).then(|| (open, block.to_string()))
+}
+
+/// The call a text-based agent's message makes: SWE-agent's XML function call
+/// (`<function=NAME>` with `<parameter=KEY>VALUE</parameter>`s, the last in the message) as
+/// that tool with those arguments, else its closing command block as a `shell` call.
+pub fn text_call(text: &str) -> Option<super::TextCall> {
+    if let Some(call) = xml_function_call(text) {
+        return Some(call);
+    }
+    let (start, command) = trailing_block(text)?;
+    Some(super::TextCall {
+        name: "shell".into(),
+        arguments: serde_json::json!({ "command": command }),
+        start,
+    })
+}
+
+/// The last `<function=NAME>…</function>` of `text` (SWE-agent's `xml_function_calling`).
+fn xml_function_call(text: &str) -> Option<super::TextCall> {
+    let open = text.rfind("<function=")?;
+    let rest = &text[open + "<function=".len()..];
+    let (name, rest) = rest.split_once('>')?;
+    let body = &rest[..rest.find("</function>")?];
+    let name = name.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return None;
+    }
+    let mut arguments = serde_json::Map::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("<parameter=") {
+        let after = &rest[at + "<parameter=".len()..];
+        let Some((key, after)) = after.split_once('>') else {
+            break;
+        };
+        let end = after.find("</parameter>").unwrap_or(after.len());
+        // SWE-agent strips the newline that opens and closes a multi-line value.
+        let value = after[..end].strip_prefix('\n').unwrap_or(&after[..end]);
+        let value = value.strip_suffix('\n').unwrap_or(value);
+        arguments.insert(key.trim().to_string(), Value::String(value.to_string()));
+        rest = &after[end..];
+    }
+    Some(super::TextCall {
+        name: name.to_string(),
+        arguments: Value::Object(arguments),
+        start: open,
+    })
 }
 
 pub(super) fn block_type(block: &RawValue) -> String {

@@ -14,7 +14,7 @@ mod doc;
 pub mod payload;
 pub mod replay;
 
-pub use common::trailing_action;
+pub use common::{text_call, trailing_action};
 
 pub use check::{
     Finding, PairingFault, StrayWhy, check, conversation_findings, pairing_faults, sort_findings,
@@ -250,6 +250,22 @@ pub struct ToolCall {
     pub name: String,
 }
 
+/// A call a text-based agent writes in its prose (SWE-agent without function calling): the
+/// command block or XML function call that ends an assistant message the harness answered.
+/// The adapter that knows the format sets it ([`Item::text_call`]); facts and strategies read
+/// it as the message's tool call, so no strategy parses prose for actions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextCall {
+    /// The tool: `shell` for a command block, the function's name for an XML call.
+    pub name: String,
+    /// The arguments as a JSON object: `{"command": …}` for a command block, the
+    /// `<parameter=…>` values for an XML call.
+    pub arguments: serde_json::Value,
+    /// The byte of the message's last text part where the action opens: what comes before
+    /// is the agent's reasoning, what follows the call as the harness parses it.
+    pub start: usize,
+}
+
 /// Token usage a provider reported in the transcript (e.g. Claude Code `message.usage`).
 /// Shown beside ctxc's own counts, never mixed into them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -329,6 +345,9 @@ pub struct Item {
     /// not read from its span): checking and writing a chain take them from here rather than
     /// parsing every record again.
     pub chain: Option<Box<claude_code::Chain>>,
+    /// The call a text-based agent's message makes in its text, which its adapter found
+    /// (the item's one entry in `calls` carries its id); `None` for every other item.
+    pub text_call: Option<Box<TextCall>>,
 }
 
 impl Item {
@@ -355,6 +374,7 @@ impl Item {
             meta: false,
             boundary: false,
             chain: None,
+            text_call: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! `--messages-path`) are found by [`super::containers`], shared with the Anthropic adapter;
 //! this module parses, checks and writes one Chat Completions message.
 
-use super::common::{element_indent, trailing_action};
+use super::common::{element_indent, text_call};
 use super::containers::{ACTION_ID, MessageReader, Members, find_lists, read_lists};
 use super::{
     Adapter, Conversation, CopiedRecords, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
@@ -464,31 +464,44 @@ fn kind_of(item: &Item) -> Kind {
     }
 }
 
-/// Text-based agents (SWE-agent without function calling) end each assistant message with a
-/// fenced command block and get its output back as a user message. In a conversation without
-/// tool calls, such a user message is a tool result: the harness wrote it, not the user. The
-/// pair gets a call id (`action-LINE`, named after the command's first word) so it pairs and
-/// groups like a real tool call and no step separates the output from its action.
+/// Text-based agents (SWE-agent without function calling) end each assistant message with an
+/// action — a fenced or `<command>` block, or an XML `<function=…>` call — and get its output
+/// back as a user message. In a conversation without tool calls, such a user message is a
+/// tool result: the harness wrote it, not the user. The action becomes the message's
+/// [`TextCall`](super::TextCall) and the pair gets a call id (`action-LINE`, named after the
+/// command's first word or the function), so it pairs and groups like a real tool call, no
+/// step separates the output from its action, and what reads calls reads this one.
 fn mark_text_observations(conv: &mut Conversation) {
     if conv.items.iter().any(|i| !i.calls.is_empty()) {
         return;
     }
     for at in 1..conv.items.len() {
         let (before, rest) = conv.items.split_at_mut(at);
-        let (prev, item) = (&before[at - 1], &mut rest[0]);
-        let action = (prev.role == Role::Assistant)
-            .then(|| prev.parts.iter().rev().find(|p| p.kind == PartKind::Text))
-            .flatten()
-            .and_then(|p| trailing_action(&p.text));
-        let Some(action) = action.filter(|_| item.kind == Kind::User) else {
+        let (prev, item) = (&mut before[at - 1], &mut rest[0]);
+        if prev.role != Role::Assistant || item.kind != Kind::User {
+            continue;
+        }
+        let call = prev
+            .parts
+            .iter()
+            .rev()
+            .find(|p| p.kind == PartKind::Text)
+            .and_then(|p| text_call(&p.text));
+        let Some(call) = call else {
             continue;
         };
         let id = format!("{ACTION_ID}{}", prev.line);
-        let name = action.split_whitespace().next().unwrap_or("action");
-        before[at - 1].calls.push(ToolCall {
+        let name = match call.arguments.get("command").and_then(Value::as_str) {
+            Some(command) if call.name == "shell" => {
+                command.split_whitespace().next().unwrap_or("action")
+            }
+            _ => call.name.as_str(),
+        };
+        prev.calls.push(ToolCall {
             id: id.clone(),
             name: name.to_string(),
         });
+        prev.text_call = Some(Box::new(call));
         item.results.push(id);
         item.kind = Kind::ToolResult;
         for part in item.parts.iter_mut().filter(|p| p.kind == PartKind::Text) {

@@ -11,6 +11,7 @@ mod compact;
 mod drop_stored;
 mod eval;
 mod landing;
+mod monotone;
 mod placement;
 mod repair;
 

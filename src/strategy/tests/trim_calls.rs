@@ -264,3 +264,66 @@ fn trim_calls_keeps_codex_arguments_a_string_and_a_patch_its_file_headers() {
     assert_eq!(before.paths, after.paths);
     assert_eq!(before.commands, after.commands);
 }
+
+#[test]
+fn trim_calls_cuts_a_text_agents_reasoning_and_keeps_its_action() {
+    // SWE-agent without function calling: each action ends the assistant's text and the
+    // harness answers with a user message. 0 system, 1 task, 2-7 three old actions and their
+    // observations, 8-13 the three most recent, 14-15 the current turn.
+    let reasoning = "We should look at the parser first, since the issue names it. ".repeat(12);
+    let actions = [
+        "```\nopen src/parser.py\n```".to_string(),
+        format!("<command>\nedit 10:12\n{}\nend_of_edit\n</command>", body(40)),
+        "<function=bash>\n<parameter=command>python -m pytest tests/test_parser.py</parameter>\n</function>"
+            .to_string(),
+        "```bash\nfind_file \"lexer.py\" src\n```".to_string(),
+        "```\nls\n```".to_string(),
+        "```\npwd\n```".to_string(),
+        "```\nsubmit\n```".to_string(),
+    ];
+    let mut chat = Chat::default().system("sys").user("Fix the parser bug.");
+    for (k, action) in actions.iter().enumerate() {
+        chat = chat
+            .assistant(&format!("Step {k}. {reasoning}\n{action}"))
+            .user(&format!("output {k}\n(Open file: src/parser.py)\nbash-$"));
+    }
+    let c = chat.case();
+    let conv = &c.t.conversations[0];
+    assert_eq!(
+        conv.items[3].kind,
+        Kind::ToolResult,
+        "an observation is a tool result"
+    );
+    let plan = c.apply(StrategyName::TrimCalls);
+    assert_eq!(shape(&plan), format!("0 1 T2 3 T4 5 T6 {}", kept(7, 15)));
+    let out = c.assert_written(StrategyName::TrimCalls, &plan);
+    let texts: Vec<String> = out.conversations[0]
+        .items
+        .iter()
+        .map(|i| i.text())
+        .collect();
+    assert!(
+        texts[2].starts_with("Step 0. We should look at the parser first, since"),
+        "{}",
+        texts[2]
+    );
+    assert!(
+        texts[2]
+            .contains(" tokens of reasoning cut before this action]\n```\nopen src/parser.py\n```"),
+        "{}",
+        texts[2]
+    );
+    // The edit keeps its command line, head and closing tag; the XML call is whole.
+    assert!(texts[4].contains("<command>\nedit 10:12\n"), "{}", texts[4]);
+    assert!(texts[4].contains("cut from this call"), "{}", texts[4]);
+    assert!(texts[4].ends_with("</command>"), "{}", texts[4]);
+    assert!(texts[6].ends_with(&actions[2]), "{}", texts[6]);
+    assert_eq!(texts[8], format!("Step 3. {reasoning}\n{}", actions[3]));
+    // Every command and path is still sent, and the read-back still sees each action.
+    let before = crate::facts::Facts::of(&conv.items);
+    let after = crate::facts::Facts::of(&out.conversations[0].items);
+    assert_eq!(before.commands.len(), 7, "{:?}", before.commands);
+    assert_eq!(before.commands, after.commands);
+    assert_eq!(before.paths, after.paths);
+    assert_eq!(before.user_requests, ["Fix the parser bug."]);
+}

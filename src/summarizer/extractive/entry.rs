@@ -7,14 +7,14 @@
 //! times over (DESIGN "How far"); an [`EntryMemo`] keeps each entry's facts for the whole
 //! conversation, so each entry is read once however many summaries take it in.
 
-use super::{List, Merged, describe, git_stat, item_calls, pins, program, quote_prose, todo_list};
+use super::{List, Merged, describe, git_stat, pins, program, quote_prose, todo_list};
 use super::{is_preference, task_statement};
 use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
 use crate::facts::prose::{chooses, sentences};
 use crate::facts::{
     CallArgs, Effect, command_key, has_tool_parts, paths_in_text, reported_errors, request_text,
-    result_errors, tool_output,
+    result_errors, tool_calls, tool_output,
 };
 use crate::summarizer::artifacts;
 use crate::transcript::{Item, Kind, PartKind, SUMMARY_MARKER};
@@ -155,7 +155,7 @@ impl EntryNotes {
             }
         }
         let ids = call_ids(item);
-        for (n, args) in item_calls(item).into_iter().enumerate() {
+        for (n, args) in tool_calls(item).into_iter().enumerate() {
             if let Some(list) = todo_list(&args) {
                 self.tasks = Some(list);
             }
@@ -230,7 +230,7 @@ impl EntryNotes {
     }
 }
 
-/// The ids under which `item`'s calls are answered, in the order of [`item_calls`]: each
+/// The ids under which `item`'s calls are answered, in the order of [`tool_calls`]: each
 /// call's own, or for a text-based agent's closing action the item's first call.
 fn call_ids(item: &Item) -> Vec<String> {
     let ids = item.calls.iter().map(|c| c.id.clone());

@@ -19,7 +19,7 @@ use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
     CallArgs, Cues, Effect, clip, collapse_whitespace, command_key, head_chars, request_text,
-    tail_chars, text_action, tool_calls,
+    tail_chars,
 };
 use crate::transcript::{Item, Kind};
 use anyhow::Result;
@@ -520,18 +520,6 @@ fn cut_to_tokens(line: &str, tokens: usize, counter: &crate::tokens::TokenCounte
         }
         chars = chars * 3 / 4;
     }
-}
-
-/// The tool calls an assistant item makes; a text-based agent's closing action counts as a
-/// shell call.
-fn item_calls(item: &Item) -> Vec<CallArgs> {
-    if crate::facts::has_tool_parts(item) {
-        return tool_calls(item);
-    }
-    text_action(item)
-        .map(CallArgs::text_action)
-        .into_iter()
-        .collect()
 }
 
 /// A call in a few words: `ran `cargo test``, `Edit src/main.rs`.
