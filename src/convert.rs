@@ -104,9 +104,9 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     if t.format == to.format() {
         bail!("the input is {} already", t.format);
     }
-    if !matches!(t.format, Format::OpenAi | Format::Atif) {
+    if !matches!(t.format, Format::OpenAi | Format::Atif | Format::Gemini) {
         bail!(
-            "{} does not map cleanly onto {}: convert reads openai and atif",
+            "{} does not map cleanly onto {}: convert reads openai, atif and gemini",
             t.format,
             to.name()
         );
@@ -118,14 +118,18 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
         _ => Vec::new(),
     };
     for conv in &t.conversations {
-        let list = list_of(t, conv)?;
+        let list = match t.format {
+            Format::Gemini => messages_sent(conv, &mut dropped),
+            _ => list_of(t, conv)?,
+        };
         let tools = conv
             .preamble
             .iter()
             .find(|p| p.kind == PartKind::ToolDefinitions)
             .and_then(|p| serde_json::from_str::<Value>(&p.text).ok());
         let converted = match (t.format, to) {
-            (Format::OpenAi, Target::Atif) => {
+            (Format::Gemini, Target::OpenAi) => json!({ "messages": list }),
+            (Format::OpenAi | Format::Gemini, Target::Atif) => {
                 let session = session_id(name, &conv.location);
                 to_atif(&list, tools, conv.model.as_deref(), &session, &mut dropped)
             }
@@ -163,6 +167,69 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
         lines,
         dropped,
     })
+}
+
+/// What a session is sent, as Chat Completions messages, read from the model ctxc built of it
+/// (Gemini CLI: the client's own history, its records' copies and checkpoints resolved):
+/// user text, assistant text with its calls, and a `tool` message per result. Reasoning and
+/// a result the client sends again (a repeat) have no place there: they are counted as dropped.
+fn messages_sent(
+    conv: &crate::transcript::Conversation,
+    dropped: &mut BTreeMap<String, usize>,
+) -> Vec<Value> {
+    use crate::transcript::Role;
+    let texts = |item: &crate::transcript::Item, kind: PartKind| -> Vec<String> {
+        let parts = item.parts.iter().filter(|p| p.kind == kind);
+        parts.map(|p| p.text.clone()).collect()
+    };
+    let mut messages = Vec::new();
+    for item in conv.items.iter().filter(|i| i.in_context) {
+        if item.parts.iter().any(|p| p.kind == PartKind::Thinking) {
+            *dropped.entry("reasoning".into()).or_insert(0) += 1;
+        }
+        match item.role {
+            Role::User | Role::System | Role::Developer => {
+                let role = if item.role == Role::User {
+                    "user"
+                } else {
+                    "system"
+                };
+                let mut text = texts(item, PartKind::Text);
+                text.extend(texts(item, PartKind::ToolResult));
+                messages.push(json!({"role": role, "content": text.join("\n")}));
+            }
+            Role::Assistant => {
+                let text = texts(item, PartKind::Text).join("\n");
+                let arguments = texts(item, PartKind::ToolArguments);
+                let calls: Vec<Value> = item
+                    .calls
+                    .iter()
+                    .zip(arguments)
+                    .map(|(call, arguments)| {
+                        json!({"id": call.id, "type": "function",
+                            "function": {"name": call.name, "arguments": arguments}})
+                    })
+                    .collect();
+                let mut message = json!({"role": "assistant", "content": text});
+                if !calls.is_empty() {
+                    message["tool_calls"] = Value::Array(calls);
+                }
+                messages.push(message);
+            }
+            Role::Tool if item.results.is_empty() => {
+                *dropped.entry("repeated tool responses".into()).or_insert(0) += 1;
+            }
+            Role::Tool => {
+                let outputs = texts(item, PartKind::ToolResult);
+                for (k, id) in item.results.iter().enumerate() {
+                    let content = outputs.get(k).cloned().unwrap_or_default();
+                    messages.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
+                }
+            }
+            Role::None => {}
+        }
+    }
+    messages
 }
 
 /// The elements of a conversation's list: the array, or the lines of a JSONL file holding
@@ -561,6 +628,38 @@ mod tests {
         let original: Value = serde_json::from_str(CHAT).unwrap();
         assert_eq!(back["messages"], original["messages"]);
         assert_eq!(back["tools"], original["tools"]);
+    }
+
+    #[test]
+    fn a_gemini_session_converts_to_what_it_sends() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gemini/resumed.jsonl");
+        let t = read(
+            std::fs::read_to_string(path).unwrap(),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let openai = convert(&t, Target::OpenAi, "resumed").unwrap();
+        let back = read(openai.text.clone(), &ReadOptions::default()).unwrap();
+        assert_eq!(back.format, Format::OpenAi);
+        assert!(check(&back).is_empty(), "{:?}", check(&back));
+        let value: Value = serde_json::from_str(&openai.text).unwrap();
+        let messages = value["messages"].as_array().unwrap();
+        let calls = messages
+            .iter()
+            .filter(|m| m["tool_calls"].is_array())
+            .count();
+        let results = messages.iter().filter(|m| m["role"] == "tool").count();
+        assert_eq!((calls, results), (4, 4));
+        assert_eq!(
+            messages[0]["content"],
+            "Inspect this project and tell me what is in it. run: ls -la"
+        );
+        assert_eq!(openai.dropped.get("repeated tool responses"), Some(&4));
+        let atif = convert(&t, Target::Atif, "resumed").unwrap();
+        let back = read(atif.text, &ReadOptions::default()).unwrap();
+        assert_eq!(back.format, Format::Atif);
+        assert!(check(&back).is_empty(), "{:?}", check(&back));
     }
 
     #[test]

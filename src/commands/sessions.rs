@@ -44,6 +44,8 @@ pub struct StorePaths {
     pub codex: Option<String>,
     /// pi's sessions directory.
     pub pi: Option<String>,
+    /// Gemini CLI's `tmp` directory.
+    pub gemini: Option<String>,
 }
 
 /// One session.
@@ -142,6 +144,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
             claude_code: show(&stores.claude_code),
             codex: show(&stores.codex),
             pi: show(&stores.pi),
+            gemini: show(&stores.gemini),
         },
         tokenizer: tokens,
         sessions: rows,
@@ -234,6 +237,7 @@ impl Measure<'_> {
             Client::ClaudeCode => Format::ClaudeCode,
             Client::Codex => Format::Codex,
             Client::Pi => Format::Pi,
+            Client::Gemini => Format::Gemini,
         };
         let opts = ReadOptions {
             format: Some(format),
@@ -368,6 +372,7 @@ fn table(report: &SessionsReport) -> Table {
                     Client::ClaudeCode => "claude".into(),
                     Client::Codex => "codex".into(),
                     Client::Pi => "pi".into(),
+                    Client::Gemini => "gemini".into(),
                 },
                 fit(
                     &tilde(r.project.as_deref().unwrap_or("-")),
@@ -429,10 +434,11 @@ fn table(report: &SessionsReport) -> Table {
         None => format!("- ({client}: no home directory)"),
     };
     notes.push(format!(
-        "looked in: {}, {}, {}",
+        "looked in: {}, {}, {}, {}",
         store(report.stores.claude_code.as_deref(), "Claude Code"),
         store(report.stores.codex.as_deref(), "Codex"),
-        store(report.stores.pi.as_deref(), "pi")
+        store(report.stores.pi.as_deref(), "pi"),
+        store(report.stores.gemini.as_deref(), "Gemini CLI")
     ));
     notes.push(format!(
         "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",

@@ -16,6 +16,7 @@
 
 mod claude_code;
 mod codex;
+mod gemini;
 pub mod lines;
 mod lists;
 pub mod oversize;
@@ -171,6 +172,7 @@ pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
         ],
         Format::Codex if jsonl => &[codex::replays, codex::pairing],
         Format::Pi => &[pi::pairing],
+        Format::Gemini if jsonl => &[gemini::pairing],
         _ => &[],
     };
     for step in steps {

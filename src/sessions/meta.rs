@@ -5,7 +5,8 @@
 //! its generated summary (`summary` records), else the first prompt the user typed — not
 //! command expansions, caveats, compaction summaries or tool results. Codex titles it with the
 //! first `user_message` event that is not injected context. pi titles it with its latest
-//! `session_info` name, else its first user message.
+//! `session_info` name, else its first user message. Gemini CLI titles it with its `summary`
+//! (metadata, or a `$set` of it), else its first user message the client would resume.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -39,11 +40,17 @@ const INJECTED_PREFIXES: [&str; 3] = [
 /// Claude Code project directory.
 pub fn read_meta(client: Client, text: &str, project_key: Option<&str>) -> Meta {
     let mut scan = Scan::default();
+    if client == Client::Gemini {
+        scan.gemini_file(text);
+        return scan.finish(project_key);
+    }
     for line in text.lines() {
         match client {
             Client::ClaudeCode => scan.claude_code(line),
             Client::Codex => scan.codex(line),
             Client::Pi => scan.pi(line),
+            // Read above, as a whole.
+            Client::Gemini => {}
         }
     }
     scan.finish(project_key)
@@ -137,6 +144,53 @@ impl Scan {
                             .and_then(typed);
                     }
                     _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A Gemini CLI file: JSON lines, or one older whole-file record with `messages`.
+    fn gemini_file(&mut self, text: &str) {
+        let whole = text.trim_start().starts_with('{') && text.trim_end().lines().count() > 1;
+        if let Some(record) = whole
+            .then(|| serde_json::from_str::<serde_json::Value>(text).ok())
+            .flatten()
+            .filter(|r| r["messages"].is_array())
+        {
+            self.gemini(&record);
+            for message in record["messages"].as_array().into_iter().flatten() {
+                self.gemini(message);
+            }
+            return;
+        }
+        for line in text.lines() {
+            if let Ok(record) = serde_json::from_str::<serde_json::Value>(line) {
+                self.gemini(&record);
+            }
+        }
+    }
+
+    fn gemini(&mut self, r: &serde_json::Value) {
+        let set = &r["$set"];
+        for summary in [&r["summary"], &set["summary"]] {
+            if let Some(s) = summary.as_str() {
+                self.summary = Some(s.to_string());
+            }
+        }
+        for message in set["messages"].as_array().into_iter().flatten() {
+            self.gemini(message);
+        }
+        match r["type"].as_str() {
+            Some("gemini") => {
+                if let Some(model) = r["model"].as_str() {
+                    self.meta.model = Some(model.to_string());
+                }
+            }
+            Some("user") if self.first_prompt.is_none() => {
+                let text = crate::transcript::gemini_user_text(&r["content"]);
+                if !crate::transcript::gemini_ignored_user_text(&text) {
+                    self.first_prompt = Some(text.trim().to_string());
                 }
             }
             _ => {}
@@ -346,6 +400,36 @@ pub(super) fn pi_header(path: &Path) -> FirstRecord {
             cwd: r.cwd,
         },
         _ => FirstRecord::default(),
+    }
+}
+
+/// What listing a Gemini CLI session needs: its id, and whether it is a subagent's.
+#[derive(Debug, Default)]
+pub(super) struct GeminiHead {
+    pub id: Option<String>,
+    pub subagent: bool,
+}
+
+/// The metadata of a Gemini CLI session: the first line of a `.jsonl` file (only that is
+/// read), or the whole record of an older `.json` one.
+pub(super) fn gemini_head(path: &Path) -> GeminiHead {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Head {
+        session_id: Option<String>,
+        kind: Option<String>,
+    }
+    let text = if path.extension().is_some_and(|e| e == "json") {
+        std::fs::read_to_string(path).ok()
+    } else {
+        first_line(path)
+    };
+    match text.as_deref().map(serde_json::from_str::<Head>) {
+        Some(Ok(h)) => GeminiHead {
+            id: h.session_id,
+            subagent: h.kind.as_deref() == Some("subagent"),
+        },
+        _ => GeminiHead::default(),
     }
 }
 

@@ -8,7 +8,10 @@
 //! (default `~/.codex/sessions`) as `YYYY/MM/DD/rollout-<time>-<id>.jsonl`, the project in the
 //! first record's `cwd`. pi keeps them under `$PI_CODING_AGENT_DIR/sessions` (default
 //! `~/.pi/agent/sessions`) as `--<cwd with / turned into ->--/<time>_<uuid>.jsonl`, the id and
-//! project in the first record (the `session` header).
+//! project in the first record (the `session` header). Gemini CLI keeps them under
+//! `$GEMINI_CLI_HOME/.gemini/tmp` (default `~/.gemini/tmp`) as
+//! `<project>/chats/session-<time>-<id8>.jsonl` (`.json` in older versions), the id in the
+//! first record and the project directory in `<project>/.project_root`.
 //!
 //! Finding sessions lists files and reads only what ordering them needs (the last record's
 //! time; a Codex file's first record). What the client shows about a session — its title and
@@ -40,6 +43,8 @@ pub enum Client {
     Codex,
     /// The pi coding agent (`@mariozechner/pi-coding-agent`).
     Pi,
+    /// Gemini CLI (`@google/gemini-cli`).
+    Gemini,
 }
 
 impl Client {
@@ -49,6 +54,7 @@ impl Client {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
             Client::Pi => "pi",
+            Client::Gemini => "gemini",
         }
     }
 }
@@ -62,11 +68,13 @@ pub struct Stores {
     pub codex: Option<PathBuf>,
     /// pi's `sessions` directory (on this machine only: pi reads no object storage).
     pub pi: Option<PathBuf>,
+    /// Gemini CLI's `tmp` directory (on this machine only).
+    pub gemini: Option<PathBuf>,
 }
 
 impl Stores {
     /// The stores the environment names (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
-    /// `PI_CODING_AGENT_DIR`, `HOME`).
+    /// `PI_CODING_AGENT_DIR`, `GEMINI_CLI_HOME`, `HOME`).
     pub fn from_env() -> Stores {
         Stores::from_vars(|name| std::env::var_os(name))
     }
@@ -81,10 +89,13 @@ impl Stores {
             Some(dir) => Some(expand_tilde(dir, home.as_deref())),
             None => home.as_ref().map(|h| h.join(".pi").join("agent")),
         };
+        // Gemini CLI's `homedir()`: GEMINI_CLI_HOME stands for the home directory.
+        let gemini = set("GEMINI_CLI_HOME").or_else(|| home.clone());
         Stores {
             claude_code: claude.map(|d| d.join("projects")),
             codex: codex.map(|d| d.join("sessions")),
             pi: pi.map(|d| d.join("sessions")),
+            gemini: gemini.map(|d| d.join(".gemini").join("tmp")),
         }
     }
 
@@ -92,10 +103,11 @@ impl Stores {
     pub fn describe(&self) -> String {
         let name = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.shown());
         format!(
-            "{} (Claude Code), {} (Codex) and {} (pi)",
+            "{} (Claude Code), {} (Codex), {} (pi) and {} (Gemini CLI)",
             name(&self.claude_code),
             name(&self.codex),
-            name(&self.pi)
+            name(&self.pi),
+            name(&self.gemini)
         )
     }
 
@@ -106,6 +118,7 @@ impl Stores {
             claude_code: local(&self.claude_code),
             codex: local(&self.codex),
             pi: local(&self.pi),
+            gemini: local(&self.gemini),
         }
     }
 
@@ -127,7 +140,7 @@ impl Stores {
         let Ok(real) = path.canonicalize() else {
             return false;
         };
-        [&self.claude_code, &self.codex, &self.pi]
+        [&self.claude_code, &self.codex, &self.pi, &self.gemini]
             .into_iter()
             .flatten()
             .filter_map(|root| root.canonicalize().ok())
@@ -163,7 +176,7 @@ impl Session {
         };
         match self.client {
             Client::ClaudeCode => project_dir_names(dir).contains(key),
-            Client::Codex | Client::Pi => Path::new(key) == dir,
+            Client::Codex | Client::Pi | Client::Gemini => Path::new(key) == dir,
         }
     }
 }
@@ -201,6 +214,9 @@ pub fn find(stores: &Stores) -> Result<Vec<Session>> {
     }
     if let Some(root) = stores.pi.as_ref().filter(|r| Url::of_path(r).is_none()) {
         pi_sessions(root, &mut sessions);
+    }
+    if let Some(root) = stores.gemini.as_ref().filter(|r| Url::of_path(r).is_none()) {
+        gemini_sessions(root, &mut sessions);
     }
     sessions.sort_by(|a, b| {
         b.last_activity
@@ -293,6 +309,43 @@ fn pi_sessions(root: &Path, out: &mut Vec<Session>) {
                 bytes: file_len(&path),
                 last_activity: last_activity(&path),
                 project_key: header.cwd,
+                subagents: Vec::new(),
+                path,
+            });
+        }
+    }
+}
+
+/// Gemini CLI's sessions: `<project>/chats/session-*.jsonl` (or `.json`), as its session
+/// browser lists them; subagent sessions (under `chats/<parent>/`, or `kind` `subagent`) are
+/// not listed, as the client does not list them.
+fn gemini_sessions(root: &Path, out: &mut Vec<Session>) {
+    for project in read_dir_sorted(root).into_iter().filter(|p| p.is_dir()) {
+        let cwd = std::fs::read_to_string(project.join(".project_root"))
+            .ok()
+            .map(|text| text.trim_end_matches(['\n', '\r']).to_string())
+            .filter(|text| !text.is_empty());
+        for path in read_dir_sorted(&project.join("chats")) {
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let is_session = name.starts_with("session-")
+                && (name.ends_with(".jsonl") || name.ends_with(".json"))
+                && path.is_file()
+                && !crate::outputs::is_ctxc_output(&path);
+            if !is_session {
+                continue;
+            }
+            let head = meta::gemini_head(&path);
+            let Some(id) = head.id.filter(|_| !head.subagent) else {
+                continue;
+            };
+            out.push(Session {
+                client: Client::Gemini,
+                id,
+                bytes: file_len(&path),
+                last_activity: last_activity(&path),
+                project_key: cwd.clone(),
                 subagents: Vec::new(),
                 path,
             });
@@ -420,7 +473,7 @@ pub fn resume_command_of(path: &Path) -> Option<String> {
     let session = locate(path, &Stores::from_env())?;
     let cwd = match session.client {
         Client::ClaudeCode => claude_code_cwd(&session.path, session.project_key.as_deref()),
-        Client::Codex | Client::Pi => None,
+        Client::Codex | Client::Pi | Client::Gemini => None,
     };
     Some(resume_command(&session, cwd.as_deref()))
 }
@@ -439,6 +492,11 @@ pub fn resume_command(session: &Session, cwd: Option<&str>) -> String {
         (Client::Pi, _) => match cwd.or(session.project_key.as_deref()) {
             Some(dir) => format!("cd {} && pi --session {}", shell_quote(dir), session.id),
             None => format!("pi --session {}", session.id),
+        },
+        // `--resume` looks in the current project's chats only.
+        (Client::Gemini, _) => match cwd.or(session.project_key.as_deref()) {
+            Some(dir) => format!("cd {} && gemini --resume {}", shell_quote(dir), session.id),
+            None => format!("gemini --resume {}", session.id),
         },
     }
 }

@@ -84,7 +84,7 @@ pub fn resolve<'a>(
     match reference {
         Reference::Latest => sessions.iter().find(|s| s.in_project(cwd)).ok_or_else(|| {
             anyhow!(
-                "@: no Claude Code, Codex or pi session of this directory's project ({}) in {}; \
+                "@: no Claude Code, Codex, pi or Gemini CLI session of this directory's project ({}) in {}; \
                  `ctxc sessions --all` lists every project's",
                 cwd.shown(),
                 stores.describe()

@@ -62,7 +62,8 @@ fn references_name_one_session_or_say_why_not() {
     );
     let none = resolved("@", "/w/empty").unwrap_err();
     assert!(
-        none.contains("no Claude Code, Codex or pi session") && none.contains("/w/empty"),
+        none.contains("no Claude Code, Codex, pi or Gemini CLI session")
+            && none.contains("/w/empty"),
         "{none}"
     );
     // A full id, a unique prefix, any case.
@@ -153,6 +154,74 @@ fn stores_follow_the_clients_variables() {
     assert_eq!(set.pi.unwrap(), Path::new("/p/sessions"));
     let set = Stores::from_vars(vars(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "~/pi")]));
     assert_eq!(set.pi.unwrap(), Path::new("/h/pi/sessions"));
+    // Gemini CLI's GEMINI_CLI_HOME stands for the home directory, `.gemini` under it.
+    assert_eq!(home.gemini.unwrap(), Path::new("/h/.gemini/tmp"));
+    let set = Stores::from_vars(vars(&[("HOME", "/h"), ("GEMINI_CLI_HOME", "/g")]));
+    assert_eq!(set.gemini.unwrap(), Path::new("/g/.gemini/tmp"));
+}
+
+#[test]
+fn gemini_sessions_are_found_in_their_project_and_subagents_are_not() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("proj");
+    let chats = project.join("chats");
+    std::fs::create_dir_all(chats.join("parent-id")).unwrap();
+    std::fs::write(project.join(".project_root"), "/home/dev/proj").unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gemini");
+    let text = std::fs::read_to_string(fixtures.join("resumed.jsonl")).unwrap();
+    std::fs::write(chats.join("session-2026-12-02T15-27-745f759b.jsonl"), &text).unwrap();
+    std::fs::copy(
+        fixtures.join("legacy.json"),
+        chats.join("session-2026-12-02T15-52-120af687.json"),
+    )
+    .unwrap();
+    // A subagent's session (nested, and marked `kind: subagent`) and a file that is not one.
+    let sub = text.replacen("\"kind\":\"main\"", "\"kind\":\"subagent\"", 1);
+    std::fs::write(chats.join("session-2026-12-02T15-30-aaaaaaaa.jsonl"), &sub).unwrap();
+    std::fs::write(chats.join("parent-id/bbbb.jsonl"), &text).unwrap();
+    std::fs::write(chats.join("notes.jsonl"), &text).unwrap();
+    let stores = Stores {
+        gemini: Some(root.path().to_path_buf()),
+        ..Stores::default()
+    };
+    let found = find(&stores).unwrap();
+    let ids: Vec<&str> = found.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "120af687-b4f1-456b-b5e3-f3d3ccddf8ef",
+            "745f759b-422d-42b6-b6dc-f1cfee757111"
+        ]
+    );
+    let s = &found[1];
+    assert_eq!(s.client, Client::Gemini);
+    assert_eq!(s.project_key.as_deref(), Some("/home/dev/proj"));
+    assert_eq!(s.last_activity, "2026-12-02T15:27:56Z");
+    assert!(s.in_project(Path::new("/home/dev/proj")));
+    assert_eq!(
+        resume_command(s, None),
+        "cd /home/dev/proj && gemini --resume 745f759b-422d-42b6-b6dc-f1cfee757111"
+    );
+    let m = read_meta(Client::Gemini, &text, None);
+    assert_eq!(
+        m.title.as_deref(),
+        Some("Inspect this project and tell me what is in it. run: ls -la"),
+        "the first prompt, not the session context"
+    );
+    assert_eq!(m.model.as_deref(), Some("gemini-2.5-flash"));
+    let summarized = format!("{text}{{\"$set\":{{\"summary\":\"Listing the project\"}}}}\n");
+    let m = read_meta(Client::Gemini, &summarized, None);
+    assert_eq!(
+        m.title.as_deref(),
+        Some("Listing the project"),
+        "its summary"
+    );
+    let legacy = std::fs::read_to_string(fixtures.join("legacy.json")).unwrap();
+    let m = read_meta(Client::Gemini, &legacy, None);
+    assert_eq!(
+        m.title.as_deref(),
+        Some("What is in notes.txt? run: cat notes.txt")
+    );
 }
 
 #[test]

@@ -22,6 +22,10 @@ pub use check::{
 pub(crate) use claude_code::CONTEXT_KEYS as CLAUDE_CODE_CONTEXT_KEYS;
 pub use claude_code::uuid_from;
 pub use doc::{Doc, Line, ParseError, TornTail};
+pub use gemini::{
+    cancelled_call as gemini_cancelled_call, cancelled_response as gemini_cancelled_response,
+    ignored_user_text as gemini_ignored_user_text, user_text as gemini_user_text,
+};
 
 use crate::json::{ArrayLayout, Span};
 use std::borrow::Cow;
@@ -70,6 +74,8 @@ formats! {
     Codex = "codex" => codex::Codex,
     /// pi coding agent session JSONL (`id` / `parentId` entries after a `session` header).
     Pi = "pi" => pi::Pi,
+    /// Gemini CLI session JSONL (a metadata record, then message records) and its older JSON.
+    Gemini = "gemini" => gemini::Gemini,
     /// ShareGPT `{"conversations": [{"from", "value"}]}`.
     ShareGpt = "sharegpt" => sharegpt::ShareGpt,
     /// OpenHands event streams (a JSON array of events, or runs with a `history` of events).

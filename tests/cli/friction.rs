@@ -303,13 +303,14 @@ fn sessions_with_no_store_says_where_it_looked() {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("GEMINI_CLI_HOME")
         .arg("sessions")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     assert!(
         stdout_of(&out).contains(
-            "looked in: ~/.claude/projects (Claude Code: not there), ~/.codex/sessions (Codex: not there), ~/.pi/agent/sessions (pi: not there)"
+            "looked in: ~/.claude/projects (Claude Code: not there), ~/.codex/sessions (Codex: not there), ~/.pi/agent/sessions (pi: not there), ~/.gemini/tmp (Gemini CLI: not there)"
         ),
         "{}",
         stdout_of(&out)

@@ -11,6 +11,8 @@ const OTHER: &str = "258c7280-ae70-4798-800f-63464d01a85d";
 const CODEX: &str = "0199a000-0000-7000-8000-000000000001";
 const PI_V1: &str = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";
 const PI_V3: &str = "7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
+const GEMINI: &str = "745f759b-422d-42b6-b6dc-f1cfee757111";
+const GEMINI_OLD: &str = "120af687-b4f1-456b-b5e3-f3d3ccddf8ef";
 const TWINS: [&str; 2] = [
     "aaaabbbb-0001-4000-8000-000000000001",
     "aaaabbbb-0002-4000-8000-000000000002",
@@ -82,6 +84,7 @@ impl Machine {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("GEMINI_CLI_HOME")
             .current_dir(dir);
         cmd
     }
@@ -108,6 +111,22 @@ impl Machine {
         ];
         std::fs::write(&files[0], v1).unwrap();
         std::fs::write(&files[1], v3).unwrap();
+        files
+    }
+
+    /// Adds the two recorded Gemini CLI sessions to the machine's Gemini CLI store, in a
+    /// project directory named as the client's project registry names it, with the
+    /// `.project_root` it writes there. Returns their files (JSON Lines, then the older JSON).
+    fn add_gemini(&self) -> [PathBuf; 2] {
+        let dir = self.home.join(".gemini/tmp/proj");
+        std::fs::create_dir_all(dir.join("chats")).unwrap();
+        std::fs::write(dir.join(".project_root"), self.proj.to_str().unwrap()).unwrap();
+        let files = [
+            dir.join("chats/session-2026-12-02T15-27-745f759b.jsonl"),
+            dir.join("chats/session-2026-12-02T15-52-120af687.json"),
+        ];
+        copy(&fixture("gemini/resumed.jsonl"), &files[0]);
+        copy(&fixture("gemini/legacy.json"), &files[1]);
         files
     }
 
@@ -321,6 +340,92 @@ fn pi_sessions_are_listed_compacted_in_place_and_restored() {
     assert!(v3.exists());
 }
 
+/// Gemini CLI's sessions (its JSON Lines and its older JSON files) are listed beside every
+/// other client's, with the title its session browser shows and the resume command it takes;
+/// each compacted in place with an archive is restored byte for byte.
+#[test]
+fn gemini_sessions_are_listed_compacted_in_place_and_restored() {
+    let m = Machine::new();
+    m.add_pi();
+    let files = m.add_gemini();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = json(&out);
+    let mut clients: Vec<String> = listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["client"].as_str().unwrap().to_string())
+        .collect();
+    clients.sort();
+    clients.dedup();
+    assert_eq!(clients, ["claude-code", "codex", "gemini", "pi"]);
+    let session = entry(&listing, GEMINI);
+    assert_eq!(session["client"], "gemini");
+    assert_eq!(
+        session["title"],
+        "Inspect this project and tell me what is in it. run: ls -la"
+    );
+    assert_eq!(session["project"], m.proj.to_str().unwrap());
+    assert_eq!(session["lastActivity"], "2026-12-02T15:27:56Z");
+    assert_eq!(
+        entry(&listing, GEMINI_OLD)["title"],
+        "What is in notes.txt? run: cat notes.txt"
+    );
+    let table = stdout_of(&m.ctxc().arg("sessions").output().unwrap());
+    assert!(
+        table.contains("(Gemini CLI)"),
+        "the store is named: {table}"
+    );
+
+    for (file, id) in files.iter().zip([GEMINI, GEMINI_OLD]) {
+        let original = std::fs::read(file).unwrap();
+        let short = &id[..4];
+        let resume = format!("cd {} && gemini --resume {id}", m.proj.display());
+        assert_eq!(entry(&listing, id)["resume"], resume.as_str());
+        let out = m
+            .ctxc()
+            .args([
+                "compact",
+                "--in-place",
+                "--archive",
+                "--drop-stored",
+                "--force",
+            ])
+            .args(["--target-ratio", "0.25", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("resume it with: {resume}")),
+            "{}",
+            stderr(&out)
+        );
+        let compacted = std::fs::read(file).unwrap();
+        assert!(
+            compacted.len() < original.len() / 2,
+            "{id}: {} bytes",
+            compacted.len()
+        );
+        let check = m
+            .ctxc()
+            .args(["check", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{}", stdout_of(&check));
+        let out = m
+            .ctxc()
+            .args(["restore", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            std::fs::read(file).unwrap() == original,
+            "{id} restored byte for byte"
+        );
+    }
+}
+
 #[test]
 fn all_lists_every_project_with_ids_short_enough_to_type() {
     let m = Machine::new();
@@ -433,7 +538,7 @@ fn unknown_and_ambiguous_references_are_usage_errors() {
     std::fs::create_dir_all(&empty).unwrap();
     fails(
         m.ctxc_in(&empty).args(["stats", "@"]),
-        &["no Claude Code, Codex or pi session of this directory's project"],
+        &["no Claude Code, Codex, pi or Gemini CLI session of this directory's project"],
     );
 }
 

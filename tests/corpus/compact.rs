@@ -96,15 +96,33 @@ fn invariant_failures(transcripts: &[(String, Transcript)], counter: &TokenCount
 /// own test session and the hand-written version 3 tree (see fixtures/pi/README.md).
 #[test]
 fn every_strategy_keeps_every_invariant_on_the_pi_fixtures() {
+    let names = ["v1-head.jsonl", "session.jsonl"];
+    assert_fixtures_keep_every_invariant("pi", &names, ctxc::transcript::Format::Pi);
+}
+
+/// The corpus holds no Gemini CLI session either: the invariants are held over the sessions
+/// recorded with the real client (0.61.0 JSON Lines resumed four times, 0.30.0 whole-file
+/// JSON, and one with a call cut off; see fixtures/gemini/README.md).
+#[test]
+fn every_strategy_keeps_every_invariant_on_the_gemini_fixtures() {
+    let names = ["resumed.jsonl", "legacy.json", "unanswered.jsonl"];
+    assert_fixtures_keep_every_invariant("gemini", &names, ctxc::transcript::Format::Gemini);
+}
+
+fn assert_fixtures_keep_every_invariant(
+    dir: &str,
+    names: &[&str],
+    format: ctxc::transcript::Format,
+) {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
-    let root = crate::paths::fixture("pi");
-    let transcripts: Vec<(String, Transcript)> = ["v1-head.jsonl", "session.jsonl"]
-        .into_iter()
+    let root = crate::paths::fixture(dir);
+    let transcripts: Vec<(String, Transcript)> = names
+        .iter()
         .map(|name| {
             let text = std::fs::read_to_string(root.join(name)).unwrap();
             let t = ctxc::transcript::read(text, &Default::default()).unwrap();
-            assert_eq!(t.format, ctxc::transcript::Format::Pi, "{name}");
-            (format!("pi/{name}"), t)
+            assert_eq!(t.format, format, "{name}");
+            (format!("{dir}/{name}"), t)
         })
         .collect();
     let failures = invariant_failures(&transcripts, &counter);
