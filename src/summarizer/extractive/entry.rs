@@ -12,6 +12,7 @@ use super::{is_preference, task_statement};
 use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
 use crate::facts::prose::{chooses, sentences};
+use crate::facts::removed::removed_paths;
 use crate::facts::{
     CallArgs, Effect, command_key, has_tool_parts, paths_in_text, reported_errors, request_text,
     result_errors, tool_output,
@@ -162,6 +163,9 @@ impl EntryNotes {
             for (path, effect) in file_actions(&args) {
                 self.ops.push(Op::File(path, effect));
             }
+            for path in removed_paths(&args) {
+                self.ops.push(Op::File(path, Effect::Delete));
+            }
             let command = args.command();
             if let Some(command) = &command {
                 let more = command.trim().lines().nth(1).is_some();
@@ -185,10 +189,7 @@ impl EntryNotes {
             if let Some(task) = task_statement(&text) {
                 self.add(
                     List::Requests,
-                    format!(
-                        "Task (from an earlier compaction summary): {}",
-                        quote_prose(&task)
-                    ),
+                    format!("{}{}", super::EARLIER_TASK, quote_prose(&task)),
                 );
             }
             self.add(List::Earlier, quote_prose(&text));
