@@ -79,6 +79,7 @@ impl EntryNotes {
     pub fn of(item: &Item) -> EntryNotes {
         let mut notes = EntryNotes::default();
         match item.kind {
+            Kind::User if item.meta => notes.injected(item),
             Kind::User => {
                 notes.user(item);
                 let text = request_text(item).unwrap_or_default();
@@ -138,6 +139,15 @@ impl EntryNotes {
             for sentence in sentences(&text).filter(|s| is_preference(s)) {
                 self.add(List::Preferences, quote_prose(sentence));
             }
+        }
+    }
+
+    /// Notes a prompt the client injected (Claude Code `isMeta`): its words without the
+    /// wrapper tags cleaning would drop them with; the caveat about local commands says
+    /// nothing.
+    fn injected(&mut self, item: &Item) {
+        if let Some(words) = injected_words(item) {
+            self.add(List::Injected, quote_prose(&words));
         }
     }
 
@@ -229,6 +239,25 @@ impl EntryNotes {
             }
         }
     }
+}
+
+/// The words of a prompt the client injected (`isMeta`), without wrapper tags; `None` for
+/// another item, or for the caveat about local commands, which says nothing.
+pub(super) fn injected_words(item: &Item) -> Option<String> {
+    if item.kind != Kind::User || !item.meta {
+        return None;
+    }
+    let words = untagged(&item.text());
+    let cleaned = clean(&words);
+    (!crate::facts::clean::is_client_notice(&cleaned)).then(|| cleaned.trim().to_string())
+}
+
+/// `text` without tags like `<system-reminder>` (their content kept).
+fn untagged(text: &str) -> String {
+    static TAG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"</?[A-Za-z][A-Za-z0-9_-]*>").expect("a fixed pattern")
+    });
+    TAG.replace_all(text, " ").into_owned()
 }
 
 /// The ids under which `item`'s calls are answered, in the order of [`item_calls`]: each

@@ -69,9 +69,11 @@ impl Summarizer for Extractive {
 }
 
 /// Whether an entry is the client's alone: a user message that is no request (a slash
-/// command, its output, an interruption, an injected notice) or a record the model never sees.
+/// command, its output, an interruption, a caveat) and carries no injected prompt worth a
+/// line (hook output, a skill body), or a record the model never sees.
 fn is_client_noise(item: &Item) -> bool {
     match item.kind {
+        Kind::User if item.meta => entry::injected_words(item).is_none(),
         Kind::User => request_text(item).is_none(),
         Kind::NonContext => true,
         _ => false,
@@ -134,11 +136,12 @@ enum List {
     LastMessage,
     Pins,
     Preferences,
+    Injected,
     Earlier,
 }
 
 impl List {
-    const ALL: [List; 8] = [
+    const ALL: [List; 9] = [
         List::Requests,
         List::Errors,
         List::Decisions,
@@ -146,6 +149,7 @@ impl List {
         List::LastMessage,
         List::Pins,
         List::Preferences,
+        List::Injected,
         List::Earlier,
     ];
 
@@ -158,6 +162,7 @@ impl List {
             List::LastMessage => "Last assistant message of the span:",
             List::Pins => "Pinned:",
             List::Preferences => "User preferences and constraints:",
+            List::Injected => "Injected by the client (hook output, skill and command bodies):",
             List::Earlier => "Earlier summaries:",
         }
     }
@@ -167,7 +172,7 @@ impl List {
             List::Requests => 1,
             List::Errors | List::Decisions => 3,
             List::Tasks | List::LastMessage => 4,
-            List::Pins | List::Preferences | List::Earlier => 5,
+            List::Pins | List::Preferences | List::Injected | List::Earlier => 5,
         }
     }
 
@@ -179,6 +184,9 @@ impl List {
             List::LastMessage => 88,
             List::Tasks => 85,
             List::Preferences => 80,
+            // What a hook reported (a lint, a compile error) after an edit: worth a line
+            // when there is room, after the agent's own findings.
+            List::Injected => 40,
             List::Errors => 75,
             List::Earlier => 55,
             List::Decisions => 45,
