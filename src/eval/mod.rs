@@ -7,6 +7,11 @@
 //!   next step;
 //! - **decision**: assistant sentences that choose or reject something.
 //!
+//! Beyond names, the agent's trail ([`trail`]): what an edit wrote before a later edit changed
+//! the same place and a file created then deleted (artifact), the last failing command with
+//! its error (recall), prompts the client injected (continuation), the user's answers to the
+//! agent's questions (decision).
+//!
 //! A probe passes when its answer is findable in what the model is sent after the compacted
 //! output loads — the definition `retention` uses ([`findable_text`]): verbatim in a kept
 //! message or written into a summary, a summary's folded artifact index read as the paths it
@@ -14,11 +19,12 @@
 
 pub mod judge;
 mod probes;
+mod trail;
 
 pub use probes::derive;
 
 use crate::facts::collapse_whitespace;
-use crate::retention::{findable_text, verbatim_text};
+use crate::retention::{context_text, findable_text, verbatim_text};
 use crate::transcript::Conversation;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde::Serialize;
@@ -79,11 +85,21 @@ pub enum Subject {
     NextStep,
     /// A choice made or rejected (decision).
     Decision,
+    /// The line an edit wrote before a later edit changed the same place (artifact).
+    EditText,
+    /// A file created and later deleted, known as deleted (artifact).
+    Deleted,
+    /// The last failing command and its first error line (recall).
+    LastFailure,
+    /// A prompt the client injected, Claude Code `isMeta` (continuation).
+    MetaPrompt,
+    /// The user's answer to the agent's question, `AskUserQuestion` (decision).
+    Answer,
 }
 
 impl Subject {
     /// Every subject, in report order.
-    pub const ALL: [Subject; 9] = [
+    pub const ALL: [Subject; 14] = [
         Subject::File,
         Subject::Command,
         Subject::Error,
@@ -93,6 +109,11 @@ impl Subject {
         Subject::LatestRequest,
         Subject::NextStep,
         Subject::Decision,
+        Subject::EditText,
+        Subject::Deleted,
+        Subject::LastFailure,
+        Subject::MetaPrompt,
+        Subject::Answer,
     ];
 
     /// The name reports use (as in `--json`).
@@ -107,29 +128,46 @@ impl Subject {
             Subject::LatestRequest => "latestRequest",
             Subject::NextStep => "nextStep",
             Subject::Decision => "decision",
+            Subject::EditText => "editText",
+            Subject::Deleted => "deleted",
+            Subject::LastFailure => "lastFailure",
+            Subject::MetaPrompt => "metaPrompt",
+            Subject::Answer => "answer",
         }
     }
 
     /// The category it belongs to.
     pub fn category(self) -> Category {
         match self {
-            Subject::File => Category::Artifact,
-            Subject::Command | Subject::Error | Subject::Identifier | Subject::Number => {
-                Category::Recall
+            Subject::File | Subject::EditText | Subject::Deleted => Category::Artifact,
+            Subject::Command
+            | Subject::Error
+            | Subject::Identifier
+            | Subject::Number
+            | Subject::LastFailure => Category::Recall,
+            Subject::Task | Subject::LatestRequest | Subject::NextStep | Subject::MetaPrompt => {
+                Category::Continuation
             }
-            Subject::Task | Subject::LatestRequest | Subject::NextStep => Category::Continuation,
-            Subject::Decision => Category::Decision,
+            Subject::Decision | Subject::Answer => Category::Decision,
         }
     }
 
     /// How the answer is looked for.
     fn matching(self) -> Matching {
         match self {
-            Subject::File | Subject::Command | Subject::Error => Matching::Exact,
+            Subject::File
+            | Subject::Command
+            | Subject::Error
+            | Subject::EditText
+            | Subject::Deleted
+            | Subject::LastFailure => Matching::Exact,
             Subject::Identifier | Subject::Number => Matching::Word,
-            Subject::Task | Subject::LatestRequest | Subject::NextStep | Subject::Decision => {
-                Matching::Prose
-            }
+            Subject::Task
+            | Subject::LatestRequest
+            | Subject::NextStep
+            | Subject::Decision
+            | Subject::Answer => Matching::Prose,
+            Subject::MetaPrompt => Matching::Untagged,
         }
     }
 }
@@ -143,6 +181,10 @@ enum Matching {
     Word,
     /// With whitespace collapsed on both sides (prose may be re-wrapped).
     Prose,
+    /// In the text as sent, before cleaning, its wrapper tags left out and whitespace
+    /// collapsed: what the client injects sits in `<system-reminder>` blocks, which
+    /// cleaning drops.
+    Untagged,
 }
 
 /// One question about the original conversation, with the answer that must stay findable.
@@ -160,6 +202,9 @@ pub struct Probe {
     /// For a file: its last action (`modified`, `read`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<&'static str>,
+    /// A second text that must be found too, verbatim (the command of a failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also: Option<String>,
 }
 
 impl Probe {
@@ -175,6 +220,13 @@ impl Probe {
 /// is not an answer).
 pub fn check(probes: &[Probe], after: &Conversation) -> Vec<bool> {
     check_in(probes, after, &findable_text(after), true)
+}
+
+/// What the model is sent of `after` before cleaning, its artifact indexes left out and its
+/// wrapper tags dropped, whitespace collapsed ([`Matching::Untagged`]).
+fn untagged_text(after: &Conversation) -> String {
+    let raw = context_text(after);
+    trail::untagged(&crate::summarizer::artifacts::without_indexes(&raw))
 }
 
 /// How each of `probes` survived in what the model is sent of `after`, in order: verbatim
@@ -210,13 +262,27 @@ pub enum Kept {
 /// [`check`] against `text` (what the model is sent of `after`, with or without the artifact
 /// indexes); with `indexes`, a file's last action may come from an index.
 fn check_in(probes: &[Probe], after: &Conversation, text: &str, indexes: bool) -> Vec<bool> {
-    let mut found = check_text(probes, text);
+    let untagged = if probes
+        .iter()
+        .any(|p| p.subject.matching() == Matching::Untagged)
+    {
+        untagged_text(after)
+    } else {
+        String::new()
+    };
+    let mut found = check_text(probes, text, &untagged);
     let items: Vec<&crate::transcript::Item> =
         after.items.iter().filter(|i| i.in_context).collect();
     let actions = probes::last_actions(&items, indexes);
     for (probe, found) in probes.iter().zip(&mut found) {
         if *found && probe.subject == Subject::File && ACTED.contains(&probe.action.unwrap_or("")) {
             *found = actions.get(&probe.answer).map(|e| e.verb()) == probe.action;
+        }
+        if *found && probe.subject == Subject::Deleted {
+            *found = trail::known_deleted(&items, &probe.answer, indexes);
+        }
+        if let Some(also) = probe.also.as_deref().filter(|_| *found) {
+            *found = text.contains(also);
         }
     }
     found
@@ -226,13 +292,14 @@ fn check_in(probes: &[Probe], after: &Conversation, text: &str, indexes: bool) -
 const ACTED: [&str; 4] = ["created", "modified", "deleted", "read"];
 
 /// Which of `probes` have their answer findable in `text`.
-fn check_text(probes: &[Probe], text: &str) -> Vec<bool> {
+fn check_text(probes: &[Probe], text: &str, untagged: &str) -> Vec<bool> {
     let flat = collapse_whitespace(text);
     let mut found = vec![false; probes.len()];
     for (matching, haystack) in [
         (Matching::Exact, text),
         (Matching::Word, text),
         (Matching::Prose, flat.as_str()),
+        (Matching::Untagged, untagged),
     ] {
         let chosen: Vec<usize> = (0..probes.len())
             .filter(|&i| probes[i].subject.matching() == matching)

@@ -23,6 +23,7 @@ pub fn derive(conv: &Conversation) -> Vec<Probe> {
     probes.extend(recall(&items, &facts, &lines));
     probes.extend(continuation(&items));
     probes.extend(decisions(&items));
+    probes.extend(super::trail::derive(&items));
     probes
 }
 
@@ -73,6 +74,7 @@ fn artifacts(items: &[&Item], facts: &Facts, lines: &[usize]) -> Vec<Probe> {
                 question: format!("Which file is `{path}`, and what was last done to it?"),
                 answer: path.clone(),
                 action: Some(action),
+                also: None,
             }
         })
         .collect()
@@ -89,6 +91,7 @@ fn recall(items: &[&Item], facts: &Facts, lines: &[Vec<usize>; 4]) -> Vec<Probe>
             question: format!("Which command was run that starts `{}`?", clip(command, 40)),
             answer: command.clone(),
             action: None,
+            also: None,
         });
     }
     for (error, &line) in facts.errors.iter().zip(&lines[2]) {
@@ -98,6 +101,7 @@ fn recall(items: &[&Item], facts: &Facts, lines: &[Vec<usize>; 4]) -> Vec<Probe>
             question: "Which error was seen, word for word?".into(),
             answer: error.clone(),
             action: None,
+            also: None,
         });
     }
     let mut seen = HashSet::new();
@@ -117,6 +121,7 @@ fn recall(items: &[&Item], facts: &Facts, lines: &[Vec<usize>; 4]) -> Vec<Probe>
                     question: format!("Which {what} did the user give (`{word}`)?"),
                     answer: word,
                     action: None,
+                    also: None,
                 });
             }
         }
@@ -175,6 +180,7 @@ fn continuation(items: &[&Item]) -> Vec<Probe> {
             question: "What task did the user set at the start?".into(),
             answer: request_key(text),
             action: None,
+            also: None,
         });
     }
     if let Some((item, text)) = requests.last().filter(|_| requests.len() > 1) {
@@ -184,6 +190,7 @@ fn continuation(items: &[&Item]) -> Vec<Probe> {
             question: "What did the user ask for last?".into(),
             answer: request_key(text),
             action: None,
+            also: None,
         });
     }
     probes.extend(next_step(items));
@@ -208,6 +215,7 @@ fn next_step(items: &[&Item]) -> Option<Probe> {
             question: format!("What was the agent doing last (its `{}` call)?", call.name),
             answer: collapse_whitespace(&answer),
             action: None,
+            also: None,
         });
     }
     let text = item.prose();
@@ -218,6 +226,7 @@ fn next_step(items: &[&Item]) -> Option<Probe> {
         question: "What did the agent say it would do next?".into(),
         answer: clip(&collapse_whitespace(last), REQUEST_KEY_CHARS),
         action: None,
+        also: None,
     })
 }
 
@@ -239,6 +248,7 @@ fn decisions(items: &[&Item]) -> Vec<Probe> {
                     question: "What was decided here, and why?".into(),
                     answer,
                     action: None,
+                    also: None,
                 });
             }
         }

@@ -106,12 +106,14 @@ fn a_probe_passes_only_while_its_answer_is_findable() {
             "/repo/http.py",
             "E   AssertionError: 413 != 200",
             "1 failed",
-            "I'll use a length check instead of a regex."
+            "I'll use a length check instead of a regex.",
+            // The last failure: its error is gone with the others.
+            "E   AssertionError: 413 != 200"
         ]
     );
     let tallies = Tallies::of(&probes, &passed);
     assert_eq!(tallies.artifact, [1, 2]);
-    assert_eq!(tallies.recall, [4, 6]);
+    assert_eq!(tallies.recall, [4, 7]);
     assert_eq!(tallies.continuation, [3, 3]);
     assert_eq!(tallies.decision, [0, 1]);
 }
@@ -216,4 +218,86 @@ fn a_probe_only_an_artifact_index_names_is_kept_in_the_index_not_verbatim() {
     let counts = BySubject::of(&probes, &kept);
     assert_eq!(counts.get(Subject::File), [0, 2, 2]);
     assert_eq!(counts.get(Subject::Command), [1, 1, 2]);
+    // The last failure's error is quoted, its command only indexed.
+    assert_eq!(counts.get(Subject::LastFailure), [0, 1, 1]);
+}
+
+/// A Claude Code session: a file written, edited twice at the same place, a scratch file
+/// created and removed, a failing build, a question answered, a hook's injected context.
+const TRAIL: &str = r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"Make the totals right"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/repo/notes.txt","content":"scratch"}}]}}
+{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"File created"}]}}
+{"type":"assistant","uuid":"a2","parentUuid":"r1","sessionId":"s","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Edit","input":{"file_path":"/repo/calc.py","old_string":"total = 0","new_string":"total = sum(prices)"}}]}}
+{"type":"user","uuid":"r2","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"edited"}]}}
+{"type":"user","uuid":"meta","parentUuid":"r2","isMeta":true,"sessionId":"s","message":{"role":"user","content":"<system-reminder>\nPostToolUse:Edit hook additional context: calc.py:3 line too long (101 > 100)\n</system-reminder>"}}
+{"type":"assistant","uuid":"a3","parentUuid":"meta","sessionId":"s","message":{"id":"m3","role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Edit","input":{"file_path":"/repo/calc.py","old_string":"total = sum(prices)","new_string":"total = sum(p.amount for p in prices)"}}]}}
+{"type":"user","uuid":"r3","parentUuid":"a3","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"edited"}]}}
+{"type":"assistant","uuid":"a4","parentUuid":"r3","sessionId":"s","message":{"id":"m4","role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Bash","input":{"command":"cd /repo && rm notes.txt && python -m pytest"}}]}}
+{"type":"user","uuid":"r4","parentUuid":"a4","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","is_error":true,"content":"Exit code 1\nE   AttributeError: 'float' object has no attribute 'amount'"}]}}
+{"type":"assistant","uuid":"a5","parentUuid":"r4","sessionId":"s","message":{"id":"m5","role":"assistant","content":[{"type":"tool_use","id":"t5","name":"AskUserQuestion","input":{"questions":[{"question":"Are prices floats or objects?","options":[{"label":"floats"},{"label":"objects"}]}]}}]}}
+{"type":"user","uuid":"r5","parentUuid":"a5","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t5","content":"User has answered your questions: \"Are prices floats or objects?\"=\"floats, in cents\". You can now continue with the user's answers in mind."}]}}
+{"type":"assistant","uuid":"a6","parentUuid":"r5","sessionId":"s","message":{"id":"m6","role":"assistant","content":[{"type":"text","text":"Reverting to a plain sum."}]}}
+"#;
+
+#[test]
+fn the_trail_gives_edit_deleted_failure_answer_and_meta_probes() {
+    let probes = derive(&conversation(TRAIL));
+    assert_eq!(answers(&probes, Subject::EditText), ["total = sum(prices)"]);
+    assert_eq!(answers(&probes, Subject::Deleted), ["/repo/notes.txt"]);
+    let failure: Vec<(&str, Option<&str>)> = probes
+        .iter()
+        .filter(|p| p.subject == Subject::LastFailure)
+        .map(|p| (p.answer.as_str(), p.also.as_deref()))
+        .collect();
+    assert_eq!(
+        failure,
+        [(
+            "E   AttributeError: 'float' object has no attribute 'amount'",
+            Some("cd /repo && rm notes.txt && python -m pytest")
+        )]
+    );
+    assert_eq!(answers(&probes, Subject::Answer), ["floats, in cents"]);
+    assert_eq!(
+        answers(&probes, Subject::MetaPrompt),
+        ["PostToolUse:Edit hook additional context: calc.py:3 line too long (101 > 100)"]
+    );
+    // The original answers all of them verbatim.
+    let kept = check_kept(&probes, &conversation(TRAIL));
+    assert!(kept.iter().all(|k| *k == Kept::Verbatim), "{kept:?}");
+}
+
+#[test]
+fn trail_probes_are_lost_with_their_calls_and_kept_only_in_an_index_by_name() {
+    use crate::summarizer::artifacts::{COMMANDS_TITLE, FILES_TITLE};
+    let probes = derive(&conversation(TRAIL));
+    // Everything but the request and the last reply summarized into an index that names
+    // the files and the command, the failure's first error line beside it.
+    let summary = format!(
+        "[ctxc summary]\n{FILES_TITLE}\n- created, deleted: /repo/notes.txt\n- modified ×2: /repo/calc.py\n{COMMANDS_TITLE}\n- `cd /repo && rm notes.txt && python -m pytest` → failed: E   AttributeError: 'float' object has no attribute 'amount'"
+    );
+    let lines: Vec<&str> = TRAIL.lines().collect();
+    let after = format!(
+        "{}\n{}\n{}\n",
+        lines[0],
+        serde_json::json!({"type":"user","uuid":"sum","parentUuid":"u1","sessionId":"s","message":{"role":"user","content":summary}}),
+        lines[12].replace("\"r5\"", "\"sum\"")
+    );
+    let kept = check_kept(&probes, &conversation(&after));
+    let of = |subject: Subject| {
+        let at = probes.iter().position(|p| p.subject == subject).unwrap();
+        kept[at]
+    };
+    assert_eq!(of(Subject::Deleted), Kept::Index);
+    assert_eq!(of(Subject::LastFailure), Kept::Index);
+    assert_eq!(of(Subject::EditText), Kept::Lost);
+    assert_eq!(of(Subject::Answer), Kept::Lost);
+    assert_eq!(of(Subject::MetaPrompt), Kept::Lost);
+    // Its created-only index line does not say the file is gone.
+    let stale = after.replace("created, deleted", "created");
+    let kept = check_kept(&probes, &conversation(&stale));
+    let at = probes
+        .iter()
+        .position(|p| p.subject == Subject::Deleted)
+        .unwrap();
+    assert_eq!(kept[at], Kept::Lost);
 }

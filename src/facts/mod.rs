@@ -27,6 +27,7 @@ pub mod actions;
 pub mod clean;
 pub mod pattern;
 pub mod prose;
+pub mod removed;
 mod text;
 
 pub use text::{

@@ -1,9 +1,10 @@
 //! Summarizers: turn a span of a conversation into the text of one summary message.
 //!
 //! The engine asks for a summary through [`Summarizer`]; `extractive` (the default) builds it
-//! offline from the span itself. Every summarizer's input passes the seed-003 safety
+//! offline from the span itself. What is sent to a model passes the seed-003 safety
 //! truncation ([`safety_truncate`]): above 200,000 characters only the head 20% and the tail
-//! 30% are kept, with a visible marker where the middle was.
+//! 30% are kept, with a visible marker where the middle was. The extractive summarizer sends
+//! nothing, so it reads the whole span, entry by entry.
 
 pub mod artifacts;
 pub mod extractive;

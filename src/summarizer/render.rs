@@ -1,7 +1,6 @@
 //! A span of messages as delimited plain text: what summarizers read. Delimited and
 //! labelled, never in chat form, so a model asked to summarize it does not continue it.
 
-use super::{MAX_SAFE_CHARS, head_tail_chars, omission_marker};
 use crate::facts::clean::clean;
 use crate::facts::is_error_shaped;
 use crate::transcript::{Item, Kind, PartKind};
@@ -123,78 +122,4 @@ pub fn clip_output(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[tail_start..]);
     Cow::Owned(out)
-}
-
-/// [`fit_entries`] of `entries` rendered with `outputs`, rendering them only when they may
-/// not fit: when even [`rendered_chars_at_most`] is within [`MAX_SAFE_CHARS`], everything
-/// is kept.
-pub fn fit_rendered(entries: &[Cow<Item>], outputs: Outputs) -> (usize, usize, usize) {
-    if rendered_chars_at_most(entries) <= MAX_SAFE_CHARS {
-        return (entries.len(), 0, 0);
-    }
-    fit_entries(&render_entries(entries, outputs))
-}
-
-/// At most the characters [`render_entries`] writes for `entries`, from their sizes alone:
-/// cleaning only removes text, a clipped output adds a marker of under
-/// [`RENDERING_PER_PART`] characters, and a text is never more characters than bytes.
-pub(crate) fn rendered_chars_at_most(entries: &[Cow<Item>]) -> usize {
-    let longest_name = entries
-        .iter()
-        .flat_map(|e| e.calls.iter())
-        .map(|c| c.name.len())
-        .max()
-        .unwrap_or(0)
-        .max("tool".len());
-    entries
-        .iter()
-        .map(|e| {
-            let header = RENDERING_PER_PART + e.results.len() * (longest_name + ", ".len());
-            let parts: usize = e
-                .parts
-                .iter()
-                .map(|p| p.text.len() + RENDERING_PER_PART)
-                .sum();
-            header + parts
-        })
-        .sum()
-}
-
-/// More than the characters rendering adds to an entry's header or to one of its parts:
-/// labels, brackets, line breaks, a clipped output's marker with its count and the line
-/// breaks of its error lines (20 at most).
-const RENDERING_PER_PART: usize = 256;
-
-/// Which rendered entries survive the safety truncation, applied entry by entry: entries are
-/// kept from the start while they fit in the head share and from the end while they fit in
-/// the tail share. Returns the kept (head, tail) counts and the characters left out (0 when
-/// everything fits).
-pub fn fit_entries(rendered: &[String]) -> (usize, usize, usize) {
-    let lens: Vec<usize> = rendered.iter().map(|r| r.chars().count()).collect();
-    let total: usize = lens.iter().sum();
-    if total <= MAX_SAFE_CHARS {
-        return (rendered.len(), 0, 0);
-    }
-    let (head_budget, tail_budget) = head_tail_chars(total);
-    let mut head = 0;
-    let mut used = 0;
-    while head < lens.len() && used + lens[head] <= head_budget {
-        used += lens[head];
-        head += 1;
-    }
-    let mut tail = 0;
-    let mut used_tail = 0;
-    while tail < lens.len() - head && used_tail + lens[lens.len() - 1 - tail] <= tail_budget {
-        used_tail += lens[lens.len() - 1 - tail];
-        tail += 1;
-    }
-    (head, tail, total - used - used_tail)
-}
-
-/// The marker put where [`fit_entries`] left entries out.
-pub fn entries_marker(omitted_entries: usize, omitted_chars: usize) -> String {
-    format!(
-        "{} ({omitted_entries} messages)",
-        omission_marker(omitted_chars)
-    )
 }

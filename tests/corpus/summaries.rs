@@ -2,7 +2,9 @@
 //! corpus transcript × every strategy × targets of 50% and 25% (`--force --target-ratio R`).
 //! Errors come from failed calls, never from what a file reader returned; a span with an
 //! assistant message has next steps; no ANSI escape, client wrapper tag or system path
-//! (`/usr/bin/env`, `/dev/null`) is written; no list is a bare count of lines left out.
+//! (`/usr/bin/env`, `/dev/null`) is written; no list is a bare count of lines left out. The
+//! whole span is read (no middle left out), a span where a call failed has an errors section,
+//! and no request is listed twice.
 
 use crate::{cases, forced_settings as settings, supported_transcripts};
 use ctxc::facts::{clean::has_client_markup, is_file_path, tool_output};
@@ -95,7 +97,20 @@ fn summary_problems(original: &Transcript, conv: usize, text: &str) -> Vec<Strin
         return vec![format!("no records named in:\n{text}")];
     };
     let items = &original.conversations[conv].items;
+    if text.contains("characters from the middle of this span") {
+        problems.push("the middle of the span left unread".into());
+    }
+    if failed_in(items, from, to) && !text.contains("\nErrors ") {
+        problems.push("a call failed in the span and there is no errors section".into());
+    }
     for (title, lines) in lists(text) {
+        if title.starts_with("User requests") {
+            let mut words: Vec<String> = lines.iter().map(|l| request_words(l)).collect();
+            words.sort();
+            if let Some(w) = words.windows(2).find(|w| w[0] == w[1]) {
+                problems.push(format!("a request listed twice: {}", w[0]));
+            }
+        }
         match lines.first() {
             None => problems.push(format!("{title} shows nothing")),
             Some(l) if l.ends_with(" not shown)") => {
@@ -146,6 +161,31 @@ fn summary_problems(original: &Transcript, conv: usize, text: &str) -> Vec<Strin
         .into_iter()
         .map(|p| format!("{p}\n--- summary ---\n{text}"))
         .collect()
+}
+
+/// Whether a tool result in records `from..=to` (from 1) is flagged failed and says something
+/// (a call the user rejected did not fail).
+fn failed_in(items: &[Item], from: usize, to: usize) -> bool {
+    items[from - 1..to].iter().any(|item| {
+        let output = tool_output(item);
+        let first = output.lines().map(str::trim).find(|l| l.len() >= 4);
+        item.kind == Kind::ToolResult
+            && item.is_error
+            && first.is_some_and(|l| !l.starts_with("The user doesn't want to"))
+    })
+}
+
+/// A request bullet's words, lowercase, without the quotes or the mark of a task taken from
+/// an earlier compaction summary.
+fn request_words(line: &str) -> String {
+    let line = line
+        .strip_prefix("Task (from an earlier compaction summary): ")
+        .unwrap_or(line);
+    line.trim_matches('"')
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// `(records A-B)` of a summary's intro: the conversation's items A to B, counted from 1.

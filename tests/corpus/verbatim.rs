@@ -6,21 +6,27 @@
 //! searched with `str::contains`; `ctxc eval`'s verbatim figures must agree with this count.
 //! Run with `--nocapture` to see the shares and what was not sent.
 //!
+//! The trail probes of issue 40 item 3 (an edit's text before a later edit, a file created
+//! then deleted, the last failure with its error, answers to the agent's questions, injected
+//! meta prompts) are counted here too, each answer looked for by this file's own search, and
+//! must agree with `ctxc eval`'s verbatim count of them.
+//!
 //! The floors below are what the default reaches today, so it cannot slip back; issue 40's
 //! targets are higher (at 0.5: paths 99%, commands 98%, errors 95%; at 0.25: 90%, 85%, 80%):
 //! the turns a summary still replaces keep their paths and commands only in its index.
 
 use crate::{forced_settings, supported_transcripts};
-use ctxc::eval::{Kept, Subject, check_kept, derive};
+use ctxc::eval::{Kept, Probe, Subject, check_kept, derive};
 use ctxc::facts::Facts;
 use ctxc::retention::{context_text, verbatim_retention_of};
 use ctxc::strategy::StrategyName;
 use ctxc::summarizer::extractive::Extractive;
 use ctxc::tokens::{Encoding, TokenCounter};
-use ctxc::transcript::{Conversation, ReadOptions, read};
+use ctxc::transcript::{Conversation, PartKind, ReadOptions, read};
 
-/// Lines that open an artifact index, as the extractive summary writes them.
-const INDEX_TITLES: [&str; 2] = [
+/// Lines that open an artifact index, as the extractive summary writes them (and wrote them).
+const INDEX_TITLES: [&str; 3] = [
+    "Files touched, actions in order:",
     "Files touched, by last action:",
     "Commands run, oldest first (×N: N runs; `x`…: `a`, `b` ran xa, xb):",
 ];
@@ -29,7 +35,11 @@ const INDEX_TITLES: [&str; 2] = [
 /// under them and the `$ROOT = ` lines), written here rather than borrowed from ctxc.
 fn sent_verbatim(conv: &Conversation) -> String {
     let raw = context_text(conv);
-    let text = ctxc::facts::clean::clean(&raw);
+    without_index(&ctxc::facts::clean::clean(&raw))
+}
+
+/// `text` less its artifact indexes.
+fn without_index(text: &str) -> String {
     let mut kept = String::new();
     let mut in_index = false;
     for line in text.lines() {
@@ -49,6 +59,83 @@ fn sent_verbatim(conv: &Conversation) -> String {
     kept
 }
 
+/// `text` with its words one space apart.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What `conv` sends before cleaning, less its indexes, without tags like
+/// `<system-reminder>`, flat: where injected prompts are looked for.
+fn sent_untagged(conv: &Conversation) -> String {
+    let text = without_index(&context_text(conv));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let name = after.strip_prefix('/').unwrap_or(after);
+        let len = name
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(name.len());
+        let tag = len > 0 && name.starts_with(|c: char| c.is_ascii_alphabetic());
+        if tag && name[len..].starts_with('>') {
+            out.push(' ');
+            rest = &name[len + 1..];
+        } else {
+            out.push('<');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    flat(&out)
+}
+
+/// Whether a kept call of `conv` deletes `path` (a delete tool, or `rm` naming its file).
+fn deletes(conv: &Conversation, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    conv.items.iter().filter(|i| i.in_context).any(|item| {
+        let mut parts = item.parts.iter().peekable();
+        while let Some(part) = parts.next() {
+            if part.kind != PartKind::ToolName {
+                continue;
+            }
+            let args = parts
+                .next_if(|p| p.kind == PartKind::ToolArguments)
+                .map_or("", |p| p.text.as_str());
+            let tool = part.text.to_ascii_lowercase();
+            let by_tool = tool.contains("delete") || tool.contains("remove");
+            let by_rm = args.contains("rm ") || args.contains("unlink ");
+            if (by_tool || by_rm) && args.contains(name) {
+                return true;
+            }
+        }
+        false
+    })
+}
+
+/// Whether this file's own search finds a trail probe's answer sent verbatim in `after`.
+fn trail_found(probe: &Probe, after: &Conversation, text: &str, untagged: &str) -> bool {
+    match probe.subject {
+        Subject::EditText => text.contains(&probe.answer),
+        Subject::Deleted => text.contains(&probe.answer) && deletes(after, &probe.answer),
+        Subject::LastFailure => {
+            text.contains(&probe.answer) && probe.also.as_deref().is_some_and(|c| text.contains(c))
+        }
+        Subject::Answer => flat(text).contains(&probe.answer),
+        Subject::MetaPrompt => untagged.contains(&probe.answer),
+        _ => unreachable!("not a trail probe"),
+    }
+}
+
+/// The trail probe kinds, in the order printed.
+const TRAIL: [Subject; 5] = [
+    Subject::EditText,
+    Subject::Deleted,
+    Subject::LastFailure,
+    Subject::Answer,
+    Subject::MetaPrompt,
+];
+
 /// Verbatim and total counts: paths, commands, error lines, task and latest request.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct Strict {
@@ -57,6 +144,8 @@ struct Strict {
     errors: [usize; 2],
     task: [usize; 2],
     latest: [usize; 2],
+    /// The trail probes, in [`TRAIL`]'s order.
+    trail: [[usize; 2]; 5],
 }
 
 fn share([kept, total]: [usize; 2]) -> f64 {
@@ -138,6 +227,23 @@ fn strict_at(ratio: f64) -> Strict {
             ] {
                 *mine = verbatim(subject);
             }
+            let untagged = sent_untagged(after);
+            for (n, subject) in TRAIL.into_iter().enumerate() {
+                let of: Vec<&Probe> = probes.iter().filter(|p| p.subject == subject).collect();
+                let found = of
+                    .iter()
+                    .filter(|p| trail_found(p, after, &text, &untagged))
+                    .count();
+                own.trail[n] = [found, of.len()];
+                assert_eq!(
+                    verbatim(subject),
+                    own.trail[n],
+                    "{rel} at {ratio}: ctxc eval's verbatim {} probes disagree",
+                    subject.name()
+                );
+                strict.trail[n][0] += found;
+                strict.trail[n][1] += of.len();
+            }
             for (total, own) in [
                 (&mut strict.paths, own.paths),
                 (&mut strict.commands, own.commands),
@@ -166,6 +272,12 @@ fn strict_at(ratio: f64) -> Strict {
         strict.latest[0],
         strict.latest[1],
     );
+    let trail: Vec<String> = TRAIL
+        .iter()
+        .zip(strict.trail)
+        .map(|(s, [kept, total])| format!("{} {kept}/{total}", s.name()))
+        .collect();
+    println!("trail probes verbatim at {ratio}: {}", trail.join(", "));
     for (what, lost) in ["path", "command", "error"].iter().zip(&lost) {
         for fact in lost.iter().take(show_lost()) {
             println!("  {what} not sent verbatim at {ratio}: {fact}");

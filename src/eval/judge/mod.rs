@@ -366,6 +366,7 @@ mod tests {
             question: String::new(),
             answer: format!("{line}"),
             action: None,
+            also: None,
         }
     }
 

@@ -4,8 +4,8 @@
 //! which is what the retention and eval checks look for: a model reads the folded forms as
 //! what they stand for.
 
-/// A command written in the index: its first line, whether it had more lines (` …`), and
-/// how often it ran (` ×N`).
+/// A command written in the index: its first line, whether it had more lines (` …`), how
+/// often it ran (` ×N`) and, when it failed, its first error line (` → failed: line`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
     /// Its first line.
@@ -14,7 +14,12 @@ pub struct Command {
     pub more: bool,
     /// Times run.
     pub times: usize,
+    /// The first error line of its latest failed run (no backticks).
+    pub failure: Option<String>,
 }
+
+/// What follows a failed command in the index, before its first error line.
+const FAILED: &str = " → failed: ";
 
 impl Command {
     /// The markers after it: ` …` when it had more lines, ` ×N` when it ran N > 1 times.
@@ -25,6 +30,10 @@ impl Command {
         }
         if self.times > 1 {
             out.push_str(&format!(" ×{}", self.times));
+        }
+        if let Some(error) = &self.failure {
+            out.push_str(FAILED);
+            out.push_str(error);
         }
         out
     }
@@ -220,6 +229,12 @@ pub fn unfold_commands(line: &str) -> Vec<Command> {
     rests
         .split(", `")
         .filter_map(|piece| {
+            // The error line after a failed command holds no backtick: the command's quote
+            // ends at the last one before it.
+            let (piece, failure) = match piece.split_once(FAILED) {
+                Some((piece, error)) if !error.contains('`') => (piece, Some(error.to_string())),
+                _ => (piece, None),
+            };
             let (body, markers) = piece.rsplit_once('`')?;
             let times = markers
                 .split_once('×')
@@ -229,6 +244,7 @@ pub fn unfold_commands(line: &str) -> Vec<Command> {
                 key: format!("{start}{body}"),
                 more: markers.contains('…'),
                 times,
+                failure,
             })
         })
         .collect()
@@ -243,6 +259,7 @@ mod tests {
             key: key.into(),
             more,
             times,
+            failure: None,
         }
     }
 
@@ -289,7 +306,10 @@ mod tests {
                 2,
             ),
             command("curl -s http://localhost:8000/cgi-bin/forms.pl", true, 1),
-            command("cargo test", false, 3),
+            Command {
+                failure: Some("error[E0425]: cannot find value 'x' in this scope".into()),
+                ..command("cargo test", false, 3)
+            },
             command("git status", false, 1),
         ];
         let refs: Vec<&Command> = commands.iter().collect();
@@ -298,7 +318,7 @@ mod tests {
             lines,
             [
                 "`curl -s http://localhost:8000/cgi-bin/`…: `file.pl?a.txt`, `file.pl?/etc/passwd` ×2, `forms.pl` …",
-                "`cargo test` ×3",
+                "`cargo test` ×3 → failed: error[E0425]: cannot find value 'x' in this scope",
                 "`git status`"
             ]
         );

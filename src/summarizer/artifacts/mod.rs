@@ -1,11 +1,12 @@
 //! The artifact index every extractive summary carries: each file the span touched with its
-//! last action, and each distinct command run with how often — the trail that compaction
+//! actions in order (`created, modified ×3, read, deleted`), and each distinct command run
+//! with how often and, when it failed, its first error line — the trail that compaction
 //! summaries lose most (Factory's probe study found every system weakest on it).
 //!
-//! It is folded to save tokens ([`fold`]): files are grouped by last action and, within
-//! that, by directory, a directory holding several written once as `dir/{a.rs, b.rs}`; a
-//! command run again is counted (`×3`), not repeated, and commands run in a row that share a
-//! long start write it once. When the budget cannot hold it all, entries are
+//! It is folded to save tokens ([`fold`]): files with the same actions are grouped (their
+//! state first: changed, created, deleted, read) and, within that, by directory, a directory
+//! holding several written once as `dir/{a.rs, b.rs}`; a command run again is counted
+//! (`×3`), not repeated, and commands run in a row that share a long start write it once. When the budget cannot hold it all, entries are
 //! dropped by rank — those a later turn touched again outrank those touched once, recent
 //! outranks old — and the index says how many were left out; it is never simply cut.
 //! [`unfold`] reads the folded paths and commands back, for the retention and eval checks: a
@@ -19,7 +20,20 @@ use fold::{Command, fold_commands, fold_paths, unfold_commands, unfold_paths};
 use std::collections::{HashMap, HashSet};
 
 /// The index's title for files; [`unfold`] looks for it.
-pub const FILES_TITLE: &str = "Files touched, by last action:";
+pub const FILES_TITLE: &str = "Files touched, actions in order:";
+/// The title of ctxc's index before it listed every action: read back the same way.
+pub const OLD_FILES_TITLE: &str = "Files touched, by last action:";
+
+/// Whether `line` is the files title of this ctxc or an earlier one.
+pub fn is_files_title(line: &str) -> bool {
+    line == FILES_TITLE || line == OLD_FILES_TITLE
+}
+
+/// Most runs of actions written for one file: the first and the latest are kept.
+const MAX_RUNS: usize = 5;
+
+/// Longest error line written beside a failed command.
+const MAX_FAILURE_CHARS: usize = 160;
 /// The title for commands.
 pub const COMMANDS_TITLE: &str =
     "Commands run, oldest first (×N: N runs; `x`…: `a`, `b` ran xa, xb):";
@@ -62,6 +76,66 @@ struct Entry {
     count: usize,
     /// When last touched ([`ArtifactIndex::clock`]).
     last: usize,
+    /// For a file: its actions in order, a run of the same one counted.
+    runs: Vec<(Effect, usize)>,
+    /// For a command: the first error line of its latest failed run.
+    failure: Option<String>,
+}
+
+impl Entry {
+    /// A file's actions as written: `created, modified ×3, read`; a file only named says
+    /// `named` unless something was done to it; over [`MAX_RUNS`] runs, the first and the
+    /// latest around `…`.
+    fn actions(&self) -> String {
+        let done: Vec<&(Effect, usize)> = self
+            .runs
+            .iter()
+            .filter(|(e, _)| *e != Effect::None)
+            .collect();
+        let runs: Vec<&(Effect, usize)> = if done.is_empty() {
+            self.runs.iter().take(1).collect()
+        } else {
+            done
+        };
+        let word = |(effect, n): &(Effect, usize)| match n {
+            1 => effect.verb().to_string(),
+            n => format!("{} ×{n}", effect.verb()),
+        };
+        if runs.len() <= MAX_RUNS {
+            return runs.iter().map(|r| word(r)).collect::<Vec<_>>().join(", ");
+        }
+        let mut words: Vec<String> = runs[..2].iter().map(|r| word(r)).collect();
+        words.push("…".into());
+        words.extend(runs[runs.len() - (MAX_RUNS - 2)..].iter().map(|r| word(r)));
+        words.join(", ")
+    }
+}
+
+/// The effects of a written action list (`created, modified ×3`), each as often as it ran;
+/// a word that is no action (`…`) is skipped.
+fn read_actions(list: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for word in list.split(", ") {
+        let (verb, times) = match word.split_once(" ×") {
+            Some((verb, n)) => (verb, n.trim().parse().unwrap_or(1)),
+            None => (word, 1),
+        };
+        if let Some(effect) = ACTIONS.into_iter().find(|e| e.verb() == verb) {
+            effects.extend(std::iter::repeat_n(effect, times));
+        }
+    }
+    effects
+}
+
+/// The state a list of actions leaves a file in: its last change, else its last action (a
+/// read after an edit does not undo it).
+fn state_of(effects: &[Effect]) -> Option<Effect> {
+    effects
+        .iter()
+        .rev()
+        .find(|e| e.changes())
+        .or(effects.last())
+        .copied()
 }
 
 impl ArtifactIndex {
@@ -78,6 +152,10 @@ impl ArtifactIndex {
                 }
                 entry.count += 1;
                 entry.last = clock;
+                match entry.runs.last_mut() {
+                    Some((last, n)) if *last == effect => *n += 1,
+                    _ => entry.runs.push((effect, 1)),
+                }
             }
             None => {
                 self.by_path.insert(path.to_string(), self.files.len());
@@ -87,6 +165,8 @@ impl ArtifactIndex {
                     more: false,
                     count: 1,
                     last: clock,
+                    runs: vec![(effect, 1)],
+                    failure: None,
                 });
             }
         }
@@ -110,8 +190,20 @@ impl ArtifactIndex {
                     more,
                     count: times,
                     last: clock,
+                    runs: Vec::new(),
+                    failure: None,
                 });
             }
+        }
+    }
+
+    /// Notes that the latest run of the command whose first line is `key` failed, its first
+    /// error line `error` (a command not noted is left alone).
+    pub fn command_failed(&mut self, key: &str, error: &str) {
+        if let Some(&i) = self.by_command.get(key) {
+            // Backticks would end the command's quote when the index is read back.
+            let line = crate::facts::clip(&error.replace('`', "'"), MAX_FAILURE_CHARS);
+            self.commands[i].failure = Some(line);
         }
     }
 
@@ -126,20 +218,25 @@ impl ArtifactIndex {
         if line.starts_with('(') && line.ends_with("not shown)") {
             return;
         }
-        if title == FILES_TITLE {
-            let Some((verb, paths)) = line.split_once(": ") else {
+        if is_files_title(title) {
+            let Some((actions, paths)) = line.split_once(": ") else {
                 return;
             };
-            let effect = ACTIONS
-                .into_iter()
-                .find(|e| e.verb() == verb)
-                .unwrap_or(Effect::None);
+            let mut effects = read_actions(actions);
+            if effects.is_empty() {
+                effects.push(Effect::None);
+            }
             for path in unfold_paths(paths) {
-                self.file(&path, effect);
+                for &effect in &effects {
+                    self.file(&path, effect);
+                }
             }
         } else if title == COMMANDS_TITLE {
             for command in unfold_commands(line) {
                 self.command(&command.key, command.more, command.times);
+                if let Some(error) = &command.failure {
+                    self.command_failed(&command.key, error);
+                }
             }
         }
     }
@@ -225,15 +322,19 @@ impl ArtifactIndex {
         }
         if !files.is_empty() {
             out.push_str(FILES_TITLE);
-            for action in ACTIONS {
-                let paths: Vec<String> = files
-                    .iter()
-                    .filter(|(_, e)| e.effect == action)
-                    .map(|(_, e)| rooted(&e.text))
-                    .collect();
-                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-                if !paths.is_empty() {
-                    out.push_str(&format!("\n- {}: {}", action.verb(), fold_paths(&paths)));
+            // One line per list of actions, in the order first seen, by the state it leaves.
+            for state in ACTIONS {
+                let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+                for (_, e) in files.iter().filter(|(_, e)| e.effect == state) {
+                    let actions = e.actions();
+                    match lines.iter_mut().find(|(a, _)| *a == actions) {
+                        Some((_, paths)) => paths.push(rooted(&e.text)),
+                        None => lines.push((actions, vec![rooted(&e.text)])),
+                    }
+                }
+                for (actions, paths) in lines {
+                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                    out.push_str(&format!("\n- {actions}: {}", fold_paths(&paths)));
                 }
             }
         }
@@ -246,6 +347,7 @@ impl ArtifactIndex {
                 key: rooted(&e.text),
                 more: e.more,
                 times: e.count,
+                failure: e.failure.as_deref().map(rooted),
             })
             .collect();
         if !commands.is_empty() {
@@ -272,7 +374,7 @@ pub fn unfold(text: &str) -> Vec<String> {
     let text = expand_roots(text);
     let text = text.as_ref();
     let mut unfolded = Vec::new();
-    for title in [FILES_TITLE, COMMANDS_TITLE] {
+    for title in [FILES_TITLE, OLD_FILES_TITLE, COMMANDS_TITLE] {
         // memmem, not `match_indices`: retention unfolds the whole compacted conversation,
         // and the two-way search took 2% of compacting the tau-bench file.
         for at in memchr::memmem::find_iter(text.as_bytes(), title) {
@@ -294,14 +396,14 @@ pub fn unfold(text: &str) -> Vec<String> {
 /// file's name in an index is not the edit made to it (`ctxc eval`'s verbatim check).
 pub fn without_indexes(text: &str) -> std::borrow::Cow<'_, str> {
     let has = |title: &str| memchr::memmem::find(text.as_bytes(), title.as_bytes()).is_some();
-    if !has(FILES_TITLE) && !has(COMMANDS_TITLE) && !has(ROOT_PREFIX) {
+    if !has(FILES_TITLE) && !has(OLD_FILES_TITLE) && !has(COMMANDS_TITLE) && !has(ROOT_PREFIX) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut in_index = false;
     for line in text.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if bare == FILES_TITLE || bare == COMMANDS_TITLE {
+        if is_files_title(bare) || bare == COMMANDS_TITLE {
             in_index = true;
             continue;
         }
@@ -317,22 +419,25 @@ pub fn without_indexes(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Every file the artifact indexes in `text` list, with the last action they give it, in the
-/// order written: what a model reading the summary knows was done to each file.
+/// Every file the artifact indexes in `text` list, with the state their actions leave it in
+/// (the last change, else the last action), in the order written: what a model reading the
+/// summary knows was done to each file.
 pub fn indexed_actions(text: &str) -> Vec<(String, Effect)> {
-    if !text.contains(FILES_TITLE) {
+    if !text.contains(FILES_TITLE) && !text.contains(OLD_FILES_TITLE) {
         return Vec::new();
     }
     let text = expand_roots(text);
     let mut found = Vec::new();
-    for (at, _) in text.match_indices(FILES_TITLE) {
-        let lines = text[at + FILES_TITLE.len()..].lines().skip(1);
-        for line in lines.map_while(|l| l.strip_prefix("- ")) {
-            let Some((verb, list)) = line.split_once(": ") else {
-                continue;
-            };
-            if let Some(effect) = ACTIONS.into_iter().find(|e| e.verb() == verb) {
-                found.extend(unfold_paths(list).into_iter().map(|p| (p, effect)));
+    for title in [FILES_TITLE, OLD_FILES_TITLE] {
+        for (at, _) in text.match_indices(title) {
+            let lines = text[at + title.len()..].lines().skip(1);
+            for line in lines.map_while(|l| l.strip_prefix("- ")) {
+                let Some((actions, list)) = line.split_once(": ") else {
+                    continue;
+                };
+                if let Some(effect) = state_of(&read_actions(actions)) {
+                    found.extend(unfold_paths(list).into_iter().map(|p| (p, effect)));
+                }
             }
         }
     }
@@ -352,7 +457,7 @@ pub fn expand_roots(text: &str) -> std::borrow::Cow<'_, str> {
             root = Some(found.trim_end());
             continue;
         }
-        let in_index = line == FILES_TITLE || line == COMMANDS_TITLE || line.starts_with("- ");
+        let in_index = is_files_title(line) || line == COMMANDS_TITLE || line.starts_with("- ");
         match root.filter(|_| in_index) {
             Some(root) => out.push_str(&line.replace("$ROOT", root)),
             None => {
@@ -391,7 +496,7 @@ mod tests {
         assert_eq!(
             text,
             format!(
-                "{FILES_TITLE}\n- modified: src/{{a.rs, b.rs}}\n- created: /repo/tests/x_test.py\n- read: README.md\n{COMMANDS_TITLE}\n- `cargo test` ×2\n- `git status`"
+                "{FILES_TITLE}\n- read, modified, read: src/a.rs\n- modified: src/b.rs\n- created: /repo/tests/x_test.py\n- read: README.md\n{COMMANDS_TITLE}\n- `cargo test` ×2\n- `git status`"
             )
         );
         assert_eq!(
@@ -405,6 +510,78 @@ mod tests {
                 "git status"
             ]
         );
+    }
+
+    #[test]
+    fn each_file_lists_its_actions_in_order_and_a_failed_command_its_error() {
+        let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
+        let mut index = ArtifactIndex::default();
+        index.file("app/new.py", Effect::Create);
+        for _ in 0..3 {
+            index.file("app/new.py", Effect::Modify);
+        }
+        index.file("app/new.py", Effect::Read);
+        index.file("app/new.py", Effect::Delete);
+        index.file("app/old.py", Effect::Modify);
+        index.file("app/seen.py", Effect::None);
+        index.file("app/seen.py", Effect::Read);
+        index.command("pytest -x", false, 1);
+        index.command_failed("pytest -x", "E   ImportError: no `new` module");
+        index.command("pytest -x", false, 1);
+        let text = index.render(1000, &counter);
+        assert_eq!(
+            text,
+            format!(
+                "{FILES_TITLE}\n- modified: app/old.py\n- created, modified ×3, read, deleted: app/new.py\n- read: app/seen.py\n{COMMANDS_TITLE}\n- `pytest -x` ×2 → failed: E   ImportError: no 'new' module"
+            )
+        );
+        // Read back: the state each file is in, the command whole, the same index again.
+        let states: Vec<(String, &str)> = indexed_actions(&text)
+            .into_iter()
+            .map(|(p, e)| (p, e.verb()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("app/old.py".to_string(), "modified"),
+                ("app/new.py".to_string(), "deleted"),
+                ("app/seen.py".to_string(), "read")
+            ]
+        );
+        assert!(unfold(&text).contains(&"pytest -x".to_string()));
+        let mut merged = ArtifactIndex::default();
+        let mut title = "";
+        for line in text.lines() {
+            match line.strip_prefix("- ") {
+                Some(entry) => merged.merge_line(title, entry),
+                None => {
+                    title = if is_files_title(line) {
+                        FILES_TITLE
+                    } else {
+                        COMMANDS_TITLE
+                    }
+                }
+            }
+        }
+        assert_eq!(merged.render(1000, &counter), text);
+        // A long history keeps its first and latest runs.
+        let mut busy = ArtifactIndex::default();
+        busy.file("a.rs", Effect::Create);
+        for _ in 0..4 {
+            busy.file("a.rs", Effect::Read);
+            busy.file("a.rs", Effect::Modify);
+        }
+        assert_eq!(
+            busy.render(1000, &counter),
+            format!("{FILES_TITLE}\n- created, read, …, modified, read, modified: a.rs")
+        );
+        // An index of an earlier ctxc, by last action, still reads back.
+        let old = format!("{OLD_FILES_TITLE}\n- deleted: x.py");
+        assert_eq!(
+            indexed_actions(&old),
+            [("x.py".to_string(), Effect::Delete)]
+        );
+        assert_eq!(without_indexes(&old), "");
     }
 
     #[test]

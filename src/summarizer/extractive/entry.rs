@@ -12,6 +12,7 @@ use super::{is_preference, task_statement};
 use crate::facts::actions::file_actions;
 use crate::facts::clean::clean;
 use crate::facts::prose::{chooses, sentences};
+use crate::facts::removed::removed_paths;
 use crate::facts::{
     CallArgs, Effect, command_key, has_tool_parts, paths_in_text, reported_errors, request_text,
     result_errors, tool_calls, tool_output,
@@ -78,6 +79,7 @@ impl EntryNotes {
     pub fn of(item: &Item) -> EntryNotes {
         let mut notes = EntryNotes::default();
         match item.kind {
+            Kind::User if item.meta => notes.injected(item),
             Kind::User => {
                 notes.user(item);
                 let text = request_text(item).unwrap_or_default();
@@ -140,6 +142,15 @@ impl EntryNotes {
         }
     }
 
+    /// Notes a prompt the client injected (Claude Code `isMeta`): its words without the
+    /// wrapper tags cleaning would drop them with; the caveat about local commands says
+    /// nothing.
+    fn injected(&mut self, item: &Item) {
+        if let Some(words) = injected_words(item) {
+            self.add(List::Injected, quote_prose(&words));
+        }
+    }
+
     /// Notes an assistant message: its prose, decisions, and what its calls did.
     fn assistant(&mut self, item: &Item) {
         let text = item.prose();
@@ -161,6 +172,9 @@ impl EntryNotes {
             }
             for (path, effect) in file_actions(&args) {
                 self.ops.push(Op::File(path, effect));
+            }
+            for path in removed_paths(&args) {
+                self.ops.push(Op::File(path, Effect::Delete));
             }
             let command = args.command();
             if let Some(command) = &command {
@@ -185,10 +199,7 @@ impl EntryNotes {
             if let Some(task) = task_statement(&text) {
                 self.add(
                     List::Requests,
-                    format!(
-                        "Task (from an earlier compaction summary): {}",
-                        quote_prose(&task)
-                    ),
+                    format!("{}{}", super::EARLIER_TASK, quote_prose(&task)),
                 );
             }
             self.add(List::Earlier, quote_prose(&text));
@@ -228,6 +239,25 @@ impl EntryNotes {
             }
         }
     }
+}
+
+/// The words of a prompt the client injected (`isMeta`), without wrapper tags; `None` for
+/// another item, or for the caveat about local commands, which says nothing.
+pub(super) fn injected_words(item: &Item) -> Option<String> {
+    if item.kind != Kind::User || !item.meta {
+        return None;
+    }
+    let words = untagged(&item.text());
+    let cleaned = clean(&words);
+    (!crate::facts::clean::is_client_notice(&cleaned)).then(|| cleaned.trim().to_string())
+}
+
+/// `text` without tags like `<system-reminder>` (their content kept).
+fn untagged(text: &str) -> String {
+    static TAG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"</?[A-Za-z][A-Za-z0-9_-]*>").expect("a fixed pattern")
+    });
+    TAG.replace_all(text, " ").into_owned()
 }
 
 /// The ids under which `item`'s calls are answered, in the order of [`tool_calls`]: each

@@ -14,7 +14,6 @@ mod entry;
 pub use entry::EntryMemo;
 
 use super::artifacts::{self, ArtifactIndex};
-use super::render::{Outputs, entries_marker, fit_rendered};
 use super::{Scope, Summarizer, Summary, SummaryRequest};
 use crate::facts::clean::clean;
 use crate::facts::{
@@ -37,12 +36,12 @@ impl Summarizer for Extractive {
     }
 
     fn summarize(&self, request: &SummaryRequest) -> Result<Summary> {
-        let (head, tail, omitted_chars) = fit_rendered(request.entries, Outputs::Clipped);
-        let n = request.entries.len();
-        let read: Vec<&Cow<Item>> = request.entries[..head]
-            .iter()
-            .chain(&request.entries[n - tail..])
-            .collect();
+        // The whole span is read, however long: an entry's notes are worked out once (the
+        // memo) and folded in order, the running summary carried from one to the next as the
+        // seeds' incremental summaries carry theirs from chunk to chunk. Nothing here is sent
+        // anywhere, so the 200,000-character cut, which bounds what a model is sent, would
+        // only leave the middle unread.
+        let read: Vec<&Cow<Item>> = request.entries.iter().collect();
         if request.entries.iter().all(|e| is_client_noise(e)) {
             // Slash commands, their output, interruptions: a stub, not a summary of them.
             return Ok(Summary {
@@ -60,8 +59,7 @@ impl Summarizer for Extractive {
             }
         };
         notes.gather(&read, memo);
-        let omitted = n - head - tail;
-        let intro = intro(request, omitted, omitted_chars);
+        let intro = intro(request);
         let text = notes.write(&intro, request);
         Ok(Summary {
             text,
@@ -71,9 +69,11 @@ impl Summarizer for Extractive {
 }
 
 /// Whether an entry is the client's alone: a user message that is no request (a slash
-/// command, its output, an interruption, an injected notice) or a record the model never sees.
+/// command, its output, an interruption, a caveat) and carries no injected prompt worth a
+/// line (hook output, a skill body), or a record the model never sees.
 fn is_client_noise(item: &Item) -> bool {
     match item.kind {
+        Kind::User if item.meta => entry::injected_words(item).is_none(),
         Kind::User => request_text(item).is_none(),
         Kind::NonContext => true,
         _ => false,
@@ -92,7 +92,7 @@ fn stub(request: &SummaryRequest) -> String {
             }
         }
     }
-    let mut out = intro(request, 0, 0);
+    let mut out = intro(request);
     out.push_str("\nNothing to carry over: only client commands, their output and notices");
     if !commands.is_empty() {
         out.push_str(&format!(" ({})", commands.join(", ")));
@@ -101,7 +101,7 @@ fn stub(request: &SummaryRequest) -> String {
     out
 }
 
-fn intro(request: &SummaryRequest, omitted: usize, omitted_chars: usize) -> String {
+fn intro(request: &SummaryRequest) -> String {
     let entries = request.entries;
     let messages = entries
         .iter()
@@ -112,13 +112,7 @@ fn intro(request: &SummaryRequest, omitted: usize, omitted_chars: usize) -> Stri
         Scope::Span => "earlier messages",
         Scope::Full => "messages (the whole conversation but what is kept verbatim)",
     };
-    let mut intro =
-        format!("Continuation summary of {messages} {what} (records {first}-{last}), by ctxc.");
-    if omitted > 0 {
-        intro.push('\n');
-        intro.push_str(&entries_marker(omitted, omitted_chars));
-    }
-    intro
+    format!("Continuation summary of {messages} {what} (records {first}-{last}), by ctxc.")
 }
 
 /// The lists a summary is written from, each in order of first appearance.
@@ -142,11 +136,12 @@ enum List {
     LastMessage,
     Pins,
     Preferences,
+    Injected,
     Earlier,
 }
 
 impl List {
-    const ALL: [List; 8] = [
+    const ALL: [List; 9] = [
         List::Requests,
         List::Errors,
         List::Decisions,
@@ -154,6 +149,7 @@ impl List {
         List::LastMessage,
         List::Pins,
         List::Preferences,
+        List::Injected,
         List::Earlier,
     ];
 
@@ -166,6 +162,7 @@ impl List {
             List::LastMessage => "Last assistant message of the span:",
             List::Pins => "Pinned:",
             List::Preferences => "User preferences and constraints:",
+            List::Injected => "Injected by the client (hook output, skill and command bodies):",
             List::Earlier => "Earlier summaries:",
         }
     }
@@ -175,7 +172,7 @@ impl List {
             List::Requests => 1,
             List::Errors | List::Decisions => 3,
             List::Tasks | List::LastMessage => 4,
-            List::Pins | List::Preferences | List::Earlier => 5,
+            List::Pins | List::Preferences | List::Injected | List::Earlier => 5,
         }
     }
 
@@ -187,6 +184,9 @@ impl List {
             List::LastMessage => 88,
             List::Tasks => 85,
             List::Preferences => 80,
+            // What a hook reported (a lint, a compile error) after an edit: worth a line
+            // when there is room, after the agent's own findings.
+            List::Injected => 40,
             List::Errors => 75,
             List::Earlier => 55,
             List::Decisions => 45,
@@ -262,9 +262,14 @@ impl Notes {
         self.push(list, clean(&line).trim());
     }
 
-    /// Adds a cleaned line to `list`, unless it is empty or already there.
+    /// Adds a cleaned line to `list`, unless it is empty or already there (a request by its
+    /// words: the same request sent twice, or quoted again by an earlier summary, once).
     fn push(&mut self, list: List, line: &str) {
-        if matches!(line, "" | "\"\"" | "``") || !self.seen.insert((list, line.to_string())) {
+        let key = match list {
+            List::Requests => request_words(line),
+            _ => line.to_string(),
+        };
+        if matches!(line, "" | "\"\"" | "``") || !self.seen.insert((list, key)) {
             return;
         }
         self.lists.entry(list).or_default().push(line.to_string());
@@ -304,6 +309,11 @@ impl Notes {
                     .collect();
                 let lines = notes.result_errors(item, &answered);
                 if !lines.is_empty() {
+                    // The index says which command failed, with its first error line.
+                    if let Some(command) = answered.iter().find_map(|c| c.command()) {
+                        self.artifacts
+                            .command_failed(&command_key(&command), &lines[0]);
+                    }
                     let paths = notes.output_paths(item);
                     failures.push(Failure::new(lines, answered.first().copied(), paths));
                 }
@@ -459,12 +469,17 @@ impl Notes {
         // Pins and requests first (whole lists), then the first line of every other list,
         // then the rest by priority.
         const FIRST_LINE_PRIORITY: u32 = 89;
+        // The newest error before even the user's words: a span where something failed
+        // always says so, whatever the requests and the index take.
+        const FIRST_ERROR_PRIORITY: u32 = 95;
         let mut candidates: Vec<(u32, usize, List, usize)> = Vec::new();
         for (&list, lines) in &self.lists {
             let n = lines.len();
             for i in 0..n {
                 let rank = if list.recent_first() { n - 1 - i } else { i };
-                let priority = if rank == 0 {
+                let priority = if rank == 0 && list == List::Errors {
+                    FIRST_ERROR_PRIORITY
+                } else if rank == 0 {
                     list.priority().max(FIRST_LINE_PRIORITY)
                 } else {
                     list.priority()
@@ -728,6 +743,16 @@ fn pins(text: &str) -> Vec<String> {
     }
     pins
 }
+
+/// A request line's words, to know it again: without the mark of an earlier compaction
+/// summary's task and the quotes, whitespace collapsed, in lowercase.
+fn request_words(line: &str) -> String {
+    let line = line.strip_prefix(EARLIER_TASK).unwrap_or(line);
+    collapse_whitespace(line.trim().trim_matches('"')).to_lowercase()
+}
+
+/// How a task stated by a runtime's compaction summary starts its request line.
+const EARLIER_TASK: &str = "Task (from an earlier compaction summary): ";
 
 /// Prose for a bullet: whitespace collapsed; verbatim up to [`MAX_PROSE_CHARS`], else its
 /// start and end around an ellipsis.

@@ -5,6 +5,7 @@
 use super::*;
 use crate::summarizer::MAX_SAFE_CHARS;
 use crate::summarizer::artifacts;
+use crate::summarizer::render::Outputs;
 use crate::tokens::{Encoding, TokenCounter};
 use crate::transcript::{PartKind, ReadOptions, SUMMARY_MARKER, Transcript, read};
 use serde_json::{Value, json};
@@ -102,13 +103,13 @@ fn list<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
     lines.map_while(|l| l.strip_prefix("- ")).collect()
 }
 
-/// The files of the artifact index whose last action is `verb`, whole, in order.
+/// The files of the artifact index whose actions leave them `verb` (their last change, else
+/// their last action), whole, in order.
 fn files(text: &str, verb: &str) -> Vec<String> {
-    let prefix = format!("{verb}: ");
-    list(text, artifacts::FILES_TITLE)
+    artifacts::indexed_actions(text)
         .into_iter()
-        .filter(|l| l.starts_with(&prefix))
-        .flat_map(|l| artifacts::unfold(&format!("{}\n- {l}", artifacts::FILES_TITLE)))
+        .filter(|(_, e)| e.verb() == verb)
+        .map(|(p, _)| p)
         .collect()
 }
 
@@ -177,7 +178,7 @@ fn the_five_sections_appear_in_order_with_their_content() {
         ("User requests, oldest first:", 0),
         (artifacts::FILES_TITLE, 1),
         ("- created: tests/test_paging.py", 1),
-        ("- modified: src/api.py", 1),
+        ("- read, modified: src/api.py", 1),
         (artifacts::COMMANDS_TITLE, 1),
         ("Errors (failed calls) and what followed:", 2),
         ("Decisions and findings:", 2),
@@ -292,9 +293,9 @@ fn exact_paths_are_sorted_into_created_modified_deleted_and_read() {
         files(&text, "read"),
         ["/repo/Cargo.toml", "/repo/README.md"]
     );
-    // Each file once, under its last action; a directory of several written once.
+    // Each file once, with its actions in order.
     assert!(
-        text.contains("- modified: src/parser.rs, /repo/src/lexer.rs"),
+        text.contains("- modified ×2: src/parser.rs\n- modified: /repo/src/lexer.rs"),
         "{text}"
     );
     assert!(
@@ -500,7 +501,10 @@ fn an_earlier_summary_is_merged_line_by_line() {
     assert_eq!(files(&text, "created"), ["tests/test_paging.py"]);
     assert_eq!(
         commands(&text),
-        ["`pytest tests/test_api.py -x`", "`git diff --stat`"]
+        [
+            "`pytest tests/test_api.py -x` → failed: E   AssertionError: 1 != 2",
+            "`git diff --stat`"
+        ]
     );
     assert_eq!(list(&text, "Pinned:"), ["The public API stays as it is."]);
     assert_eq!(
@@ -537,47 +541,133 @@ fn a_count_of_lines_left_out_is_not_merged_as_a_fact() {
 }
 
 #[test]
-fn a_span_over_200000_characters_is_read_head_and_tail_with_a_marker() {
-    // 120 requests of about 2,000 characters: 240,000 characters in all.
+fn a_span_over_200000_characters_is_read_whole() {
+    // 12 requests of about 20,000 characters (240,000 in all), the middle of the span
+    // holding an edit and a failing test run: the 200,000-character cut used to leave them
+    // unread.
+    let body = |k: usize| {
+        format!(
+            "request {k:02} about docs/part{k:02}.md: {}",
+            "lorem ipsum ".repeat(1650)
+        )
+    };
     let mut span = Span::default();
-    for k in 0..120 {
-        let body = format!(
-            "request {k:03} about docs/part{k:03}.md: {}",
-            "lorem ipsum ".repeat(165)
-        );
-        span = span.user(&body);
+    for k in 0..12 {
+        span = span.user(&body(k));
+        if k == 6 {
+            span = span
+                .tool(
+                    "edit_file",
+                    json!({"path": "src/middle.rs", "old": "a", "new": "b"}),
+                    "edited",
+                )
+                .bash(
+                    "cargo test -p middle",
+                    "error[E0308]: mismatched types in src/middle.rs\n1 failed",
+                );
+        }
     }
     let t = span.transcript();
-    let chars: usize = crate::summarizer::render::render_entries(
-        &t.conversations[0]
-            .items
-            .iter()
-            .map(Cow::Borrowed)
-            .collect::<Vec<_>>(),
-        Outputs::Clipped,
-    )
-    .iter()
-    .map(|r| r.chars().count())
-    .sum();
+    let entries: Vec<Cow<Item>> = t.conversations[0].items.iter().map(Cow::Borrowed).collect();
+    let chars: usize = crate::summarizer::render::render_entries(&entries, Outputs::Clipped)
+        .iter()
+        .map(|r| r.chars().count())
+        .sum();
     assert!(chars > MAX_SAFE_CHARS);
-    let text = summarize(&t, 1000, Scope::Span);
-    let marker = text.lines().nth(1).unwrap_or_default();
+    let text = summarize(&t, 3000, Scope::Span);
+    assert!(!text.contains("[... ctxc:"), "{text}");
+    assert!(text.contains("\"request 06 about docs/part06.md"), "{text}");
+    assert_eq!(files(&text, "modified"), ["src/middle.rs"], "{text}");
     assert!(
-        marker.starts_with("[... ctxc: ")
-            && marker.contains(
-                "characters from the middle of this span were over the summarizer's 200,000-character input limit and left out ...]"
-            )
-            && marker.ends_with(" messages)"),
+        text.contains("`error[E0308]: mismatched types in src/middle.rs`"),
         "{text}"
     );
-    // The oldest request is read, a middle one is not.
     assert!(
-        text.contains("\"request 000 about docs/part000.md"),
+        commands(&text).contains(
+            &"`cargo test -p middle` → failed: error[E0308]: mismatched types in src/middle.rs"
+        ),
         "{text}"
     );
-    assert!(!text.contains("request 060"), "{text}");
-    let short = Span::default().user("short").summary();
-    assert!(!short.contains("[... ctxc:"));
+}
+
+#[test]
+fn the_errors_section_is_never_pushed_out_by_requests_or_commands() {
+    // Long requests and a hundred commands, one of which failed, in a small budget.
+    let mut span = Span::default();
+    for k in 0..8 {
+        span = span.user(&format!(
+            "request {k}: {}",
+            "please look at this part ".repeat(20)
+        ));
+    }
+    for k in 0..100 {
+        span = span.bash(&format!("ls /srv/data/shard_{k:03}/incoming"), "ok");
+    }
+    span = span.bash("make deploy", "Exit code 2\nmake: *** [deploy] Error 2");
+    for budget in [300, 500, 1000] {
+        let text = span.summary_within(budget, Scope::Span);
+        let errors = list(&text, "Errors (failed calls) and what followed:");
+        assert!(
+            errors
+                .iter()
+                .any(|l| l.contains("make: *** [deploy] Error 2")),
+            "at {budget}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_request_sent_twice_or_quoted_by_an_earlier_summary_is_listed_once() {
+    let text = Span::default()
+        .user("Port the parser to nom 8")
+        .bash("cargo build", "ok")
+        .user("port the parser  to nom 8\n")
+        .user("Then bench it")
+        .summary();
+    assert_eq!(
+        list(&text, "User requests, oldest first:"),
+        ["\"Port the parser to nom 8\"", "\"Then bench it\""],
+        "{text}"
+    );
+    // Summarizing that summary with the request again: still once.
+    let again = Span::default()
+        .user(&format!("{SUMMARY_MARKER}\n{text}"))
+        .user("Port the parser to nom 8")
+        .summary();
+    assert_eq!(
+        list(&again, "User requests, oldest first:"),
+        ["\"Port the parser to nom 8\"", "\"Then bench it\""],
+        "{again}"
+    );
+}
+
+#[test]
+fn the_index_lists_each_files_actions_in_order_and_a_removed_file_as_deleted() {
+    let text = Span::default()
+        .user("Try a scratch module")
+        .tool(
+            "write_file",
+            json!({"path": "src/scratch.rs", "content": "fn a() {}"}),
+            "written",
+        )
+        .tool(
+            "edit_file",
+            json!({"path": "src/scratch.rs", "old": "a", "new": "b"}),
+            "edited",
+        )
+        .tool(
+            "edit_file",
+            json!({"path": "src/scratch.rs", "old": "b", "new": "c"}),
+            "edited",
+        )
+        .tool("read_file", json!({"path": "src/scratch.rs"}), "fn c() {}")
+        .bash("rm src/scratch.rs", "")
+        .summary();
+    let files = list(&text, artifacts::FILES_TITLE);
+    assert!(
+        files.contains(&"created, modified ×2, read, deleted: src/scratch.rs"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -620,6 +710,63 @@ fn user_record(content: Value) -> Value {
 
 fn assistant_record(id: &str, content: Value) -> Value {
     json!({"type": "assistant", "message": {"role": "assistant", "id": id, "content": content}})
+}
+
+#[test]
+fn what_a_hook_injected_is_carried_without_its_wrapper_and_a_caveat_is_not() {
+    let mut hook = user_record(json!(
+        "<system-reminder>\nPostToolUse:Edit hook additional context: [COMPILE ERROR] lib/a.ex:12: undefined function foo/1\n</system-reminder>"
+    ));
+    hook["isMeta"] = json!(true);
+    let mut caveat = user_record(json!(
+        "<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>"
+    ));
+    caveat["isMeta"] = json!(true);
+    let t = claude_code(&[
+        user_record(json!("Add foo to lib/a.ex")),
+        caveat,
+        assistant_record(
+            "m1",
+            json!([{"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "/repo/lib/a.ex", "old_string": "a", "new_string": "foo(1)"}}]),
+        ),
+        user_record(json!([{"type": "tool_result", "tool_use_id": "t1", "content": "edited"}])),
+        hook,
+        assistant_record(
+            "m2",
+            json!([{"type": "text", "text": "Defining foo/1 next."}]),
+        ),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        list(
+            &text,
+            "Injected by the client (hook output, skill and command bodies):"
+        ),
+        [
+            "\"PostToolUse:Edit hook additional context: [COMPILE ERROR] lib/a.ex:12: undefined function foo/1\""
+        ],
+        "{text}"
+    );
+    assert!(!crate::facts::clean::has_client_markup(&text), "{text}");
+    assert!(!text.contains("Caveat"), "{text}");
+}
+
+#[test]
+fn a_request_an_earlier_compaction_summary_states_as_the_task_is_listed_once() {
+    let summary = "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\n1. Primary Request and Intent:\n   Port the parser to nom 8.\n\n2. Key Technical Concepts:\n   - nom";
+    let mut compact = user_record(json!(summary));
+    compact["isCompactSummary"] = json!(true);
+    let t = claude_code(&[
+        compact,
+        user_record(json!("Port the parser to nom 8.")),
+        assistant_record("m1", json!([{"type": "text", "text": "On it."}])),
+    ]);
+    let text = summarize(&t, 1000, Scope::Span);
+    assert_eq!(
+        list(&text, "User requests, oldest first:"),
+        ["Task (from an earlier compaction summary): \"Port the parser to nom 8.\""],
+        "{text}"
+    );
 }
 
 #[test]
@@ -757,34 +904,6 @@ fn summaries_sharing_a_memo_equal_summaries_read_afresh() {
         assert!(afresh.contains("AssertionError"), "{afresh}");
     }
     assert_ne!(ask(&rewritten, Some(&memo)), ask(&stored, Some(&memo)));
-}
-
-/// The size bound that lets a span skip rendering is never under what rendering writes,
-/// entry by entry: long outputs clipped around their error lines, escapes and client
-/// wrappers cleaned away, tool calls with their arguments, non-ASCII text.
-#[test]
-fn the_rendering_bound_is_never_under_the_rendering() {
-    use crate::summarizer::render::{render_entries, rendered_chars_at_most};
-    let noisy: String = (0..400)
-        .map(|i| format!("\x1b[31msrc/a{i}.rs:{i}:1: error[E0425]: ü\x1b[0m ✗\nline {i} é\n"))
-        .collect();
-    let t = everything()
-        .bash("cargo build", &noisy)
-        .user("<system-reminder>remember</system-reminder>Go on with ünïcode ✓")
-        .tool("x", json!({}), "")
-        .transcript();
-    let entries: Vec<Cow<Item>> = t.conversations[0].items.iter().map(Cow::Borrowed).collect();
-    let rendered = render_entries(&entries, Outputs::Clipped);
-    assert!(rendered.iter().any(|r| r.contains("its error lines")));
-    for (entry, text) in entries.iter().zip(&rendered) {
-        let bound = rendered_chars_at_most(std::slice::from_ref(entry));
-        // The header names the tools of the whole span; one entry alone says "tool".
-        let alone = render_entries(std::slice::from_ref(entry), Outputs::Clipped);
-        assert!(bound >= alone[0].chars().count(), "{}", alone[0]);
-        assert!(rendered_chars_at_most(&entries) >= text.chars().count());
-    }
-    let all: usize = rendered.iter().map(|r| r.chars().count()).sum();
-    assert!(rendered_chars_at_most(&entries) >= all);
 }
 
 #[test]
