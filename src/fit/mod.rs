@@ -76,7 +76,16 @@ pub struct Fitted {
 pub fn fit(conv: &Conversation, opts: &FitOptions) -> Result<Fitted> {
     let mut trajectory = messages::trajectory(conv);
     let mut cuts = Vec::new();
-    if trajectory.units.iter().all(|u| u.assistant_turns() == 0) {
+    // Turns after the final assistant turn (a closing user message) train nothing: a
+    // sample of them alone would be all context.
+    while trajectory
+        .units
+        .last()
+        .is_some_and(|u| u.assistant_turns() == 0)
+    {
+        trajectory.units.pop();
+    }
+    if trajectory.units.is_empty() {
         // Nothing to train on (a rollout of metadata, a question never answered).
         let report = RowReport::new(&trajectory, &[], cuts, opts.train_field);
         return Ok(Fitted {
