@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
+            [CompletionResult]::new('fit', 'fit', [CompletionResultType]::ParameterValue, 'Make agent trajectories into training samples that fit --max-len tokens of the trained model''s tokenizer and chat template')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
@@ -149,6 +150,40 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
             [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxc;fit' {
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'File-name patterns to pick in directories (repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Read every input as this format instead of detecting it')
+            [CompletionResult]::new('--messages-path', '--messages-path', [CompletionResultType]::ParameterName, 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)')
+            [CompletionResult]::new('--max-input-bytes', '--max-input-bytes', [CompletionResultType]::ParameterName, 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it')
+            [CompletionResult]::new('--column', '--column', [CompletionResultType]::ParameterName, 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON')
+            [CompletionResult]::new('--max-len', '--max-len', [CompletionResultType]::ParameterName, 'The longest sample, in tokens of the trained model''s tokenizer and chat template')
+            [CompletionResult]::new('--tokenizer-file', '--tokenizer-file', [CompletionResultType]::ParameterName, 'The trained model''s Hugging Face tokenizer.json')
+            [CompletionResult]::new('--chat-template', '--chat-template', [CompletionResultType]::ParameterName, 'The chat template: a tokenizer_config.json, a chat_template.json or a Jinja file [default: the tokenizer_config.json beside --tokenizer-file]')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'Without --tokenizer-file: the encoding to count in, with the OpenAI chat overhead')
+            [CompletionResult]::new('--policy', '--policy', [CompletionResultType]::ParameterName, 'split: the fewest samples training every assistant turn once; one: one sample per trajectory')
+            [CompletionResult]::new('--train-field', '--train-field', [CompletionResultType]::ParameterName, 'The per-message train flag (1 trained, 0 context): `weight` for axolotl''s message_field_training, or any name a trainer reads')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'Who writes the summaries: extractive (offline, the default), openai or anthropic')
+            [CompletionResult]::new('--summary-model', '--summary-model', [CompletionResultType]::ParameterName, 'The summary model (openai and anthropic)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The summarizer''s API base URL [default: the provider''s]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write every input''s samples to this one file, in input order (`-` for stdout)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write every input''s samples to this one file, in input order (`-` for stdout)')
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write each input''s samples under this directory as NAME.fit.jsonl')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Write the report (per conversation and in total) as JSON to this file (`-`: stdout)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is')
+            [CompletionResult]::new('--force-overwrite', '--force-overwrite', [CompletionResultType]::ParameterName, 'Replace an existing output file')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Make the samples and report them, but write no samples')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but data and errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what is done on stderr (-v: per file, -vv: per step)')
@@ -471,6 +506,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate transcripts: parsing, tool call/result pairing, role order, chain links')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact transcripts: write each in its own format, smaller, and report what was done')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF')
+            [CompletionResult]::new('fit', 'fit', [CompletionResultType]::ParameterValue, 'Make agent trajectories into training samples that fit --max-len tokens of the trained model''s tokenizer and chat template')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Rebuild the original transcript, byte for byte, from a compaction archive')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Inspect compaction archives')
@@ -491,6 +527,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctxc' -ScriptBlock {
             break
         }
         'ctxc;help;convert' {
+            break
+        }
+        'ctxc;help;fit' {
             break
         }
         'ctxc;help;repair' {

@@ -37,6 +37,9 @@ _ctxc() {
             ctxc,eval)
                 cmd="ctxc__subcmd__eval"
                 ;;
+            ctxc,fit)
+                cmd="ctxc__subcmd__fit"
+                ;;
             ctxc,help)
                 cmd="ctxc__subcmd__help"
                 ;;
@@ -103,6 +106,9 @@ _ctxc() {
             ctxc__subcmd__help,eval)
                 cmd="ctxc__subcmd__help__subcmd__eval"
                 ;;
+            ctxc__subcmd__help,fit)
+                cmd="ctxc__subcmd__help__subcmd__fit"
+                ;;
             ctxc__subcmd__help,help)
                 cmd="ctxc__subcmd__help__subcmd__help"
                 ;;
@@ -152,7 +158,7 @@ _ctxc() {
 
     case "${cmd}" in
         ctxc)
-            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert repair restore archive config report sessions completions man stats eval help"
+            opts="-q -v -j -h -V --quiet --verbose --jobs --color --help --version check compact convert fit repair restore archive config report sessions completions man stats eval help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -755,8 +761,106 @@ _ctxc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxc__subcmd__fit)
+            opts="-o -q -v -j -h -V --glob --format --messages-path --max-input-bytes --column --max-len --tokenizer-file --chat-template --encoding --policy --train-field --summarizer --summary-model --base-url --output --out-dir --force-overwrite --report --dry-run --quiet --verbose --jobs --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "claude-code codex pi sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    return 0
+                    ;;
+                --messages-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-len)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chat-template)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -W "split one" -- "${cur}"))
+                    return 0
+                    ;;
+                --train-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --summary-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxc__subcmd__help)
-            opts="check compact convert repair restore archive config report sessions completions man stats eval help"
+            opts="check compact convert fit repair restore archive config report sessions completions man stats eval help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -882,6 +986,20 @@ _ctxc() {
             return 0
             ;;
         ctxc__subcmd__help__subcmd__eval)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxc__subcmd__help__subcmd__fit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
             cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+            cand fit 'Make agent trajectories into training samples that fit --max-len tokens of the trained model''s tokenizer and chat template'
             cand repair 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
@@ -143,6 +144,39 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand --jobs 'Worker threads (default: one per core)'
             cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
             cand --force-overwrite 'Replace an existing output file'
+            cand -q 'Print nothing but data and errors'
+            cand --quiet 'Print nothing but data and errors'
+            cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand --verbose 'Log what is done on stderr (-v: per file, -vv: per step)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxc;fit'= {
+            cand --glob 'File-name patterns to pick in directories (repeatable)'
+            cand --format 'Read every input as this format instead of detecting it'
+            cand --messages-path 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)'
+            cand --max-input-bytes 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it'
+            cand --column 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON'
+            cand --max-len 'The longest sample, in tokens of the trained model''s tokenizer and chat template'
+            cand --tokenizer-file 'The trained model''s Hugging Face tokenizer.json'
+            cand --chat-template 'The chat template: a tokenizer_config.json, a chat_template.json or a Jinja file [default: the tokenizer_config.json beside --tokenizer-file]'
+            cand --encoding 'Without --tokenizer-file: the encoding to count in, with the OpenAI chat overhead'
+            cand --policy 'split: the fewest samples training every assistant turn once; one: one sample per trajectory'
+            cand --train-field 'The per-message train flag (1 trained, 0 context): `weight` for axolotl''s message_field_training, or any name a trainer reads'
+            cand --summarizer 'Who writes the summaries: extractive (offline, the default), openai or anthropic'
+            cand --summary-model 'The summary model (openai and anthropic)'
+            cand --base-url 'The summarizer''s API base URL [default: the provider''s]'
+            cand -o 'Write every input''s samples to this one file, in input order (`-` for stdout)'
+            cand --output 'Write every input''s samples to this one file, in input order (`-` for stdout)'
+            cand --out-dir 'Write each input''s samples under this directory as NAME.fit.jsonl'
+            cand --report 'Write the report (per conversation and in total) as JSON to this file (`-`: stdout)'
+            cand -j 'Worker threads (default: one per core)'
+            cand --jobs 'Worker threads (default: one per core)'
+            cand --color 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is'
+            cand --force-overwrite 'Replace an existing output file'
+            cand --dry-run 'Make the samples and report them, but write no samples'
             cand -q 'Print nothing but data and errors'
             cand --quiet 'Print nothing but data and errors'
             cand -v 'Log what is done on stderr (-v: per file, -vv: per step)'
@@ -442,6 +476,7 @@ set edit:completion:arg-completer[ctxc] = {|@words|
             cand check 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
             cand compact 'Compact transcripts: write each in its own format, smaller, and report what was done'
             cand convert 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+            cand fit 'Make agent trajectories into training samples that fit --max-len tokens of the trained model''s tokenizer and chat template'
             cand repair 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
             cand restore 'Rebuild the original transcript, byte for byte, from a compaction archive'
             cand archive 'Inspect compaction archives'
@@ -459,6 +494,8 @@ set edit:completion:arg-completer[ctxc] = {|@words|
         &'ctxc;help;compact'= {
         }
         &'ctxc;help;convert'= {
+        }
+        &'ctxc;help;fit'= {
         }
         &'ctxc;help;repair'= {
         }

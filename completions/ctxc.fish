@@ -35,6 +35,7 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -s V -l version -d 'Print versio
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "fit" -d 'Make agent trajectories into training samples that fit --max-len tokens of the trained model\'s tokenizer and chat template'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "repair" -d 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "archive" -d 'Inspect compaction archives'
@@ -185,6 +186,48 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s q -l quiet -d 'Pri
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+codex\t''
+pi\t''
+sharegpt\t''
+openhands\t''
+openhands-sdk\t''
+atif\t''
+anthropic\t''
+openai\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l max-len -d 'The longest sample, in tokens of the trained model\'s tokenizer and chat template' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l tokenizer-file -d 'The trained model\'s Hugging Face tokenizer.json' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l chat-template -d 'The chat template: a tokenizer_config.json, a chat_template.json or a Jinja file [default: the tokenizer_config.json beside --tokenizer-file]' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l encoding -d 'Without --tokenizer-file: the encoding to count in, with the OpenAI chat overhead' -r -f -a "o200k_base\t''
+cl100k_base\t''
+p50k_base\t''
+r50k_base\t''
+estimate\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l policy -d 'split: the fewest samples training every assistant turn once; one: one sample per trajectory' -r -f -a "split\t'The fewest samples that together train every assistant turn once'
+one\t'One sample per trajectory: the longest tail that fits, the rest summarized'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l train-field -d 'The per-message train flag (1 trained, 0 context): `weight` for axolotl\'s message_field_training, or any name a trainer reads' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l summarizer -d 'Who writes the summaries: extractive (offline, the default), openai or anthropic' -r -f -a "extractive\t''
+openai\t''
+anthropic\t''"
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l summary-model -d 'The summary model (openai and anthropic)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l base-url -d 'The summarizer\'s API base URL [default: the provider\'s]' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s o -l output -d 'Write every input\'s samples to this one file, in input order (`-` for stdout)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l out-dir -d 'Write each input\'s samples under this directory as NAME.fit.jsonl' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l report -d 'Write the report (per conversation and in total) as JSON to this file (`-`: stdout)' -r -F
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s j -l jobs -d 'Worker threads (default: one per core)' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
+always\t'Always, even into a pipe or file'
+never\t'Never'"
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l force-overwrite -d 'Replace an existing output file'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l dry-run -d 'Make the samples and report them, but write no samples'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s q -l quiet -d 'Print nothing but data and errors'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
 codex\t''
@@ -435,20 +478,21 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s q -l quiet -d 'Print 
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s v -l verbose -d 'Log what is done on stderr (-v: per file, -vv: per step)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -s V -l version -d 'Print version'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "repair" -d 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "archive" -d 'Inspect compaction archives'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "report" -d 'Work with compaction reports'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "sessions" -d 'List the Claude Code, Codex and pi sessions of this directory\'s project (or all of them)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "eval" -d 'Measure what each strategy keeps: probes an agent must still answer after compaction'
-complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert repair restore archive config report sessions completions man stats eval help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "check" -d 'Validate transcripts: parsing, tool call/result pairing, role order, chain links'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "compact" -d 'Compact transcripts: write each in its own format, smaller, and report what was done'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "convert" -d 'Convert transcripts between formats whose meaning maps cleanly: OpenAI chat and ATIF'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "fit" -d 'Make agent trajectories into training samples that fit --max-len tokens of the trained model\'s tokenizer and chat template'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "repair" -d 'Fix what stops a session from resuming, naming every repair as `path:line: what was wrong → what was done`'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "restore" -d 'Rebuild the original transcript, byte for byte, from a compaction archive'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "archive" -d 'Inspect compaction archives'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "config" -d 'Show the effective configuration and where each value comes from'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "report" -d 'Work with compaction reports'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "sessions" -d 'List the Claude Code, Codex and pi sessions of this directory\'s project (or all of them)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "completions" -d 'Print a shell\'s completion script for ctxc (bash, zsh, fish, elvish, powershell)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "man" -d 'Print ctxc\'s man page, or a command\'s (`ctxc man compact`, `ctxc man report merge`)'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "stats" -d 'Dry-run token report: context tokens per file, by role, kind and tool; which triggers fire'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "eval" -d 'Measure what each strategy keeps: probes an agent must still answer after compaction'
+complete -c ctxc -n "__fish_ctxc_using_subcommand help; and not __fish_seen_subcommand_from check compact convert fit repair restore archive config report sessions completions man stats eval help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'What each compaction of an archive dropped or summarized'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings of `ctxc compact` and where each comes from'
 complete -c ctxc -n "__fish_ctxc_using_subcommand help; and __fish_seen_subcommand_from report" -f -a "merge" -d 'Combine JSON reports of `ctxc compact` (from shards or machines) into one'

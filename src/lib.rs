@@ -43,6 +43,7 @@ pub mod eval;
 pub mod exit;
 pub mod facts;
 pub(crate) mod failpoint;
+pub mod fit;
 pub(crate) mod human;
 pub(crate) mod inplace;
 pub(crate) mod json;
@@ -101,6 +102,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Eval(args) => commands::eval::run(args, cli.quiet, cli.verbose),
         cli::Command::Compact(args) => commands::compact::run(args, cli.quiet, cli.verbose),
         cli::Command::Convert(args) => commands::convert::run(args, cli.quiet),
+        cli::Command::Fit(args) => commands::fit::run(args, cli.quiet, cli.verbose),
         cli::Command::Repair(args) => commands::repair::run(args, cli.quiet),
         cli::Command::Restore(args) => commands::restore::run(args, cli.quiet),
         cli::Command::Archive(command) => commands::archive::run(command),

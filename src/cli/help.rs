@@ -106,6 +106,16 @@ pub fn examples(path: &[&str]) -> &'static [(&'static str, &'static str)] {
                 "an ATIF trajectory as OpenAI messages",
             ),
         ],
+        ["fit"] => &[
+            (
+                "ctxc fit runs/ --max-len 8192 --tokenizer-file qwen3/tokenizer.json -o train.jsonl",
+                "samples of 8192 Qwen3 tokens, template from qwen3/tokenizer_config.json",
+            ),
+            (
+                "ctxc fit session.jsonl --max-len 4096 --policy one --dry-run -v",
+                "one sample per trajectory, reported and not written",
+            ),
+        ],
         ["eval"] => &[(
             "ctxc eval --target-ratio 0.5,0.25 transcripts/",
             "what each strategy keeps verbatim, in the summary only, or loses",

@@ -141,6 +141,27 @@ pub enum Command {
     #[command(display_order = 8)]
     Convert(ConvertArgs),
 
+    /// Make agent trajectories into training samples that fit --max-len tokens of the trained
+    /// model's tokenizer and chat template.
+    ///
+    /// Each sample is what the agent sees at inference after a compaction: the system prompt
+    /// and tools, the task (the first user message), a ctxc summary of every turn before the
+    /// segment (none in the first), then whole turns verbatim; a tool call is never parted
+    /// from its results. --policy split (the default) makes the fewest samples that train
+    /// every assistant turn once; --policy one makes one sample per trajectory, the longest
+    /// tail that fits after a summary of the rest. Every message carries the train flag
+    /// (--train-field, default weight: 1 for the segment's assistant turns, 0 for the task,
+    /// the summary and every other message). A turn that alone is over --max-len is cut with
+    /// a visible marker and reported. Lengths are exact: each sample is rendered with the
+    /// chat template (--chat-template, default the tokenizer_config.json beside
+    /// --tokenizer-file) and tokenized with the tokenizer.json; without --tokenizer-file,
+    /// counted in --encoding with the OpenAI chat overhead. Inputs are any format ctxc reads;
+    /// the output is JSON Lines, one {"messages", "tools", "sample_of", "segment"} per sample,
+    /// beside the input as NAME.fit.jsonl. Per-conversation lines (-v) and totals on stderr;
+    /// --report writes them as JSON; --dry-run writes no samples.
+    #[command(display_order = 8)]
+    Fit(Box<FitArgs>),
+
     /// Fix what stops a session from resuming, naming every repair as `path:line: what was
     /// wrong → what was done`.
     ///
@@ -341,6 +362,84 @@ pub struct ConvertArgs {
     /// Replace an existing output file.
     #[arg(help_heading = OUTPUTS, long)]
     pub force_overwrite: bool,
+}
+
+/// How `ctxc fit` makes a trajectory into samples (`--policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FitPolicy {
+    /// The fewest samples that together train every assistant turn once.
+    #[default]
+    Split,
+    /// One sample per trajectory: the longest tail that fits, the rest summarized.
+    One,
+}
+
+/// Arguments of `ctxc fit`.
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Inputs and how to read them.
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The longest sample, in tokens of the trained model's tokenizer and chat template.
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(64..))]
+    pub max_len: u64,
+
+    /// The trained model's Hugging Face tokenizer.json.
+    #[arg(help_heading = TOKENS, long, value_name = "FILE")]
+    pub tokenizer_file: Option<PathBuf>,
+
+    /// The chat template: a tokenizer_config.json, a chat_template.json or a Jinja file
+    /// [default: the tokenizer_config.json beside --tokenizer-file].
+    #[arg(help_heading = TOKENS, long, value_name = "FILE", requires = "tokenizer_file")]
+    pub chat_template: Option<PathBuf>,
+
+    /// Without --tokenizer-file: the encoding to count in, with the OpenAI chat overhead.
+    #[arg(help_heading = TOKENS, long, value_name = "ENCODING", ignore_case = true, conflicts_with = "tokenizer_file")]
+    pub encoding: Option<Encoding>,
+
+    /// split: the fewest samples training every assistant turn once; one: one sample per
+    /// trajectory.
+    #[arg(long, value_name = "POLICY", default_value = "split")]
+    pub policy: FitPolicy,
+
+    /// The per-message train flag (1 trained, 0 context): `weight` for axolotl's
+    /// message_field_training, or any name a trainer reads.
+    #[arg(long, value_name = "NAME", default_value = "weight")]
+    pub train_field: String,
+
+    /// Who writes the summaries: extractive (offline, the default), openai or anthropic.
+    #[arg(help_heading = SUMMARIZER, long, value_name = "NAME", default_value = "extractive",
+          value_parser = PossibleValuesParser::new(["extractive", "openai", "anthropic"]))]
+    pub summarizer: String,
+
+    /// The summary model (openai and anthropic).
+    #[arg(help_heading = SUMMARIZER, long, value_name = "MODEL")]
+    pub summary_model: Option<String>,
+
+    /// The summarizer's API base URL [default: the provider's].
+    #[arg(help_heading = SUMMARIZER, long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Write every input's samples to this one file, in input order (`-` for stdout).
+    #[arg(help_heading = OUTPUTS, short, long, value_name = "FILE", conflicts_with = "out_dir")]
+    pub output: Option<PathBuf>,
+
+    /// Write each input's samples under this directory as NAME.fit.jsonl.
+    #[arg(help_heading = OUTPUTS, long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Replace an existing output file.
+    #[arg(help_heading = OUTPUTS, long)]
+    pub force_overwrite: bool,
+
+    /// Write the report (per conversation and in total) as JSON to this file (`-`: stdout).
+    #[arg(help_heading = OUTPUTS, long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Make the samples and report them, but write no samples.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// How tokens are counted and how big the context window is.

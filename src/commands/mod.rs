@@ -7,6 +7,7 @@ pub mod config;
 pub mod convert;
 pub mod docs;
 pub mod eval;
+pub mod fit;
 pub mod repair;
 pub mod report;
 pub mod restore;

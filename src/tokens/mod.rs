@@ -39,6 +39,10 @@
 //! | transcript lines (raw JSONL) | 3747 | −17% | 31% |          +1.2% |          3.1% |
 //!
 //! Fitted on half of these texts, the other half stays within ±3.5% in total per kind.
+//!
+//! - **Open-weight models.** A Hugging Face `tokenizer.json` is counted by the `tokenizers`
+//!   crate ([`HfTokenizer`]) and a whole chat sample through the model's chat template
+//!   ([`ChatTemplate`], [`ChatCounter`]): what `ctxc fit` measures training samples with.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -52,15 +56,21 @@ use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer as TiktokenModel, get_tokenizer};
 
 mod ascii;
+mod chat;
 mod counter;
 mod engine;
 mod estimate;
+mod hf;
 mod models;
 mod patterns;
 mod table;
+mod template;
 
+pub use chat::{ChatCounter, CookbookCounter, TemplateCounter};
 pub use counter::{CacheStats, TokenCounter};
+pub use hf::HfTokenizer;
 pub use models::{ModelInfo, model_info};
+pub use template::ChatTemplate;
 
 /// Context window assumed when the model is unknown.
 pub const DEFAULT_CONTEXT_WINDOW: usize = 200_000;

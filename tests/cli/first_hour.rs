@@ -452,6 +452,7 @@ fn help_lists_the_commands_in_the_order_of_use() {
             "restore",
             "archive",
             "convert",
+            "fit",
             "eval",
             "report",
             "config",

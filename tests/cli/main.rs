@@ -14,6 +14,7 @@ mod deep;
 mod docs;
 mod eval;
 mod first_hour;
+mod fit;
 mod fleet;
 mod friction;
 mod hostile_names;
