@@ -47,6 +47,19 @@ pub struct InputError {
     pub unopened: bool,
 }
 
+impl InputError {
+    /// Says the error on standard error and gives the status it calls for: 2 for a path that
+    /// could not be opened (as ripgrep's), 1 for one that held nothing to read.
+    pub fn report(&self) -> crate::exit::ExitStatus {
+        eprintln!("ctxc: {}: {}", self.path, self.message);
+        if self.unopened {
+            crate::exit::ExitStatus::Error
+        } else {
+            crate::exit::ExitStatus::Failure
+        }
+    }
+}
+
 /// What a discovery found: the inputs, the paths that could not be used, and what the walks
 /// left out.
 #[derive(Debug, Default)]

@@ -145,15 +145,21 @@ impl<'a> View<'a> {
     }
 }
 
-/// The text view.
-fn render(path: &Path, archive: &Archive) -> String {
+/// Both views' first line: the archive, how many compactions it holds, of which input.
+fn heading(path: &Path, archive: &Archive) -> String {
     let n = archive.records.len();
-    let mut out = format!(
+    format!(
         "{}: {n} compaction{} of {}\n",
         path.shown(),
         if n == 1 { "" } else { "s" },
         name(&archive.records[0].input)
-    );
+    )
+}
+
+/// The text view.
+fn render(path: &Path, archive: &Archive) -> String {
+    let n = archive.records.len();
+    let mut out = heading(path, archive);
     let generations = archive.records[n - 1].generation;
     for (k, record) in archive.records.iter().enumerate() {
         out.push('\n');
@@ -183,12 +189,7 @@ fn render(path: &Path, archive: &Archive) -> String {
 /// `--summary`: the heading, then one line per compaction.
 fn render_summary(path: &Path, archive: &Archive) -> String {
     let n = archive.records.len();
-    let mut out = format!(
-        "{}: {n} compaction{} of {}\n",
-        path.shown(),
-        if n == 1 { "" } else { "s" },
-        name(&archive.records[0].input)
-    );
+    let mut out = heading(path, archive);
     for (k, r) in archive.records.iter().enumerate() {
         let _ = writeln!(out, "{}", summary_line((k + 1, n), r));
     }

@@ -47,12 +47,7 @@ pub fn run(args: &ConvertArgs, quiet: bool) -> Result<ExitStatus> {
     }
     let mut status = ExitStatus::Success;
     for e in &errors {
-        eprintln!("ctxc: {}: {}", e.path, e.message);
-        status = status.merge(if e.unopened {
-            ExitStatus::Error
-        } else {
-            ExitStatus::Failure
-        });
+        status = status.merge(e.report());
     }
     let opts = ReadOptions {
         format: args.input.format,

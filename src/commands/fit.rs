@@ -44,12 +44,7 @@ pub fn run(args: &FitArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     let mut joined = args.output.as_ref().map(|_| String::new());
     let mut status = ExitStatus::Success;
     for e in &errors {
-        eprintln!("ctxc: {}: {}", e.path, e.message);
-        status = status.merge(if e.unopened {
-            ExitStatus::Error
-        } else {
-            ExitStatus::Failure
-        });
+        status = status.merge(e.report());
     }
     let read = ReadOptions {
         format: args.input.format,
