@@ -544,19 +544,25 @@ fn line_end<'a>(
         .get(i + 1)
         .map_or(conv.span.end, |l| l.span.start);
     let after = &t.source[conv.items[i].span.end..next];
-    let own = if after.starts_with("\r\n") {
-        "\r\n"
-    } else if after.starts_with('\n') {
-        "\n"
-    } else {
-        newline
-    };
+    let own = own_line_ending(after, newline);
     if i + 1 == n || !last {
         after
     } else if trailing_newline {
         own
     } else {
         ""
+    }
+}
+
+/// The line ending that `after` (what followed a line in the source) begins with, else
+/// `newline`: a line keeps its own ending in a file that mixes them.
+pub(crate) fn own_line_ending<'a>(after: &str, newline: &'a str) -> &'a str {
+    if after.starts_with("\r\n") {
+        "\r\n"
+    } else if after.starts_with('\n') {
+        "\n"
+    } else {
+        newline
     }
 }
 

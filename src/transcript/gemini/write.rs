@@ -133,13 +133,7 @@ impl Writer<'_> {
                 .find(|&j| top(j) == j)
                 .map_or(conv.span.end, |j| conv.items[j].span.start);
             let after = &self.t.source[conv.items[i].span.end..next];
-            let own = if after.starts_with("\r\n") {
-                "\r\n"
-            } else if after.starts_with('\n') {
-                "\n"
-            } else {
-                newline
-            };
+            let own = crate::transcript::own_line_ending(after, newline);
             let last = k + 1 == kept.len();
             out.push_str(if i == last_top || !last {
                 after
