@@ -447,7 +447,7 @@ fn a_text_agents_actions_are_its_calls_and_its_observations_are_not_requests() {
     // SWE-agent's three text forms: a fenced block, a `<command>` block (xml thought-action)
     // and an XML function call; each observation comes back as a user message.
     let history = serde_json::json!({"history": [
-        {"role": "system", "content": "You are an agent."},
+        {"role": "system", "content": "You are an agent. COMMANDS: open, edit, python. End each response with one command in a ``` block."},
         {"role": "user", "content": "Fix the rounding in src/fields.py"},
         {"role": "assistant", "content": "Look first.\n```\nopen src/fields.py 1474\n```"},
         {"role": "user", "content": "[File: /repo/src/fields.py]\n(Open file: /repo/src/fields.py)"},
@@ -481,4 +481,30 @@ fn a_text_agents_actions_are_its_calls_and_its_observations_are_not_requests() {
     for at in [3, 5, 7, 9] {
         assert_eq!(conv.items[at].kind, Kind::ToolResult, "item {at}");
     }
+}
+
+#[test]
+fn a_chat_answer_ending_in_code_is_followed_by_the_users_request_not_an_observation() {
+    // No system message teaches an action syntax: the code block is an answer, and what the
+    // user writes next is their own request, which no strategy may cut as a tool output.
+    let chat = serde_json::json!({"messages": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "How do I list files in Python?"},
+        {"role": "assistant", "content": "Use os.listdir:\n```python\nimport os\nprint(os.listdir('.'))\n```"},
+        {"role": "user", "content": "Thanks! Now sort them by size"},
+        {"role": "assistant", "content": "Use sorted with key=os.path.getsize."}
+    ]});
+    let t = read(chat.to_string(), &ReadOptions::default()).unwrap();
+    let conv = &t.conversations[0];
+    assert_eq!(conv.items[3].kind, Kind::User);
+    assert!(conv.items[2].calls.is_empty() && conv.items[2].text_call.is_none());
+    let facts = Facts::of(&conv.items);
+    assert_eq!(
+        facts.user_requests,
+        [
+            "How do I list files in Python?",
+            "Thanks! Now sort them by size"
+        ]
+    );
+    assert!(facts.commands.is_empty(), "{:?}", facts.commands);
 }

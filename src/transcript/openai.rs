@@ -471,8 +471,11 @@ fn kind_of(item: &Item) -> Kind {
 /// [`TextCall`](super::TextCall) and the pair gets a call id (`action-LINE`, named after the
 /// command's first word or the function), so it pairs and groups like a real tool call, no
 /// step separates the output from its action, and what reads calls reads this one.
+///
+/// Only where a system message teaches that syntax: in a plain chat, an answer that ends in a
+/// code block is followed by the user's own next request, which must stay a request.
 fn mark_text_observations(conv: &mut Conversation) {
-    if conv.items.iter().any(|i| !i.calls.is_empty()) {
+    if conv.items.iter().any(|i| !i.calls.is_empty()) || !teaches_text_actions(conv) {
         return;
     }
     for at in 1..conv.items.len() {
@@ -508,6 +511,18 @@ fn mark_text_observations(conv: &mut Conversation) {
             part.kind = PartKind::ToolResult;
         }
     }
+}
+
+/// Whether a system message of `conv` is a text-based agent's instructions: it speaks of
+/// commands and shows the syntax an action is written in (SWE-agent's templates all do).
+fn teaches_text_actions(conv: &Conversation) -> bool {
+    conv.items.iter().filter(|i| i.role == Role::System).any(|item| {
+        item.parts.iter().any(|part| {
+            let text = &part.text;
+            text.to_ascii_lowercase().contains("command")
+                && ["```", "<command>", "<function="].iter().any(|syntax| text.contains(syntax))
+        })
+    })
 }
 
 #[cfg(test)]

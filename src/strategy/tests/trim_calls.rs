@@ -281,7 +281,9 @@ fn trim_calls_cuts_a_text_agents_reasoning_and_keeps_its_action() {
         "```\npwd\n```".to_string(),
         "```\nsubmit\n```".to_string(),
     ];
-    let mut chat = Chat::default().system("sys").user("Fix the parser bug.");
+    let mut chat = Chat::default()
+        .system("COMMANDS: open, edit, submit. End each response with one command in a ``` block.")
+        .user("Fix the parser bug.");
     for (k, action) in actions.iter().enumerate() {
         chat = chat
             .assistant(&format!("Step {k}. {reasoning}\n{action}"))
