@@ -519,8 +519,9 @@ fn teaches_text_actions(conv: &Conversation) -> bool {
     conv.items.iter().filter(|i| i.role == Role::System).any(|item| {
         item.parts.iter().any(|part| {
             let text = &part.text;
-            text.to_ascii_lowercase().contains("command")
-                && ["```", "<command>", "<function="].iter().any(|syntax| text.contains(syntax))
+            // The syntax first: the lowercased copy is made only for prompts that show one.
+            ["```", "<command>", "<function="].iter().any(|syntax| text.contains(syntax))
+                && text.to_ascii_lowercase().contains("command")
         })
     })
 }
