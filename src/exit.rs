@@ -10,6 +10,8 @@ pub enum ExitStatus {
     Failure = 1,
     /// 2: usage or configuration error; nothing was processed.
     Error = 2,
+    /// 130 (128 + SIGINT): Ctrl-C stopped the run; what was done before is reported.
+    Interrupted = 130,
 }
 
 impl ExitStatus {

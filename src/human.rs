@@ -17,6 +17,16 @@ pub fn thousands(n: impl TryInto<u64>) -> String {
 }
 
 /// A count and its noun, agreeing: `1 file`, `0 files`, `1,234 files`.
+/// `1234567` → `1.2 MB`: a size as people read it in a table.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n < 1_000 => format!("{n} B"),
+        n if n < 1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        n if n < 1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        n => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
 pub fn plural(n: usize, noun: &str) -> String {
     let s = if n == 1 { "" } else { "s" };
     format!("{} {noun}{s}", thousands(n))

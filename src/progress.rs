@@ -46,6 +46,13 @@ impl Progress {
                 },
             );
         bar.set_style(style);
+        if visible {
+            // The spinner and the elapsed time move while one large file is worked on.
+            bar.enable_steady_tick(Duration::from_millis(100));
+            if bytes > 0 {
+                bar.set_message(bytes_message(0, bytes, 0, Duration::ZERO));
+            }
+        }
         Progress {
             bar,
             verbose,
@@ -56,6 +63,14 @@ impl Progress {
     /// Marks one input done.
     pub fn advance(&self) {
         self.bar.inc(1);
+    }
+
+    /// Names what the one file of a one-file run is going through (`compacting PATH`), so a
+    /// large file's bar says what it waits on; with several files the bar's counts say it.
+    pub fn stage(&self, stage: &str) {
+        if self.bar.length() == Some(1) {
+            self.bar.set_message(stage.to_string());
+        }
     }
 
     /// Shows bytes done so far beside the bar, their rate and the time left at that rate.

@@ -19,6 +19,11 @@ cargo fmt --manifest-path python/Cargo.toml -- --check
 rm -rf "$scratch/venv"
 mkdir -p "$scratch"
 "$python" -m venv "$scratch/venv"
+# The extension is built with cargo's dev profile (python/Cargo.toml: optimised, as the root
+# crate's dev dependencies are) into $CARGO_TARGET_DIR: after `cargo test` there, only PyO3, ctxc
+# and the extension are compiled, where a release wheel would build every dependency again.
+# CTXC_PY_PROFILE=release builds the wheel a user gets.
+export MATURIN_PEP517_ARGS="--profile ${CTXC_PY_PROFILE:-dev}"
 "$scratch/venv/bin/pip" install -q --disable-pip-version-check ./python pytest langchain-core \
   -r python/requirements-engines.txt
 # The engines were installed: a test that cannot import one fails instead of skipping.

@@ -144,7 +144,7 @@ pub fn examples(path: &[&str]) -> &'static [(&'static str, &'static str)] {
 }
 
 /// What every command's exit status means.
-pub const EXIT_STATUS: [(u8, &str); 3] = [
+pub const EXIT_STATUS: [(u8, &str); 4] = [
     (0, "everything went well"),
     (
         1,
@@ -153,6 +153,10 @@ pub const EXIT_STATUS: [(u8, &str); 3] = [
     (
         2,
         "a usage, configuration or I/O error: nothing was processed",
+    ),
+    (
+        130,
+        "interrupted (Ctrl-C): compact finishes the files in progress, reports them and starts no other",
     ),
 ];
 

@@ -6,7 +6,9 @@ use crate::ExitStatus;
 use crate::cli::ReportCommand;
 use crate::human::Shown;
 use crate::report;
-use crate::report::compact::{CompactReport, table, totals};
+use crate::report::Columns;
+use crate::report::compact::{CompactReport, totals};
+use crate::report::compact_table::table;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -22,7 +24,11 @@ pub fn run(command: &ReportCommand) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
     let merged = merge(parts)?;
-    let text = report::render(output.format(), &merged, &table(&merged))?;
+    let text = report::render(
+        output.format(),
+        &merged,
+        &table(&merged, Columns::of(output.format())),
+    )?;
     crate::output::write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
@@ -96,6 +102,7 @@ pub fn merge(parts: Vec<CompactReport>) -> Result<CompactReport> {
             );
         }
         merged.dry_run |= part.dry_run;
+        merged.interrupted |= part.interrupted;
         merged.files.extend(part.files);
     }
     for file in &mut merged.files {

@@ -296,18 +296,9 @@ fn short_id(s: &Session, all: &[Session]) -> String {
     id.get(..n).unwrap_or(id).to_string()
 }
 
-/// `1234567` → `1.2 MB`.
-fn human_bytes(n: u64) -> String {
-    match n {
-        n if n < 1_000 => format!("{n} B"),
-        n if n < 1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
-        n if n < 1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
-        n => format!("{:.1} GB", n as f64 / 1e9),
-    }
-}
-
-/// Longest title shown in the table (the JSON has it whole).
-const TITLE_WIDTH: usize = 48;
+/// Longest title shown in the table (the JSON has it whole); it gives way, down to the
+/// shortest, so that a row fits a terminal's 120 columns.
+const TITLE_WIDTH: std::ops::RangeInclusive<usize> = 24..=48;
 /// Longest project path shown in the table.
 const PROJECT_WIDTH: usize = 40;
 
@@ -340,6 +331,28 @@ fn tilde(path: &str) -> String {
     crate::human::text(&short).into_owned()
 }
 
+/// The title column (the 4th) cut to what the other columns leave of
+/// [`crate::report::TERMINAL_WIDTH`], within [`TITLE_WIDTH`].
+fn with_titles_fitted(mut rows: Vec<Vec<String>>, headers: &[String]) -> Vec<Vec<String>> {
+    const TITLE: usize = 3;
+    let width = |column: usize| {
+        rows.iter()
+            .map(|r| r[column].chars().count())
+            .chain([headers[column].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let others: usize = (0..headers.len()).filter(|&c| c != TITLE).map(width).sum();
+    let gaps = 2 * (headers.len() - 1);
+    let room = crate::report::TERMINAL_WIDTH
+        .saturating_sub(others + gaps)
+        .clamp(*TITLE_WIDTH.start(), *TITLE_WIDTH.end());
+    for row in &mut rows {
+        row[TITLE] = fit(&row[TITLE], room, false);
+    }
+    rows
+}
+
 /// `2026-02-11T22:31:35Z` → `2026-02-11 22:31`.
 fn minute(time: &str) -> String {
     time.get(..16).unwrap_or(time).replace('T', " ")
@@ -352,7 +365,7 @@ fn table(report: &SessionsReport) -> Table {
         "CLIENT",
         "PROJECT",
         "TITLE",
-        "LAST ACTIVITY (UTC)",
+        "ACTIVE (UTC)",
         "BYTES",
         "AGENTS",
         "CONTEXT",
@@ -379,14 +392,10 @@ fn table(report: &SessionsReport) -> Table {
                     PROJECT_WIDTH,
                     true,
                 ),
-                // A title is the session's own text: escaped like a path.
-                fit(
-                    &crate::human::text(r.title.as_deref().unwrap_or("-")),
-                    TITLE_WIDTH,
-                    false,
-                ),
+                // A title is the session's own text: escaped like a path (cut below).
+                crate::human::text(r.title.as_deref().unwrap_or("-")).into_owned(),
                 minute(&r.last_activity),
-                human_bytes(r.bytes),
+                crate::human::bytes(r.bytes),
                 match r.subagents.len() {
                     0 => "-".into(),
                     n => n.to_string(),
@@ -400,6 +409,7 @@ fn table(report: &SessionsReport) -> Table {
             ]
         })
         .collect();
+    let rows = with_titles_fitted(rows, &headers);
     let mut notes = vec![String::new()];
     notes.push(match &report.project {
         Some(dir) => format!(

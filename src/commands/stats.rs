@@ -10,7 +10,7 @@ use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::human::thousands;
 use crate::progress::Progress;
-use crate::report::{self, OutputFormat, Table};
+use crate::report::{self, Columns, OutputFormat, Table};
 use crate::tokens::TokenCounter;
 use crate::transcript::{self, ReadOptions, Transcript, Usage};
 use crate::trigger::{self, Measures, TriggerSettings};
@@ -251,9 +251,9 @@ fn print(report: &StatsReport, format: OutputFormat, quiet: bool) -> anyhow::Res
         // The provider's view when the files record usage: what "how full is it" means.
         format!("{}\n", report.totals.figures.tokens)
     } else {
-        let mut table = table(report);
+        let mut table = table(report, Columns::of(format));
         if format == OutputFormat::Table && std::io::stdout().is_terminal() {
-            report::shorten_paths(&mut table, 0);
+            report::fit_terminal(&mut table, 0);
         }
         report::render(format, report, &table)?
     };
@@ -533,38 +533,54 @@ fn totals(files: &[FileStats]) -> Totals {
     totals
 }
 
-fn table(report: &StatsReport) -> Table {
+fn table(report: &StatsReport, columns: Columns) -> Table {
     let estimated = if report.tokenizer.exact {
         ""
     } else {
         " (est.)"
     };
-    let headers = [
-        "FILE".to_string(),
-        "FORMAT".into(),
-        "CONV".into(),
-        "MSGS".into(),
-        "BYTES".into(),
-        // The provider's figure first: the one the trigger uses and `stats -q` prints.
-        "PROVIDER TOKENS (WINDOW)".into(),
-        format!("CTXC TOKENS{estimated}"),
-        "STORED-ONLY BYTES".into(),
-        "PROVIDER CONTEXT".into(),
-        "TRIGGERS".into(),
-    ];
+    let headers: Vec<String> = match columns {
+        Columns::Narrow => vec![
+            "FILE".into(),
+            "FORMAT".into(),
+            "CONV".into(),
+            "MSGS".into(),
+            "BYTES".into(),
+            // The figure the trigger uses and `stats -q` prints: the provider's where recorded.
+            "TOKENS (WINDOW)".into(),
+            format!("CTXC{estimated}"),
+            "STORED-ONLY".into(),
+            "TRIGGERS".into(),
+        ],
+        Columns::Wide => vec![
+            "FILE".into(),
+            "FORMAT".into(),
+            "CONV".into(),
+            "MSGS".into(),
+            "BYTES".into(),
+            "PROVIDER TOKENS (WINDOW)".into(),
+            format!("CTXC TOKENS{estimated}"),
+            "STORED-ONLY BYTES".into(),
+            "PROVIDER CONTEXT".into(),
+            "TRIGGERS".into(),
+        ],
+    };
+    let width = headers.len();
     let rows = report
         .files
         .iter()
         .map(|f| match &f.error {
             Some(_) => {
                 let mut cells = vec![f.path.clone(), "failed".into()];
-                cells.resize(10, "-".into());
+                cells.resize(width, "-".into());
                 cells
             }
             None => row(
                 f.path.clone(),
                 f.format.clone().unwrap_or_default(),
                 &f.figures,
+                columns,
+                false,
             ),
         })
         .collect();
@@ -576,50 +592,85 @@ fn table(report: &StatsReport) -> Table {
         String::new()
     };
     let total_label = format!("TOTAL ({} {files}{failed})", t.files);
+    let mut numeric = vec![false, false, true, true, true, true, true, true];
+    numeric.resize(width, false);
+    if columns == Columns::Wide {
+        numeric[8] = true;
+    }
     Table {
-        numeric: vec![
-            false, false, true, true, true, true, true, true, true, false,
-        ],
-        headers: headers.to_vec(),
+        numeric,
+        headers,
         rows,
-        total: Some({
-            let mut total = row(total_label, String::new(), &report.totals.figures);
-            // Each file's last prompt size is its own session's; a sum would mean nothing.
-            total[8] = "-".into();
-            total[5] = report
-                .totals
-                .figures
-                .calibrated_context_tokens
-                .map_or_else(|| "-".into(), |n| thousands(n as u64));
-            total
-        }),
-        notes: notes(report),
+        total: Some(row(
+            total_label,
+            String::new(),
+            &report.totals.figures,
+            columns,
+            true,
+        )),
+        notes: notes(report, columns),
     }
 }
 
-fn row(label: String, format: String, f: &Figures) -> Vec<String> {
+/// One file's cells, or the `total`'s: no window share nor last prompt size there (each
+/// file's is its own session's; a sum would mean nothing).
+fn row(label: String, format: String, f: &Figures, columns: Columns, total: bool) -> Vec<String> {
     let triggers: Vec<String> = f.triggers.iter().map(|(k, n)| format!("{k}×{n}")).collect();
-    vec![
-        label,
-        format,
-        thousands(f.conversations as u64),
-        thousands(f.messages as u64),
-        thousands(f.bytes as u64),
-        provider_cell(f.calibration.as_ref()),
-        thousands(f.context_tokens as u64),
-        thousands(f.stored_only_bytes as u64),
-        f.provider_usage
-            .map(|u| thousands(u.last_context_tokens))
-            .unwrap_or_else(|| "-".into()),
-        if triggers.is_empty() {
-            "-".into()
-        } else {
-            triggers.join(" ")
-        },
-    ]
+    let triggers = if triggers.is_empty() {
+        "-".into()
+    } else {
+        triggers.join(" ")
+    };
+    match columns {
+        Columns::Narrow => vec![
+            label,
+            format,
+            thousands(f.conversations as u64),
+            thousands(f.messages as u64),
+            crate::human::bytes(f.bytes as u64),
+            tokens_cell(f, total),
+            thousands(f.context_tokens as u64),
+            crate::human::bytes(f.stored_only_bytes as u64),
+            triggers,
+        ],
+        Columns::Wide => vec![
+            label,
+            format,
+            thousands(f.conversations as u64),
+            thousands(f.messages as u64),
+            thousands(f.bytes as u64),
+            if total {
+                f.calibrated_context_tokens
+                    .map_or_else(|| "-".into(), |n| thousands(n as u64))
+            } else {
+                provider_cell(f.calibration.as_ref())
+            },
+            thousands(f.context_tokens as u64),
+            thousands(f.stored_only_bytes as u64),
+            match f.provider_usage {
+                Some(u) if !total => thousands(u.last_context_tokens),
+                _ => "-".into(),
+            },
+            triggers,
+        ],
+    }
 }
 
-/// `171,234 (86%)` fitted on usage, `~61,000 (31%) est.` for the default, `-` without either.
+/// `29,733* (15%)`: the one number the token trigger compares, `*` when it is the provider's
+/// (fitted on the file's usage, so its window share means something), else ctxc's own count.
+fn tokens_cell(f: &Figures, total: bool) -> String {
+    match f.tokens_source {
+        TokensSource::Provider => {
+            let number = format!("{}*", thousands(f.tokens as u64));
+            match f.calibration.as_ref() {
+                Some(c) if !total => format!("{number} ({:.0}%)", c.window_share * 100.0),
+                _ => number,
+            }
+        }
+        TokensSource::Ctxc => thousands(f.tokens as u64),
+    }
+}
+
 fn provider_cell(c: Option<&CalibrationStats>) -> String {
     let Some(c) = c else { return "-".into() };
     let share = format!("{:.0}%", c.window_share * 100.0);
@@ -630,7 +681,7 @@ fn provider_cell(c: Option<&CalibrationStats>) -> String {
     }
 }
 
-fn notes(report: &StatsReport) -> Vec<String> {
+fn notes(report: &StatsReport, columns: Columns) -> Vec<String> {
     let t = &report.tokenizer;
     let exactness = if t.exact { "exact" } else { "estimated" };
     let model = t
@@ -654,7 +705,12 @@ fn notes(report: &StatsReport) -> Vec<String> {
         format!("by role: {}", breakdown_line(&b.by_role, usize::MAX)),
         format!("by kind: {}", breakdown_line(&b.by_kind, usize::MAX)),
         format!("by tool (top 10): {}", breakdown_line(&b.by_tool, 10)),
-        "provider context: the prompt size the provider reported for the last call (input + cache), never mixed into ctxc's counts".into(),
+    ]);
+    notes.push(match columns {
+        Columns::Narrow => "TOKENS: what the token trigger compares, the provider's count (*) where the file records usage, else ctxc's (CTXC); STORED-ONLY: bytes the client stores but never sends".into(),
+        Columns::Wide => "provider context: the prompt size the provider reported for the last call (input + cache), never mixed into ctxc's counts".into(),
+    });
+    notes.extend([
         format!(
             "provider tokens: the next prompt as the provider would count it: the last reported prompt plus ratio × what came after it, fitted per file on its calls' usage; est. = no usage, a default for models without a public tokenizer (Claude: ratio {}, overhead {})",
             calibrate::DEFAULT_CLAUDE_RATIO,

@@ -7,6 +7,11 @@
 //! signals, deletes every recorded file and then dies of the signal as the process would have.
 //! Creation and clean-up share one lock, so no file can be created after the clean-up ran.
 //!
+//! A command that can stop between files and report what it did (compact) asks for
+//! [`finish_on_interrupt`]: the first Ctrl-C (SIGINT) then only marks the run [`interrupted`],
+//! the files in progress are finished and the others left unstarted; a second one, or SIGTERM
+//! or SIGHUP, cleans up and ends the process as above.
+//!
 //! What no handler can clean — a `kill -9`, a crash, a power cut — is left to the next run:
 //! each file is created holding an advisory lock (`flock`) for as long as it is open, so a
 //! `.ctxc-XXXXXX.tmp` that can be locked has no live writer. The first time a run writes into
@@ -20,6 +25,7 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 use std::time::{Duration, SystemTime};
 
@@ -219,8 +225,25 @@ fn remove_if_stale(path: &Path) -> std::io::Result<bool> {
     Ok(true)
 }
 
+/// Whether the first SIGINT stops the run between files ([`finish_on_interrupt`]).
+static FINISH_ON_INTERRUPT: AtomicBool = AtomicBool::new(false);
+/// Set by the first SIGINT when [`FINISH_ON_INTERRUPT`] is.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the first Ctrl-C a request to stop between files: [`interrupted`] turns true, and a
+/// line on stderr says so and that a second Ctrl-C stops at once.
+pub fn finish_on_interrupt() {
+    FINISH_ON_INTERRUPT.store(true, Ordering::SeqCst);
+}
+
+/// Whether Ctrl-C was pressed in a run that [`finish_on_interrupt`]s: start no new file.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
 /// On SIGINT, SIGTERM or SIGHUP: delete every recorded temporary file, then end the process
-/// by that signal (exit status 128 + signal number). Idempotent.
+/// by that signal (exit status 128 + signal number). Idempotent. The first SIGINT only marks
+/// the run [`interrupted`] where it [`finish_on_interrupt`]s.
 pub fn remove_on_signal() {
     static START: Once = Once::new();
     START.call_once(|| {
@@ -229,7 +252,17 @@ pub fn remove_on_signal() {
             return;
         };
         std::thread::spawn(move || {
-            if let Some(signal) = signals.forever().next() {
+            for signal in signals.forever() {
+                let gently = signal == SIGINT
+                    && FINISH_ON_INTERRUPT.load(Ordering::SeqCst)
+                    && !INTERRUPTED.swap(true, Ordering::SeqCst);
+                if gently {
+                    eprintln!(
+                        "\nctxc: interrupted: finishing the files in progress and starting no other \
+                         (Ctrl-C again stops at once)"
+                    );
+                    continue;
+                }
                 // Held until the process is gone: nothing new is created meanwhile.
                 let set = live();
                 for path in set.iter().flatten() {

@@ -4,7 +4,6 @@
 use crate::config::TokenSettings;
 use crate::human::thousands;
 use crate::pipeline::Outcome;
-use crate::report::Table;
 use crate::retention::{Counts, Retention};
 use crate::strategy::StrategyName;
 use crate::summarizer::Fallback;
@@ -33,6 +32,9 @@ pub struct CompactReport {
     pub summarizer: String,
     /// Whether outputs were written.
     pub dry_run: bool,
+    /// Whether Ctrl-C stopped the run: the files it had not started are `skipped`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// One entry per input, in input order.
     #[serde(serialize_with = "public_files")]
     pub files: Vec<FileReport>,
@@ -426,7 +428,7 @@ impl FileReport {
     }
 
     /// Whether the file was read far enough to be measured.
-    fn measured(&self) -> bool {
+    pub fn measured(&self) -> bool {
         self.format.is_some()
     }
 
@@ -658,198 +660,6 @@ impl Tally {
     /// The summary failures of the files counted, by cause, in the order they first appear.
     pub fn summary_failures(&self) -> &[SummaryFailure] {
         &self.failures
-    }
-}
-
-fn percent(ratio: f64) -> String {
-    format!("{:.0}%", ratio * 100.0)
-}
-
-fn retention_cell(r: &Retention) -> String {
-    r.counts()
-        .iter()
-        .map(|(_, t)| {
-            if t.total == 0 {
-                "-".to_string()
-            } else {
-                percent(t.ratio())
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `167,094→80,311` in provider tokens, `-` when the file records no usage.
-fn calibrated_cell(f: &FileReport) -> String {
-    match (f.calibrated_tokens_before, f.calibrated_tokens_after) {
-        (Some(before), Some(after)) => {
-            format!("{}→{}", thousands(before as u64), thousands(after as u64))
-        }
-        _ => "-".into(),
-    }
-}
-
-/// The report as a table.
-pub fn table(report: &CompactReport) -> Table {
-    let estimated = if report.tokenizer.exact {
-        ""
-    } else {
-        " (est.)"
-    };
-    let headers = vec![
-        "FILE".to_string(),
-        "FORMAT".into(),
-        "STATUS".into(),
-        "BYTES BEFORE".into(),
-        "BYTES AFTER".into(),
-        format!("TOKENS BEFORE{estimated}"),
-        "TOKENS AFTER".into(),
-        "PROVIDER BEFORE→AFTER".into(),
-        "SAVED".into(),
-        "TARGET".into(),
-        "STEPS".into(),
-        "RETENTION p/c/e/u".into(),
-    ];
-    let numeric = vec![
-        false, false, false, true, true, true, true, true, true, true, false, false,
-    ];
-    let rows = report
-        .files
-        .iter()
-        .map(|f| {
-            let steps: Vec<&str> = f
-                .steps
-                .iter()
-                .filter(|s| s.tokens_after < s.tokens_before || f.steps.len() == 1)
-                .map(|s| s.strategy.name())
-                .collect();
-            let status = match &f.failed_step {
-                Some(step) => format!("failed ({step})"),
-                None if report.dry_run && f.status == Status::Compacted => "would compact".into(),
-                None => f.status.name().into(),
-            };
-            // A file that failed before it was measured has no figures, not zeros.
-            let figure = |n: usize| {
-                if f.measured() || f.status != Status::Failed {
-                    thousands(n as u64)
-                } else {
-                    "-".into()
-                }
-            };
-            let saved = if f.measured() || f.status != Status::Failed {
-                percent(f.provider_saved_ratio.unwrap_or(f.saved_ratio))
-            } else {
-                "-".into()
-            };
-            vec![
-                f.path.clone(),
-                f.format.clone().unwrap_or_else(|| "-".into()),
-                status,
-                figure(f.bytes_before),
-                figure(f.bytes_after),
-                figure(f.context_tokens_before),
-                figure(f.context_tokens_after),
-                calibrated_cell(f),
-                saved,
-                f.target_tokens.map_or("-".into(), |t| thousands(t as u64)),
-                if steps.is_empty() {
-                    "-".into()
-                } else {
-                    steps.join(",")
-                },
-                retention_cell(&f.retention),
-            ]
-        })
-        .collect();
-    let t = &report.totals;
-    let total = vec![
-        format!(
-            "TOTAL ({} {})",
-            t.files,
-            if t.files == 1 { "file" } else { "files" }
-        ),
-        String::new(),
-        format!(
-            "{} {}, {} failed",
-            t.compacted,
-            if report.dry_run {
-                "would compact"
-            } else {
-                "compacted"
-            },
-            t.failed
-        ),
-        thousands(t.bytes_before as u64),
-        thousands(t.bytes_after as u64),
-        thousands(t.context_tokens_before as u64),
-        thousands(t.context_tokens_after as u64),
-        match (t.calibrated_tokens_before, t.calibrated_tokens_after) {
-            (Some(before), Some(after)) => {
-                format!("{}→{}", thousands(before as u64), thousands(after as u64))
-            }
-            _ => String::new(),
-        },
-        percent(t.provider_saved_ratio.unwrap_or(t.saved_ratio)),
-        String::new(),
-        String::new(),
-        retention_cell(&t.retention),
-    ];
-    // A failure is printed once, on stderr (`compact::run`), not again under the table.
-    let mut notes = vec![String::new()];
-    let mut untriggered = Vec::new();
-    for f in &report.files {
-        // As `ctxc repair` names them: `path:line: what was wrong → what was done`.
-        for repair in &f.repairs {
-            notes.push(format!("{}:{repair}", f.path));
-        }
-        for note in &f.notes {
-            if let Some(why) = note.strip_prefix(NO_TRIGGER) {
-                untriggered.push((f.path.as_str(), why));
-            } else {
-                notes.push(format!("{}: {note}", f.path));
-            }
-        }
-    }
-    notes.extend(untriggered_note(untriggered));
-    notes.extend(
-        summary_failures(&report.files)
-            .iter()
-            .map(SummaryFailure::note),
-    );
-    notes.push(format!(
-        "tokens: {}{}; provider = calibrated on the usage the file records (the token trigger and target use it; --raw-tokens: ctxc's counts); SAVED is in provider tokens where there are any (ctxc's counts in --json savedRatio, the provider's in providerSavedRatio); retention p/c/e/u = file paths, commands, error lines, user requests kept",
-        report.tokenizer.encoding,
-        if report.tokenizer.exact {
-            " (exact)"
-        } else {
-            " (estimated: no public tokenizer for this model)"
-        }
-    ));
-    if report.dry_run {
-        notes.push("dry run: nothing was written".into());
-    }
-    Table {
-        headers,
-        numeric,
-        rows,
-        total: Some(total),
-        notes,
-    }
-}
-
-/// How [`crate::trigger::why_not`]'s note begins.
-const NO_TRIGGER: &str = "no trigger fired:";
-
-/// The notes of files no trigger fired for: one such file's note as it is, several folded
-/// into one line (each file's reason stays in `--json`).
-fn untriggered_note(notes: Vec<(&str, &str)>) -> Option<String> {
-    match notes.as_slice() {
-        [] => None,
-        [(path, why)] => Some(format!("{path}: {NO_TRIGGER}{why}")),
-        [(path, why), ..] => Some(format!(
-            "{} files unchanged, {NO_TRIGGER} the first, {path}:{why}; --target-ratio, --target-tokens or --force compacts them anyway, --json gives each file's reason",
-            notes.len()
-        )),
     }
 }
 

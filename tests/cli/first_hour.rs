@@ -197,7 +197,8 @@ fn a_dry_run_says_so_and_unchanged_files_take_one_line() {
     let folded = "2 files unchanged, no trigger fired: the first, sessions/claude-code-session.jsonl: 29,733 < 160,000 tokens";
     assert!(text.contains(folded), "{text}");
     assert!(
-        text.trim_end().ends_with("dry run: nothing was written"),
+        text.trim_end()
+            .ends_with("dry run: 0 of 2 files would be compacted; nothing was written"),
         "{text}"
     );
     let out = run(
@@ -205,9 +206,13 @@ fn a_dry_run_says_so_and_unchanged_files_take_one_line() {
         &["compact", "--dry-run", "--target-ratio", "0.5", "sessions/"],
     );
     let text = stdout_of(&out);
-    assert_eq!(text.matches("would compact").count(), 3, "{text}");
+    assert_eq!(text.matches(" would compact ").count(), 2, "{text}");
     assert!(!text.contains(" compacted "), "{text}");
-    assert!(text.contains("2 would compact, 0 failed"), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("dry run: 2 of 2 files would be compacted; nothing was written"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -278,10 +283,11 @@ fn saved_is_said_in_provider_tokens_where_the_file_records_usage() {
     assert!(row.contains(&percent), "{percent} in {row}");
     let stats = stdout_of(&run(dir.path(), &["stats", session]));
     let header = stats.lines().next().unwrap();
-    let provider_at = header.find("PROVIDER TOKENS").unwrap();
+    let provider_at = header.find("TOKENS (WINDOW)").unwrap();
+    assert!(provider_at < header.find("CTXC").unwrap(), "{header}");
     assert!(
-        provider_at < header.find("CTXC TOKENS").unwrap(),
-        "{header}"
+        stats.lines().nth(1).unwrap().contains("29,733* "),
+        "{stats}"
     );
 }
 
@@ -654,4 +660,77 @@ fn stats_quiet_is_the_json_tokens_and_says_whose_count_it_is() {
         .sum();
     assert_eq!(quiet.trim(), files.to_string());
     assert_eq!(json["totals"]["tokens"], files);
+}
+
+/// Ctrl-C in a long run: the files in progress finish, no other is started, the table and
+/// the `--report` say what was done and which were not started, and the exit status is 130.
+#[test]
+fn ctrl_c_finishes_what_it_started_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    let session = std::fs::read(fixture("examples/swe-agent.traj")).unwrap();
+    for i in 0..400 {
+        std::fs::write(inputs.join(format!("s{i:03}.traj")), &session).unwrap();
+    }
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxc"))
+        .current_dir(dir.path())
+        .args(["--jobs", "1", "compact", "-v", "--target-ratio", "0.5"])
+        .args(["--out-dir", "out", "--report", "report.json", "in/"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once the first file is done (its log line is on stderr).
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("compacted trigger=target") {
+        let mut line = String::new();
+        assert!(
+            std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0,
+            "{said}"
+        );
+        said.push_str(&line);
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    std::io::Read::read_to_string(&mut stderr, &mut said).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let table = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(130), "{said}\n{table}");
+    assert!(
+        said.contains("interrupted: finishing the files in progress"),
+        "{said}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["interrupted"], true);
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 400);
+    let done: Vec<&str> = files
+        .iter()
+        .filter(|f| f["status"] == "compacted")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let not_started = files.iter().filter(|f| f["status"] == "skipped").count();
+    assert!(!done.is_empty() && not_started > 0, "{report}");
+    assert_eq!(done.len() + not_started, 400, "{report}");
+    // Every file reported done has its whole output; no other output was written.
+    let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
+    assert_eq!(written, done.len());
+    for path in done {
+        let name = Path::new(path).file_name().unwrap();
+        let output = dir.path().join("out").join(name);
+        let output: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
+        assert!(output.is_object(), "{path}");
+    }
+    let closing = format!(
+        "interrupted: {} of 400 files done, {not_started} not started",
+        400 - not_started
+    );
+    assert!(table.contains(&closing), "{table}");
 }

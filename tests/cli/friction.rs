@@ -391,7 +391,7 @@ fn figures_read_as_sentences_and_verbose_usage_is_the_figure_stats_shows() {
     );
     let stats = ctxc().arg("stats").arg(&session).output().unwrap();
     assert!(
-        stdout_of(&stats).contains("132,743 (66%)"),
+        stdout_of(&stats).contains("132,743* (66%)"),
         "{}",
         stdout_of(&stats)
     );
@@ -425,10 +425,60 @@ fn a_table_on_a_terminal_shortens_long_paths_and_a_pipe_keeps_them() {
         return;
     };
     let text = stdout_of(&out);
+    let row = text.lines().find(|l| l.contains("8463c716")).unwrap();
+    assert!(row.starts_with("~/.claude/…/8463c716-"), "{text}");
+    assert!(row.contains("….jsonl "), "{text}");
+    fits_120_columns(&text);
+}
+
+/// Every line after the progress bar's last redraw (a carriage-return-cleared line) fits.
+fn fits_120_columns(typescript: &str) {
+    let table = typescript.rsplit("\x1b[2K").next().unwrap();
+    for line in table.lines() {
+        assert!(line.chars().count() <= 120, "{} wide: {line}", line.len());
+    }
+}
+
+/// The compact table on a terminal fits 120 columns: a long session path, every column.
+#[test]
+fn a_compact_table_on_a_terminal_fits_120_columns() {
+    let home = tempfile::tempdir().unwrap();
+    let deep = home
+        .path()
+        .join(".claude/projects/-home-someone-src-a-long-project-name");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::copy(
+        fixture("examples/claude-code-session.jsonl"),
+        deep.join("8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture("examples/swe-agent.traj"),
+        deep.join("swe-agent.traj"),
+    )
+    .unwrap();
+    let typescript = home.path().join("typescript");
+    let command = format!(
+        "{} compact --dry-run --target-ratio 0.25 {}",
+        assert_cmd::cargo::cargo_bin("ctxc").display(),
+        deep.display()
+    );
+    let Ok(out) = std::process::Command::new("script")
+        .env("HOME", home.path())
+        .args(["-qec", &command])
+        .arg(&typescript)
+        .output()
+    else {
+        eprintln!("script(1) is not installed: the terminal case is not run");
+        return;
+    };
+    let text = stdout_of(&out);
+    assert!(text.contains("KEPT% p c e u"), "{text}");
     assert!(
-        text.contains("~/.claude/projects/…/8463c716-a2ea-4c1….jsonl"),
+        text.contains("dry run: 2 of 2 files would be compacted"),
         "{text}"
     );
+    fits_120_columns(&text);
 }
 
 #[test]
@@ -505,5 +555,44 @@ fn config_show_fits_a_terminal_but_for_the_one_long_value() {
     assert!(
         table.contains("context_window                   default  200000"),
         "{table}"
+    );
+}
+
+/// One large file's bar says what it is doing while it is compacted, and counts its bytes once
+/// it is done, not once it is read (the bar sat at 2.9/2.9 MB, "ETA 0 seconds", meanwhile).
+#[test]
+fn one_large_files_bar_follows_the_work_not_the_read() {
+    let session =
+        crate::shared("corpus/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "{} compact --dry-run --force --target-ratio 0.25 {}",
+        assert_cmd::cargo::cargo_bin("ctxc").display(),
+        session.display()
+    );
+    let Ok(out) = std::process::Command::new("script")
+        .args(["-qec", &command])
+        .arg(dir.path().join("typescript"))
+        .output()
+    else {
+        eprintln!("script(1) is not installed: the terminal case is not run");
+        return;
+    };
+    let text = stdout_of(&out);
+    let frames: Vec<&str> = text
+        .split(['\r', '\n'])
+        .filter(|f| f.contains(" files "))
+        .collect();
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.contains("0/1 files") && f.contains("compacting 8463c716-")),
+        "{frames:#?}"
+    );
+    assert!(
+        !frames
+            .iter()
+            .any(|f| f.contains("0/1 files") && f.contains("2.9/2.9 MB")),
+        "{frames:#?}"
     );
 }

@@ -112,7 +112,7 @@ fn model_gpt_4o() {
 #[test]
 fn model_claude_is_counted_with_o200k_and_marked_estimated() {
     let text = stats(&["--model", "claude-sonnet-4-5"]);
-    assert!(text.contains("CTXC TOKENS (est.)"), "{text}");
+    assert!(text.contains("CTXC (est.)"), "{text}");
     assert!(
         text.contains("tokens: claude-sonnet-4-5, o200k_base (estimated); context window 200,000"),
         "{text}"
@@ -140,7 +140,7 @@ fn model_claude_is_counted_with_o200k_and_marked_estimated() {
 #[test]
 fn encoding_estimate() {
     let text = stats(&["--encoding", "estimate"]);
-    assert!(text.contains("CTXC TOKENS (est.)"), "{text}");
+    assert!(text.contains("CTXC (est.)"), "{text}");
     insta::assert_snapshot!("encoding_estimate", text);
     let report = stats_json(&["--encoding", "estimate"]);
     assert_eq!(report["tokenizer"]["encoding"], "estimate");

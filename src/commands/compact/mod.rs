@@ -15,7 +15,9 @@ use crate::inplace;
 use crate::manifest::{Identity, Manifest};
 use crate::pipeline::{Outcome, Settings};
 use crate::progress::Progress;
-use crate::report::compact::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally, table};
+use crate::report::Columns;
+use crate::report::compact::{CompactReport, FileReport, SCHEMA_VERSION, Status, Tally};
+use crate::report::compact_table::table;
 use crate::report::{self, OutputFormat};
 use crate::shard::{self, Shard};
 use crate::store::{self, Url};
@@ -178,6 +180,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         );
     }
     let spool = Spool::new()?;
+    // The first Ctrl-C lets the files in progress finish and starts no other: what was done
+    // is then printed and written to --report, as at the end of any run.
+    crate::outputs::tempfiles::finish_on_interrupt();
     let conduct = Conduct {
         args,
         manifest: manifest.as_ref(),
@@ -208,6 +213,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     // Every output in place (or failed) before anything is reported.
     conduct.land_all();
     let reader_gone = conduct.reader_gone.load(Ordering::Relaxed);
+    let interrupted = crate::outputs::tempfiles::interrupted();
     let spooled = spool.finish()?;
     progress.finish();
     // A manifest in a bucket folds in this run's entries; when it cannot, they stay where the
@@ -246,6 +252,7 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
         strategies: config.strategies.clone(),
         summarizer: summarizer.name().to_string(),
         dry_run: args.dry_run,
+        interrupted,
         totals: tally.totals(),
         files: Vec::new(),
     };
@@ -268,7 +275,9 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     if let Some(path) = &args.report_file {
         write_report_file(&report, &spooled, path)?;
     }
-    Ok(if unopened > 0 {
+    Ok(if interrupted {
+        ExitStatus::Interrupted
+    } else if unopened > 0 {
         ExitStatus::Error
     } else if report.totals.failed == 0 {
         ExitStatus::Success
@@ -303,6 +312,13 @@ impl Conduct<'_> {
     /// has one report per row. The reports go to the spool.
     fn file(&self, job: &Job, settings: &Settings) {
         let path = job.input.display();
+        if crate::outputs::tempfiles::interrupted() {
+            self.progress.advance();
+            let skipped =
+                FileReport::skipped(path, "not started: the run was interrupted (Ctrl-C)");
+            self.spool.add(job.id, &skipped);
+            return;
+        }
         if self.args.fail_fast && self.stop.load(Ordering::Relaxed) {
             self.progress.advance();
             let skipped = FileReport::skipped(path, "an earlier file failed (--fail-fast)");
@@ -310,6 +326,12 @@ impl Conduct<'_> {
             return;
         }
         let started = Instant::now();
+        // Counted as done once the file is (the total is of the same sizes), so that the bar
+        // follows the work and not the read.
+        let size = match &job.input {
+            Input::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            Input::Stdin | Input::Remote(_) => 0,
+        };
         let limit = self.args.input.limit.max_input_bytes;
         // An object replaced in place is read once, with its version: that claim is what the
         // replacement is conditional on.
@@ -360,6 +382,8 @@ impl Conduct<'_> {
             self.emit(job, &report);
         }
         self.progress.advance();
+        let done = self.bytes_done.fetch_add(size, Ordering::Relaxed) + size;
+        self.progress.bytes(done, self.bytes_total);
     }
 
     /// Reports a job whose [`Conduct::file`] panicked as failed, in place of any row it had
@@ -544,11 +568,8 @@ impl Conduct<'_> {
         let existing = check_destination(job, &self.args.outputs, replaceable)
             .map_err(Failed::at("write", 0))?;
         let (claim, text) = self.load(job, read, claimed)?;
-        let done = self
-            .bytes_done
-            .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.progress
-            .bytes(done + text.len() as u64, self.bytes_total);
+            .stage(&format!("compacting {}", base_name(&path)));
         // A repair leaves a torn last line out itself (to the archive).
         let (text, repaired) = match self.args.repair {
             true => repairing::repair(text, &self.config.read),
@@ -601,6 +622,10 @@ impl Conduct<'_> {
                 &done,
             )
             .map_err(Failed::at("write", 0))?;
+        }
+        if !self.args.dry_run {
+            self.progress
+                .stage(&format!("writing {}", base_name(&path)));
         }
         let torn_fragment = torn.as_ref().map(|(_, fragment)| fragment.as_str());
         let written = if existing {
@@ -928,4 +953,11 @@ impl Conduct<'_> {
             );
         }
     }
+}
+
+/// The last part of a path or URL as printed, for the progress bar's one line.
+fn base_name(path: &str) -> &str {
+    path.rsplit('/')
+        .find(|part| !part.is_empty())
+        .unwrap_or(path)
 }

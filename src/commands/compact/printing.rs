@@ -56,12 +56,13 @@ pub(super) fn rendered(
         strategies: report.strategies.clone(),
         summarizer: report.summarizer.clone(),
         dry_run: report.dry_run,
+        interrupted: report.interrupted,
         files: files.all()?,
         totals: report.totals.clone(),
     };
-    let mut table = table(&whole);
+    let mut table = table(&whole, Columns::of(format));
     if terminal && format == OutputFormat::Table {
-        report::shorten_paths(&mut table, 0);
+        report::fit_terminal(&mut table, 0);
     }
     report::render(format, &whole, &table)
 }

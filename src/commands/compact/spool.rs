@@ -209,6 +209,7 @@ mod tests {
             strategies: Vec::new(),
             summarizer: "extractive".into(),
             dry_run: false,
+            interrupted: false,
             totals: totals(&files),
             files,
         }
