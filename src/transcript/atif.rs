@@ -90,6 +90,10 @@ impl Adapter for Atif {
             OutItem::ReplaceText(i, text) => {
                 replace_member(raw(*i), "message", &quote(text)).unwrap_or_else(|| raw(*i).into())
             }
+            // A text action's output is a `user` step: its message is the result.
+            OutItem::ReplaceResult(i, text) if conv.items[*i].role != Role::Tool => {
+                replace_member(raw(*i), "message", &quote(text)).unwrap_or_else(|| raw(*i).into())
+            }
             OutItem::ReplaceResult(i, text) => {
                 replace_results(raw(*i), text).unwrap_or_else(|| raw(*i).into())
             }
@@ -109,9 +113,10 @@ impl Adapter for Atif {
         let mut k = 0;
         while k < items.len() {
             let item = &items[k];
+            // A step's `observation` (a text action's output is a `user` step of its own).
             let is_observation = |out: &OutItem| {
                 out.kept()
-                    .is_some_and(|i| conv.items[i].kind == Kind::ToolResult)
+                    .is_some_and(|i| conv.items[i].role == Role::Tool)
             };
             if is_observation(item) {
                 // Its step is gone (no plan does that: they share a message id).
@@ -211,7 +216,7 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
             items.push(observation);
         }
     }
-    Ok(Conversation {
+    let mut conv = Conversation {
         span: doc.span_of(found.steps),
         location: found.location,
         items,
@@ -219,7 +224,10 @@ fn read_trajectory(doc: &Doc, found: Found) -> Result<Conversation, ReadError> {
         layout: ListLayout::Array(ArrayLayout::of(found.steps.get(), &relative)),
         model,
         context_window: None,
-    })
+    };
+    // A text-based agent's trajectory: its observations are `user` steps.
+    super::text_actions::mark_text_observations(&mut conv);
+    Ok(conv)
 }
 
 /// A step's own item: its message, reasoning and calls (its observation is the next item).
@@ -412,7 +420,7 @@ fn check_steps(source: &str, conv: &Conversation) -> Vec<Finding> {
     let mut calls: Vec<String> = Vec::new();
     for item in &conv.items {
         let raw = &source[item.span.clone()];
-        if item.kind == Kind::ToolResult {
+        if item.role == Role::Tool {
             for id in item.results.iter().filter(|id| !calls.contains(id)) {
                 findings.push(Finding::new(
                     item.line,

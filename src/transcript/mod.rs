@@ -14,6 +14,7 @@ mod doc;
 mod item;
 pub mod payload;
 pub mod replay;
+mod text_actions;
 
 pub use common::{text_call, trailing_action};
 

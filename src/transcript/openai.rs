@@ -4,8 +4,8 @@
 //! `--messages-path`) are found by [`super::containers`], shared with the Anthropic adapter;
 //! this module parses, checks and writes one Chat Completions message.
 
-use super::common::{element_indent, text_call};
-use super::containers::{ACTION_ID, MessageReader, Members, find_lists, read_lists};
+use super::common::element_indent;
+use super::containers::{MessageReader, Members, find_lists, read_lists};
 use super::{
     Adapter, Conversation, CopiedRecords, Doc, Item, Kind, OutItem, Part, PartKind, ReadError, ReadOptions, Role,
     SUMMARY_MARKER, ToolCall, Transcript,
@@ -26,7 +26,7 @@ fn read_marked(
     each: &mut dyn FnMut(Conversation),
 ) -> Result<String, ReadError> {
     read_lists(doc, opts, &MESSAGE, copied, &mut |mut conv| {
-        mark_text_observations(&mut conv);
+        super::text_actions::mark_text_observations(&mut conv);
         each(conv);
     })
 }
@@ -462,68 +462,6 @@ fn kind_of(item: &Item) -> Kind {
         Role::Tool => Kind::ToolResult,
         Role::None => Kind::NonContext,
     }
-}
-
-/// Text-based agents (SWE-agent without function calling) end each assistant message with an
-/// action — a fenced or `<command>` block, or an XML `<function=…>` call — and get its output
-/// back as a user message. In a conversation without tool calls, such a user message is a
-/// tool result: the harness wrote it, not the user. The action becomes the message's
-/// [`TextCall`](super::TextCall) and the pair gets a call id (`action-LINE`, named after the
-/// command's first word or the function), so it pairs and groups like a real tool call, no
-/// step separates the output from its action, and what reads calls reads this one.
-///
-/// Only where a system message teaches that syntax: in a plain chat, an answer that ends in a
-/// code block is followed by the user's own next request, which must stay a request.
-fn mark_text_observations(conv: &mut Conversation) {
-    if conv.items.iter().any(|i| !i.calls.is_empty()) || !teaches_text_actions(conv) {
-        return;
-    }
-    for at in 1..conv.items.len() {
-        let (before, rest) = conv.items.split_at_mut(at);
-        let (prev, item) = (&mut before[at - 1], &mut rest[0]);
-        if prev.role != Role::Assistant || item.kind != Kind::User {
-            continue;
-        }
-        let call = prev
-            .parts
-            .iter()
-            .rev()
-            .find(|p| p.kind == PartKind::Text)
-            .and_then(|p| text_call(&p.text));
-        let Some(call) = call else {
-            continue;
-        };
-        let id = format!("{ACTION_ID}{}", prev.line);
-        let name = match call.arguments.get("command").and_then(Value::as_str) {
-            Some(command) if call.name == "shell" => {
-                command.split_whitespace().next().unwrap_or("action")
-            }
-            _ => call.name.as_str(),
-        };
-        prev.calls.push(ToolCall {
-            id: id.clone(),
-            name: name.to_string(),
-        });
-        prev.text_call = Some(Box::new(call));
-        item.results.push(id);
-        item.kind = Kind::ToolResult;
-        for part in item.parts.iter_mut().filter(|p| p.kind == PartKind::Text) {
-            part.kind = PartKind::ToolResult;
-        }
-    }
-}
-
-/// Whether a system message of `conv` is a text-based agent's instructions: it speaks of
-/// commands and shows the syntax an action is written in (SWE-agent's templates all do).
-fn teaches_text_actions(conv: &Conversation) -> bool {
-    conv.items.iter().filter(|i| i.role == Role::System).any(|item| {
-        item.parts.iter().any(|part| {
-            let text = &part.text;
-            // The syntax first: the lowercased copy is made only for prompts that show one.
-            ["```", "<command>", "<function="].iter().any(|syntax| text.contains(syntax))
-                && text.to_ascii_lowercase().contains("command")
-        })
-    })
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ mod s3_stores;
 mod sessions;
 mod shapes;
 mod stats;
+mod text_actions;
 mod torn;
 
 #[path = "../common/agent_run.rs"]
