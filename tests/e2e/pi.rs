@@ -176,6 +176,24 @@ pub fn check(
         || "the request does not start with a user message".into(),
     );
     pairs(&mut p, &messages);
+    // pi answers a call whose result is missing itself (pi-ai's "No result provided" error):
+    // a result the session does not hold was made up by the client.
+    let stored: HashSet<String> = output
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .filter_map(|e| e["message"]["toolCallId"].as_str().map(str::to_string))
+        .collect();
+    for m in &messages {
+        for id in blocks(m, "tool_result")
+            .iter()
+            .filter_map(|b| b["tool_use_id"].as_str())
+        {
+            p.check(stored.contains(id), || {
+                format!("the result of {id} is not in the session: the client made it up")
+            });
+        }
+    }
     let conversation = |b: &Value| {
         let m = dialogue(b);
         size(&m[..m.len().saturating_sub(1)])
@@ -326,4 +344,31 @@ fn pi_resumes_a_repaired_and_a_restored_session() {
         .flat_map(|m| blocks(m, "tool_result"))
         .any(|b| b["tool_use_id"] == "toolu_11");
     assert!(call_answered, "the cut-off call toolu_11 is not answered");
+}
+
+/// The checks see what a broken output would send: with a tool result deleted from the real
+/// session, pi answers the call itself, and the check says so.
+#[test]
+fn pi_check_catches_a_result_the_client_made_up() {
+    if clients().is_none() {
+        return;
+    }
+    let original = std::fs::read_to_string(fixture("v1-head.jsonl")).unwrap();
+    let lines: Vec<&str> = original.lines().collect();
+    let cut = lines
+        .iter()
+        .rposition(|l| l.contains(r#""role":"toolResult""#))
+        .unwrap();
+    let broken: String = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != cut)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let request = resume(&broken);
+    let (problems, _) = check(&request, &request, &original, &broken, 1.0);
+    assert!(
+        problems.0.iter().any(|p| p.contains("made it up")),
+        "{problems:?}"
+    );
 }
