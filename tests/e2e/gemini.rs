@@ -61,7 +61,9 @@ fn place(sandbox: &Sandbox, sessions: &[(String, String)]) -> PathBuf {
 
 fn gemini(sandbox: &Sandbox, home: &Path, standin: &StandIn) -> std::process::Command {
     let mut cmd = scrubbed(&clients().unwrap().gemini, sandbox, standin);
+    // One node process, not a launcher that starts the CLI again with a larger heap.
     cmd.env("GEMINI_CLI_HOME", home)
+        .env("GEMINI_CLI_NO_RELAUNCH", "1")
         .env("GEMINI_API_KEY", "e2e-not-a-key")
         .env("GOOGLE_GEMINI_BASE_URL", standin.url());
     cmd

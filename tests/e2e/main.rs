@@ -264,6 +264,11 @@ pub fn scrubbed(program: &Path, sandbox: &Sandbox, standin: &standin::StandIn) -
         .env("HOME", sandbox.path("home"))
         .env("TMPDIR", sandbox.path("tmp"))
         .env("NO_PROXY", "127.0.0.1,localhost")
+        // Node keeps the clients' compiled code between runs (Gemini CLI and pi start node).
+        .env(
+            "NODE_COMPILE_CACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-node-compile-cache"),
+        )
         .current_dir(sandbox.path("cwd"));
     for var in [
         "HTTPS_PROXY",
