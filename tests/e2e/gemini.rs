@@ -329,13 +329,24 @@ fn gemini_resumes_a_repaired_and_a_restored_session() {
         return;
     }
     let (name, id, task_start) = RESUMED;
+    let damaged = std::fs::read_to_string(fixture("unanswered.jsonl")).unwrap();
     let fixed = repaired(&fixture("unanswered.jsonl"));
     let restored = compacted_and_restored(&fixture("resumed.jsonl"));
-    let (fixed_request, restored_request) = std::thread::scope(|s| {
-        let a = s.spawn(|| resume(&fixed, (name, id)));
-        let b = s.spawn(|| resume(&restored, (name, id)));
-        (a.join().unwrap(), b.join().unwrap())
+    let (damaged_request, fixed_request, restored_request) = std::thread::scope(|s| {
+        let a = s.spawn(|| resume(&damaged, (name, id)));
+        let b = s.spawn(|| resume(&fixed, (name, id)));
+        let c = s.spawn(|| resume(&restored, (name, id)));
+        (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
     });
+    // The client does not mend the cut-off call itself: it sends it unanswered.
+    let (problems, _) = check(&damaged_request, &damaged_request, &damaged, &damaged, 1.0);
+    assert!(
+        problems
+            .0
+            .iter()
+            .any(|p| p.contains("the calls before it were")),
+        "the damaged copy resumes with every call answered: {problems:?}"
+    );
     for (what, request, text) in [
         ("repaired", &fixed_request, &fixed),
         ("restored", &restored_request, &restored),
