@@ -72,6 +72,12 @@ fn gemini(sandbox: &Sandbox, home: &Path, standin: &StandIn) -> std::process::Co
 /// Places `text` as session `id` (file `name`), resumes it with the prompt against a fresh
 /// stand-in and returns the `streamGenerateContent` request that carried the prompt.
 fn resume(text: &str, (name, id): (&str, &str)) -> Value {
+    resume_and_read(text, (name, id)).0
+}
+
+/// Like [`resume`], also returning the session file as the client left it (its turn appended
+/// in the client's own current format).
+fn resume_and_read(text: &str, (name, id): (&str, &str)) -> (Value, String) {
     let standin = StandIn::start();
     let sandbox = Sandbox::new();
     let home = place(&sandbox, &[(name.to_string(), text.to_string())]);
@@ -83,7 +89,7 @@ fn resume(text: &str, (name, id): (&str, &str)) -> Value {
     for (i, r) in requests.iter().enumerate() {
         crate::dump(&format!("gemini-{id}-{}-{i}", text.len()), &r.json());
     }
-    requests
+    let request = requests
         .iter()
         .filter(|r| r.method == "POST" && r.path.contains(":streamGenerateContent"))
         .map(|r| r.json())
@@ -96,7 +102,9 @@ fn resume(text: &str, (name, id): (&str, &str)) -> Value {
         .unwrap_or_else(|| {
             let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
             panic!("gemini sent no resume request (saw {seen:?})\n{log}")
-        })
+        });
+    let left = home.join(".gemini/tmp/proj/chats").join(name);
+    (request, std::fs::read_to_string(left).unwrap())
 }
 
 fn contents(body: &Value) -> &[Value] {
@@ -364,5 +372,28 @@ fn gemini_resumes_a_repaired_and_a_restored_session() {
             .to_string()
             .contains("[Operation Cancelled] Reason: Operation cancelled by user"),
         "the cut-off call is not answered with the client's cancelled-call result"
+    );
+}
+
+/// The file Gemini CLI left after resuming the JSONL session (its turn appended in the
+/// client's own current format) passes `ctxc check`, compacts, and the output resumes.
+#[test]
+fn ctxc_reads_what_gemini_appends() {
+    if clients().is_none() {
+        return;
+    }
+    let (name, id, _) = RESUMED;
+    let original = std::fs::read_to_string(fixture("resumed.jsonl")).unwrap();
+    let (_, appended) = resume_and_read(&original, (name, id));
+    assert!(
+        appended.len() > original.len() && appended.contains(crate::standin::ANSWER),
+        "Gemini CLI appended no turn to the session"
+    );
+    crate::compact_and_resume_appended(
+        "gemini",
+        &appended,
+        "appended.jsonl",
+        |text| resume(text, (name, id)),
+        check,
     );
 }

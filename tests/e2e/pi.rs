@@ -85,11 +85,17 @@ fn pi(sandbox: &Sandbox, agent: &Path, standin: &StandIn) -> Command {
 /// Places `text`, resumes it by id with the prompt against a fresh stand-in and returns the
 /// Messages request that carried the prompt.
 fn resume(text: &str) -> Value {
+    resume_and_read(text).0
+}
+
+/// Like [`resume`], also returning the session file as pi left it (its turn appended, an
+/// older version migrated to the current one).
+fn resume_and_read(text: &str) -> (Value, String) {
     let (id, _) = header(text);
     let standin = StandIn::start();
     let sandbox = Sandbox::new();
     let agent = agent_dir(&sandbox, &standin);
-    place(&sandbox, &agent, &[text.to_string()]);
+    let dir = place(&sandbox, &agent, &[text.to_string()]);
     let mut cmd = pi(&sandbox, &agent, &standin);
     cmd.args(["--session", &id, "-p", PROMPT]);
     let log = run_client(cmd, &format!("pi --session {id}"));
@@ -98,7 +104,7 @@ fn resume(text: &str) -> Value {
     for (i, r) in requests.iter().enumerate() {
         crate::dump(&format!("pi-{id}-{}-{i}", text.len()), &r.json());
     }
-    requests
+    let request = requests
         .iter()
         .filter(|r| r.method == "POST" && r.path.ends_with("/messages"))
         .map(|r| r.json())
@@ -110,7 +116,13 @@ fn resume(text: &str) -> Value {
         .unwrap_or_else(|| {
             let seen: Vec<_> = requests.iter().map(|r| (&r.method, &r.path)).collect();
             panic!("pi sent no resume request (saw {seen:?})\n{log}")
-        })
+        });
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "pi left {files:?}");
+    (request, std::fs::read_to_string(&files[0]).unwrap())
 }
 
 /// The Messages API's pairing: every `tool_use` is answered by a `tool_result` in the next
@@ -371,4 +383,22 @@ fn pi_check_catches_a_result_the_client_made_up() {
         problems.0.iter().any(|p| p.contains("made it up")),
         "{problems:?}"
     );
+}
+
+/// The file pi left after resuming the real version 1 session (migrated to version 3, its turn
+/// appended in pi's own current format) passes `ctxc check`, compacts, and the output resumes.
+#[test]
+fn ctxc_reads_what_pi_appends() {
+    if clients().is_none() {
+        return;
+    }
+    let original = std::fs::read_to_string(fixture("v1-head.jsonl")).unwrap();
+    let (_, appended) = resume_and_read(&original);
+    assert!(
+        appended.lines().count() > original.lines().count()
+            && appended.contains(crate::standin::ANSWER)
+            && appended.contains(r#""parentId""#),
+        "pi appended no turn, or did not migrate the session"
+    );
+    crate::compact_and_resume_appended("pi", &appended, "appended.jsonl", resume, check);
 }
