@@ -1,10 +1,9 @@
-//! End-to-end resume test with the real clients: corpus sessions and their ctxc outputs are
-//! placed where Claude Code, Codex CLI, Gemini CLI and pi keep sessions (throwaway homes in a
-//! temp dir), each is
-//! resumed non-interactively against a loopback stand-in for the model API, and the request the
-//! client sends is checked: it still states the task and the ctxc summary, every tool call is
-//! answered, roles are in the order the API requires, it shrank as the compaction did, and the
-//! session keeps its title.
+//! End-to-end resume test with the real clients: corpus and fixture sessions and their ctxc
+//! outputs are placed where Claude Code, Codex CLI, Gemini CLI and pi keep sessions (throwaway
+//! homes in a temp dir), each is resumed non-interactively against a loopback stand-in for the
+//! model API, and the request the client sends is checked: it still states the task and the
+//! ctxc summary, every tool call is answered, roles are in the order the API requires, it
+//! shrank as the compaction did, and the session keeps its title.
 //!
 //! The clients come from `tests/e2e/package.json` (pinned in `package-lock.json`), installed by
 //! `npm ci` into `tests/e2e/node_modules` (about 1,043 MB). The test runs `npm ci` itself when
