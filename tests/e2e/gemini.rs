@@ -9,8 +9,9 @@
 
 use crate::standin::StandIn;
 use crate::{
-    PROMPT, Problems, Sandbox, assert_all_resumed, clients, compacted_and_restored, ctxc_summaries,
-    log_run, repaired, resume_every_output_at_once, root, run_client, scrubbed, size, size_matches,
+    PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, assert_all_resumed, clients,
+    compacted_and_restored, ctxc_summaries, log_run, repaired, resume_every_output_at_once, root,
+    run_client, scrubbed, size, size_matches,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -267,7 +268,25 @@ fn resumes_every_output((name, id, task_start): (&str, &str, &str)) {
         false => "resumed.jsonl",
     });
     let original = std::fs::read_to_string(&source).unwrap();
-    let baseline = resume(&original, (name, id));
+    let ext = source.extension().unwrap().to_str().unwrap();
+    let work = Sandbox::new();
+    let mut failures = Vec::new();
+    // The titles the client lists, for the original and every output.
+    let list = |outputs: &[(String, String)]| {
+        let mut sessions = vec![(original.clone(), ext)];
+        sessions.extend(outputs.iter().map(|(_, text)| (text.clone(), ext)));
+        listed_titles(&sessions, id)
+    };
+    let (runs, baseline, titles) = resume_every_output_at_once(
+        "gemini",
+        &source,
+        &work.path("out"),
+        &original,
+        |text| resume(text, (name, id)),
+        list,
+        check,
+        &mut failures,
+    );
     assert!(
         task(&baseline).is_some_and(|t| t.starts_with(task_start)),
         "the original resumes without its task: {:?}",
@@ -278,36 +297,15 @@ fn resumes_every_output((name, id, task_start): (&str, &str, &str)) {
         own.0.is_empty(),
         "the fixture itself resumes badly: {own:?}"
     );
-    let work = Sandbox::new();
-    let mut failures = Vec::new();
-    let runs = resume_every_output_at_once(
-        "gemini",
-        &source,
-        &work.path("out"),
-        (&original, &baseline),
-        |text| resume(text, (name, id)),
-        check,
-        &mut failures,
-    );
-    // The title the client lists, for the original and every output.
-    let ext = source.extension().unwrap().to_str().unwrap();
-    let mut sessions = vec![(original.clone(), ext)];
-    let mut labels = vec!["original".to_string()];
-    for entry in std::fs::read_dir(work.path("out")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap();
-        if name.ends_with(&format!(".{ext}")) && !name.ends_with(".report.json") {
-            sessions.push((std::fs::read_to_string(&path).unwrap(), ext));
-            labels.push(name.to_string());
-        }
-    }
-    let titles = listed_titles(&sessions, id);
     assert!(
         titles[0].starts_with(task_start),
         "gemini lists the original as {:?}",
         titles[0]
     );
-    for (label, title) in labels.iter().zip(&titles).skip(1) {
+    let labels = STRATEGIES
+        .iter()
+        .flat_map(|s| RATIOS.map(|r| format!("{s}@{r}")));
+    for (label, title) in labels.zip(&titles[1..]) {
         if *title != titles[0] {
             failures.push(format!(
                 "gemini {label}: listed as {title:?}, the original as {:?}",

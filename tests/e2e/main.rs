@@ -441,63 +441,59 @@ pub fn size_matches(problems: &mut Problems, request_ratio: f64, token_ratio: f6
 
 /// Like [`resume_every_output`], with the resumes run at once, one thread each (`resume` starts
 /// its own stand-in, so the requests of one run are its own): the clients spend most of their
-/// time starting node, which the 2-core CI machine overlaps with the other tests' runs. An
-/// output byte for byte the same as another (two ratios a strategy meets alike) is resumed
-/// once and checked for both.
-pub fn resume_every_output_at_once(
+/// time starting node, which the 2-core CI machine overlaps with the other tests' runs. The
+/// original's own resume (the baseline, returned) and `list`, given each output's label and
+/// text, run beside them. An output byte for byte the same as another (two ratios a strategy
+/// meets alike) is resumed once and checked for both. Returns the number of outputs checked.
+#[allow(clippy::too_many_arguments)]
+pub fn resume_every_output_at_once<R: Send>(
     what: &str,
     source: &Path,
     dir: &Path,
-    (original, baseline): (&str, &Value),
+    original: &str,
     resume: impl Fn(&str) -> Value + Sync,
+    list: impl FnOnce(&[(String, String)]) -> R + Send,
     check: Check,
     failures: &mut Vec<String>,
-) -> usize {
+) -> (usize, Value, R) {
     let runs: Vec<Compacted> = STRATEGIES
         .iter()
         .flat_map(|s| RATIOS.map(|r| (s, r)))
         .map(|(s, r)| compact(source, dir, s, r))
         .collect();
-    let outputs: Vec<String> = runs
+    let outputs: Vec<(String, String)> = runs
         .iter()
-        .map(|c| std::fs::read_to_string(&c.output).unwrap())
+        .map(|c| (c.label.clone(), std::fs::read_to_string(&c.output).unwrap()))
         .collect();
-    let first = |i: usize| outputs.iter().position(|o| *o == outputs[i]).unwrap();
+    let first = |i: usize| outputs.iter().position(|o| o.1 == outputs[i].1).unwrap();
     let resume = &resume;
-    let requests: Vec<Option<Value>> = std::thread::scope(|scope| {
+    let (baseline, requests, listed) = std::thread::scope(|scope| {
+        let baseline = scope.spawn(move || resume(original));
+        let listed = scope.spawn(|| list(&outputs));
         let handles: Vec<_> = (0..runs.len())
             .map(|i| {
-                let output = &outputs[i];
+                let output = &outputs[i].1;
                 let own = first(i) == i;
                 scope.spawn(move || own.then(|| resume(output)))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let requests: Vec<Option<Value>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        (baseline.join().unwrap(), requests, listed.join().unwrap())
     });
-    let results: Vec<(Problems, f64)> = (0..runs.len())
-        .map(|i| {
-            let request = requests[first(i)].as_ref().unwrap();
-            check(
-                request,
-                baseline,
-                original,
-                &outputs[i],
-                runs[i].token_ratio,
-            )
-        })
-        .collect();
-    for (c, (problems, ratio)) in runs.iter().zip(&results) {
+    for (i, c) in runs.iter().enumerate() {
+        let request = requests[first(i)].as_ref().unwrap();
+        let (problems, ratio) = check(request, &baseline, original, &outputs[i].1, c.token_ratio);
         log_run(
             &format!("{what} {}", c.label),
             c.token_ratio,
-            *ratio,
-            problems,
+            ratio,
+            &problems,
         );
         if !problems.0.is_empty() {
             failures.push(format!("{what} {}: {}", c.label, problems.0.join("; ")));
         }
     }
-    runs.len()
+    (runs.len(), baseline, listed)
 }
 
 /// `source` compacted in place with an archive (`--target-ratio 0.25`), then `ctxc restore`d:

@@ -271,39 +271,37 @@ fn resumes_every_output(name: &str) {
     }
     let source = fixture(name);
     let original = std::fs::read_to_string(&source).unwrap();
-    let baseline = resume(&original);
+    let work = Sandbox::new();
+    let mut failures = Vec::new();
+    // How the picker lists the original and every output.
+    let list = |outputs: &[(String, String)]| {
+        let mut sessions = vec![original.clone()];
+        sessions.extend(outputs.iter().map(|(_, text)| text.clone()));
+        let titles = listed(&sessions);
+        let labels = outputs.iter().map(|(label, _)| label.clone()).collect();
+        (titles, labels)
+    };
+    let (runs, baseline, (titles, labels)) = resume_every_output_at_once(
+        "pi",
+        &source,
+        &work.path("out"),
+        &original,
+        resume,
+        list,
+        check,
+        &mut failures,
+    );
     let (own, _) = check(&baseline, &baseline, &original, &original, 1.0);
     assert!(
         own.0.is_empty(),
         "the fixture itself resumes badly: {own:?}"
     );
-    let work = Sandbox::new();
-    let mut failures = Vec::new();
-    let runs = resume_every_output_at_once(
-        "pi",
-        &source,
-        &work.path("out"),
-        (&original, &baseline),
-        resume,
-        check,
-        &mut failures,
-    );
-    let mut sessions = vec![original.clone()];
-    let mut labels = vec!["original".to_string()];
-    for entry in std::fs::read_dir(work.path("out")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_string();
-        if name.ends_with(".jsonl") {
-            sessions.push(std::fs::read_to_string(&path).unwrap());
-            labels.push(name);
-        }
-    }
-    let titles = listed(&sessions);
     assert!(
         titles[0].1 != "(not listed)",
         "pi does not list the original"
     );
-    for (label, title) in labels.iter().zip(&titles).skip(1) {
+    let labels: Vec<String> = labels;
+    for (label, title) in labels.iter().zip(&titles[1..]) {
         if *title != titles[0] {
             failures.push(format!(
                 "pi {label}: listed as {title:?}, the original as {:?}",
