@@ -431,7 +431,7 @@ fn the_guide_asks_for_the_node_the_e2e_clients_need() {
         "Node.js {needed}+"
     );
     assert!(guide.contains("CTXC_E2E_INSTALL=1"));
-    assert!(guide.contains("about 767 MB"));
+    assert!(guide.contains("about 1,043 MB"));
 }
 
 /// `ctxc --help` lists the commands in the order of use.

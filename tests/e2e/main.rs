@@ -1,12 +1,12 @@
-//! End-to-end resume test with the real clients: corpus sessions and their ctxc outputs are
-//! placed where Claude Code and Codex CLI keep sessions (throwaway homes in a temp dir), each is
-//! resumed non-interactively against a loopback stand-in for the model API, and the request the
-//! client sends is checked: it still states the task and the ctxc summary, every tool call is
-//! answered, roles are in the order the API requires, it shrank as the compaction did, and the
-//! session keeps its title.
+//! End-to-end resume test with the real clients: corpus and fixture sessions and their ctxc
+//! outputs are placed where Claude Code, Codex CLI, Gemini CLI and pi keep sessions (throwaway
+//! homes in a temp dir), each is resumed non-interactively against a loopback stand-in for the
+//! model API, and the request the client sends is checked: it still states the task and the
+//! ctxc summary, every tool call is answered, roles are in the order the API requires, it
+//! shrank as the compaction did, and the session keeps its title.
 //!
 //! The clients come from `tests/e2e/package.json` (pinned in `package-lock.json`), installed by
-//! `npm ci` into `tests/e2e/node_modules` (about 767 MB). The test runs `npm ci` itself when
+//! `npm ci` into `tests/e2e/node_modules` (about 1,043 MB). The test runs `npm ci` itself when
 //! that folder is missing only if asked (`CTXC_E2E_INSTALL=1`, or `CTXC_E2E_REQUIRED`, which CI
 //! sets): a plain `cargo test` on a fresh machine downloads nothing. Without the clients it
 //! skips with a loud message, unless `CTXC_E2E_REQUIRED` is set, then it fails.
@@ -18,8 +18,10 @@ mod claude;
 mod codex;
 #[path = "../common/damage.rs"]
 mod damage;
+mod gemini;
 #[path = "../common/paths.rs"]
 mod paths;
+mod pi;
 mod repair;
 mod standin;
 
@@ -47,7 +49,12 @@ pub use paths::{corpus, root};
 pub struct Clients {
     pub claude: PathBuf,
     pub codex: PathBuf,
+    pub gemini: PathBuf,
+    pub pi: PathBuf,
 }
+
+/// The four clients, as the messages name them.
+const NAMES: &str = "Claude Code, Codex CLI, Gemini CLI and pi";
 
 pub fn clients() -> Option<&'static Clients> {
     static CLIENTS: OnceLock<Option<Clients>> = OnceLock::new();
@@ -61,19 +68,24 @@ fn install() -> Option<Clients> {
         let c = Clients {
             claude: bin.join("claude"),
             codex: bin.join("codex"),
+            gemini: bin.join("gemini"),
+            pi: bin.join("pi"),
         };
-        (c.claude.exists() && c.codex.exists()).then_some(c)
+        [&c.claude, &c.codex, &c.gemini, &c.pi]
+            .iter()
+            .all(|b| b.exists())
+            .then_some(c)
     };
     if let Some(c) = found() {
         return Some(c);
     }
     let required = std::env::var_os("CTXC_E2E_REQUIRED").is_some();
     if !required && std::env::var_os("CTXC_E2E_INSTALL").is_none() {
-        skipped(
-            "the clients are not installed: the end-to-end resume test with the real Claude \
-             Code and Codex CLI did NOT run. `CTXC_E2E_INSTALL=1 cargo test --test e2e` (or \
-             `npm ci` in tests/e2e) downloads them, about 767 MB, with Node.js 22+.",
-        );
+        skipped(&format!(
+            "the clients are not installed: the end-to-end resume test with the real {NAMES} \
+             did NOT run. `CTXC_E2E_INSTALL=1 cargo test --test e2e` (or `npm ci` in \
+             tests/e2e) downloads them, about 1,043 MB, with Node.js 22+."
+        ));
         return None;
     }
     let npm_works = Command::new("npm")
@@ -83,15 +95,17 @@ fn install() -> Option<Clients> {
         .status()
         .is_ok_and(|s| s.success());
     if !npm_works {
-        let msg = "node/npm not found: the end-to-end resume test with the real Claude Code and \
-                   Codex CLI did NOT run. Install Node.js 22+ and run `npm ci` in tests/e2e.";
+        let msg = format!(
+            "node/npm not found: the end-to-end resume test with the real {NAMES} did NOT run. \
+             Install Node.js 22+ and run `npm ci` in tests/e2e."
+        );
         assert!(!required, "CTXC_E2E_REQUIRED is set but {msg}");
-        skipped(msg);
+        skipped(&msg);
         return None;
     }
     let _ = writeln!(
         std::io::stderr(),
-        "ctxc e2e: `npm ci` in {}: downloading Claude Code and Codex CLI, about 767 MB",
+        "ctxc e2e: `npm ci` in {}: downloading {NAMES}, about 1,043 MB",
         dir.display()
     );
     let status = Command::new("npm")
@@ -100,7 +114,7 @@ fn install() -> Option<Clients> {
         .status()
         .expect("run npm ci");
     assert!(status.success(), "npm ci in {} failed", dir.display());
-    Some(found().expect("npm ci installed claude and codex"))
+    Some(found().expect("npm ci installed claude, codex, gemini and pi"))
 }
 
 /// Says loudly that the test did not run.
@@ -249,6 +263,11 @@ pub fn scrubbed(program: &Path, sandbox: &Sandbox, standin: &standin::StandIn) -
         .env("HOME", sandbox.path("home"))
         .env("TMPDIR", sandbox.path("tmp"))
         .env("NO_PROXY", "127.0.0.1,localhost")
+        // Node keeps the clients' compiled code between runs (Gemini CLI and pi start node).
+        .env(
+            "NODE_COMPILE_CACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-node-compile-cache"),
+        )
         .current_dir(sandbox.path("cwd"));
     for var in [
         "HTTPS_PROXY",
@@ -418,4 +437,164 @@ pub fn size_matches(problems: &mut Problems, request_ratio: f64, token_ratio: f6
             )
         },
     );
+}
+
+/// Like [`resume_every_output`], with the resumes run at once, one thread each (`resume` starts
+/// its own stand-in, so the requests of one run are its own): the clients spend most of their
+/// time starting node, which the 2-core CI machine overlaps with the other tests' runs. The
+/// original's own resume (the baseline, returned) and `list`, given each output's label and
+/// text, run beside them. An output byte for byte the same as another (two ratios a strategy
+/// meets alike) is resumed once and checked for both. Returns the number of outputs checked.
+#[allow(clippy::too_many_arguments)]
+pub fn resume_every_output_at_once<R: Send>(
+    what: &str,
+    source: &Path,
+    dir: &Path,
+    original: &str,
+    resume: impl Fn(&str) -> Value + Sync,
+    list: impl FnOnce(&[(String, String)]) -> R + Send,
+    check: Check,
+    failures: &mut Vec<String>,
+) -> (usize, Value, R) {
+    let runs: Vec<Compacted> = STRATEGIES
+        .iter()
+        .flat_map(|s| RATIOS.map(|r| (s, r)))
+        .map(|(s, r)| compact(source, dir, s, r))
+        .collect();
+    let outputs: Vec<(String, String)> = runs
+        .iter()
+        .map(|c| (c.label.clone(), std::fs::read_to_string(&c.output).unwrap()))
+        .collect();
+    let first = |i: usize| outputs.iter().position(|o| o.1 == outputs[i].1).unwrap();
+    let resume = &resume;
+    let (baseline, requests, listed) = std::thread::scope(|scope| {
+        let baseline = scope.spawn(move || resume(original));
+        let listed = scope.spawn(|| list(&outputs));
+        let handles: Vec<_> = (0..runs.len())
+            .map(|i| {
+                let output = &outputs[i].1;
+                let own = first(i) == i;
+                scope.spawn(move || own.then(|| resume(output)))
+            })
+            .collect();
+        let requests: Vec<Option<Value>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        (baseline.join().unwrap(), requests, listed.join().unwrap())
+    });
+    for (i, c) in runs.iter().enumerate() {
+        let request = requests[first(i)].as_ref().unwrap();
+        let (problems, ratio) = check(request, &baseline, original, &outputs[i].1, c.token_ratio);
+        log_run(
+            &format!("{what} {}", c.label),
+            c.token_ratio,
+            ratio,
+            &problems,
+        );
+        if !problems.0.is_empty() {
+            failures.push(format!("{what} {}: {}", c.label, problems.0.join("; ")));
+        }
+    }
+    (runs.len(), baseline, listed)
+}
+
+/// `source` compacted in place with an archive (`--target-ratio 0.25`), then `ctxc restore`d:
+/// the restored text, which must be the original byte for byte.
+pub fn compacted_and_restored(source: &Path) -> String {
+    let original = std::fs::read(source).unwrap();
+    let work = Sandbox::new();
+    let file = work.path("in").join(source.file_name().unwrap());
+    std::fs::write(&file, &original).unwrap();
+    for args in [
+        &[
+            "compact",
+            "-q",
+            "--force",
+            "--no-config",
+            "--in-place",
+            "--archive",
+        ][..],
+        &["restore", "-q"][..],
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxc"));
+        cmd.env("XDG_CONFIG_HOME", work.path("no-user-config"))
+            .env("HOME", work.path("home"))
+            .args(args);
+        if args[0] == "compact" {
+            cmd.args(["--target-ratio", "0.25"]);
+        }
+        let out = cmd.arg(&file).output().expect("run ctxc");
+        assert!(
+            out.status.success(),
+            "ctxc {} {}: {}",
+            args[0],
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if args[0] == "compact" {
+            assert_ne!(
+                std::fs::read(&file).unwrap(),
+                original,
+                "nothing was compacted"
+            );
+        }
+    }
+    let restored = std::fs::read(&file).unwrap();
+    assert!(
+        restored == original,
+        "ctxc restore did not give back {} byte for byte",
+        source.display()
+    );
+    String::from_utf8(restored).unwrap()
+}
+
+/// `ctxc repair SOURCE -o OUT`: OUT's text, which passes `ctxc check` (SOURCE does not).
+pub fn repaired(source: &Path) -> String {
+    let work = Sandbox::new();
+    let output = work.path("out").join(source.file_name().unwrap());
+    let before = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .args(["check", "-q"])
+        .arg(source)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        !before.status.success(),
+        "{} is not damaged",
+        source.display()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxc"))
+        .args(["repair", "-q"])
+        .arg(source)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run ctxc");
+    assert!(
+        out.status.success(),
+        "ctxc repair {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_check_clean(&output);
+    std::fs::read_to_string(output).unwrap()
+}
+
+/// Every ctxc summary a session file holds: the JSON strings in it that carry the marker.
+pub fn ctxc_summaries(text: &str) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if s.contains("[ctxc summary]") => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            Value::Object(o) => o.values().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match serde_json::from_str::<Value>(text) {
+        Ok(doc) => walk(&doc, &mut out),
+        Err(_) => text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .for_each(|v: Value| walk(&v, &mut out)),
+    }
+    out.dedup();
+    out
 }

@@ -1,7 +1,9 @@
-//! A loopback stand-in for the two model APIs the clients call: the Anthropic Messages API
-//! (streaming SSE, for Claude Code) and the OpenAI Responses API (streaming SSE, plus the
-//! `/responses/compact` endpoint, for Codex CLI). It records every request and answers each
-//! turn with one short text, so a resumed session ends after one request. One thread per
+//! A loopback stand-in for the three model APIs the clients call: the Anthropic Messages API
+//! (streaming SSE, for Claude Code, and for pi through its built-in `anthropic` provider with
+//! the base URL moved here), the OpenAI Responses API (streaming SSE, plus the
+//! `/responses/compact` endpoint, for Codex CLI) and the Gemini API (`streamGenerateContent`
+//! SSE, `generateContent`, `countTokens`, for Gemini CLI). It records every request and answers
+//! each turn with one short text, so a resumed session ends after one request. One thread per
 //! connection, `Connection: close` on every answer; the listener stops when dropped.
 
 #[path = "../common/loopback.rs"]
@@ -71,6 +73,18 @@ fn answer(req: &Recorded) -> (u16, &'static str, String) {
         ("POST", p) if p.ends_with("/responses") => {
             (200, "text/event-stream", responses(&req.json()))
         }
+        ("POST", p) if p.ends_with(":countTokens") => (
+            200,
+            "application/json",
+            json!({"totalTokens": req.body.len() / 4}).to_string(),
+        ),
+        ("POST", p) if p.ends_with(":streamGenerateContent") => (
+            200,
+            "text/event-stream",
+            // Gemini's SSE has no event names: one `data:` line per chunk.
+            format!("data: {}\r\n\r\n", gemini_answer()),
+        ),
+        ("POST", p) if p.ends_with(":generateContent") => gemini_utility(&req.json()),
         _ => (404, "text/plain", String::new()),
     }
 }
@@ -122,6 +136,29 @@ fn responses(req: &Value) -> String {
         json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
         json!({"type": "response.completed", "response": {"id": "resp_standin", "usage": usage()}}),
     ])
+}
+
+/// A whole Gemini answer: one text part, the turn done.
+fn gemini_answer() -> Value {
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": [{"text": ANSWER}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-2.5-flash",
+    })
+}
+
+/// Gemini CLI's side calls (`generateContent`, not streamed). The one that would write a title
+/// into the session (its "summarize the user's primary intent" call, made for the previous
+/// session on every start and before `--list-sessions`) is refused with a 400, which the client
+/// does not retry: the session keeps the title its file gives, the one the test compares.
+fn gemini_utility(req: &Value) -> (u16, &'static str, String) {
+    if req.to_string().contains("primary intent") {
+        let error = json!({"error": {"code": 400, "status": "INVALID_ARGUMENT",
+                                     "message": "the stand-in writes no session titles"}});
+        return (400, "application/json", error.to_string());
+    }
+    (200, "application/json", gemini_answer().to_string())
 }
 
 fn usage() -> Value {
