@@ -181,8 +181,11 @@ pub fn run(args: &CompactArgs, quiet: bool, verbose: u8) -> Result<ExitStatus> {
     }
     let spool = Spool::new()?;
     // The first Ctrl-C lets the files in progress finish and starts no other: what was done
-    // is then printed and written to --report, as at the end of any run.
-    crate::outputs::tempfiles::finish_on_interrupt();
+    // is then printed and written to --report, as at the end of any run. (At a --confirm
+    // prompt, Ctrl-C stops at once, as a user who presses it there means.)
+    if !args.confirm {
+        crate::outputs::tempfiles::finish_on_interrupt();
+    }
     let conduct = Conduct {
         args,
         manifest: manifest.as_ref(),
