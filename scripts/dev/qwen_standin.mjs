@@ -2,8 +2,9 @@
 // (`--auth-type openai --openai-base-url`) to run a scripted task: `POST .../chat/completions`
 // (streamed as SSE when asked, else one JSON answer) answers with a `run_shell_command` call
 // while the latest message is a user prompt that names a command (`run: CMD`), with text once
-// the call's result came back, and with a `<state_snapshot>` when asked to compress; its usage is the request's characters / 4. Every request
-// is appended to $STANDIN_LOG (one JSON line each) so a test can see what the client sent.
+// the call's result came back, and with a `<state_snapshot>` when the client asks for a
+// compression summary; its usage is the request's characters / 4. Every request is appended
+// to $STANDIN_LOG (one JSON line each) so a test can see what the client sent.
 // Usage: node scripts/dev/qwen_standin.mjs PORT_FILE   (writes the port it listens on there)
 import http from 'node:http';
 import fs from 'node:fs';

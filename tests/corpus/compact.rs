@@ -114,7 +114,12 @@ fn every_strategy_keeps_every_invariant_on_the_gemini_fixtures() {
 /// fixtures/qwen/README.md).
 #[test]
 fn every_strategy_keeps_every_invariant_on_the_qwen_fixtures() {
-    let names = ["resumed.jsonl", "compressed.jsonl", "long.jsonl", "unanswered.jsonl"];
+    let names = [
+        "resumed.jsonl",
+        "compressed.jsonl",
+        "long.jsonl",
+        "unanswered.jsonl",
+    ];
     assert_fixtures_keep_every_invariant("qwen", &names, ctxc::transcript::Format::Qwen);
 }
 
