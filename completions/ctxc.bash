@@ -289,7 +289,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -335,7 +335,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -617,7 +617,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -675,7 +675,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -773,7 +773,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -1167,7 +1167,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)
@@ -1423,7 +1423,7 @@ _ctxc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "qwen claude-code codex pi gemini sharegpt openhands openhands-sdk atif anthropic openai" -- "${cur}"))
                     return 0
                     ;;
                 --messages-path)

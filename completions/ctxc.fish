@@ -48,7 +48,8 @@ complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "stats" -d 'Dry-run token 
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "eval" -d 'Measure what each strategy keeps: probes an agent must still answer after compaction'
 complete -c ctxc -n "__fish_ctxc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -71,7 +72,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s v -l verbose -d 'Log
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -165,7 +167,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -s V -l version -d 'P
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l to -d 'The format to write: atif or openai' -r -f -a "atif\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -190,7 +193,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s v -l verbose -d 'L
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -233,7 +237,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s v -l verbose -d 'Log w
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -387,7 +392,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s v -l verbose -d 'Log w
 complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand man" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''
@@ -426,7 +432,8 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s v -l verbose -d 'Log
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -s V -l version -d 'Print version'
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l glob -d 'File-name patterns to pick in directories (repeatable)' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "claude-code\t''
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l format -d 'Read every input as this format instead of detecting it' -r -f -a "qwen\t''
+claude-code\t''
 codex\t''
 pi\t''
 gemini\t''

@@ -104,9 +104,12 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     if t.format == to.format() {
         bail!("the input is {} already", t.format);
     }
-    if !matches!(t.format, Format::OpenAi | Format::Atif | Format::Gemini) {
+    if !matches!(
+        t.format,
+        Format::OpenAi | Format::Atif | Format::Gemini | Format::Qwen
+    ) {
         bail!(
-            "{} does not map cleanly onto {}: convert reads openai, atif and gemini",
+            "{} does not map cleanly onto {}: convert reads openai, atif, gemini and qwen",
             t.format,
             to.name()
         );
@@ -119,7 +122,7 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     };
     for conv in &t.conversations {
         let list = match t.format {
-            Format::Gemini => messages_sent(conv, &mut dropped),
+            Format::Gemini | Format::Qwen => messages_sent(conv, &mut dropped),
             _ => list_of(t, conv)?,
         };
         let tools = conv
@@ -128,8 +131,8 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
             .find(|p| p.kind == PartKind::ToolDefinitions)
             .and_then(|p| serde_json::from_str::<Value>(&p.text).ok());
         let converted = match (t.format, to) {
-            (Format::Gemini, Target::OpenAi) => json!({ "messages": list }),
-            (Format::OpenAi | Format::Gemini, Target::Atif) => {
+            (Format::Gemini | Format::Qwen, Target::OpenAi) => json!({ "messages": list }),
+            (Format::OpenAi | Format::Gemini | Format::Qwen, Target::Atif) => {
                 let session = session_id(name, &conv.location);
                 to_atif(&list, tools, conv.model.as_deref(), &session, &mut dropped)
             }
@@ -170,7 +173,8 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
 }
 
 /// What a session is sent, as Chat Completions messages, read from the model ctxc built of it
-/// (Gemini CLI: the client's own history, its records' copies and checkpoints resolved):
+/// (Gemini CLI: the client's own history, its records' copies and checkpoints resolved; Qwen
+/// Code: its resumed chain, from its latest compression on):
 /// user text, assistant text with its calls, and a `tool` message per result. Reasoning and
 /// a result the client sends again (a repeat) have no place there: they are counted as dropped.
 fn messages_sent(
@@ -660,6 +664,55 @@ mod tests {
         let back = read(atif.text, &ReadOptions::default()).unwrap();
         assert_eq!(back.format, Format::Atif);
         assert!(check(&back).is_empty(), "{:?}", check(&back));
+    }
+
+    #[test]
+    fn a_qwen_session_converts_to_what_it_sends() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen/compressed.jsonl");
+        let t = read(
+            std::fs::read_to_string(path).unwrap(),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let openai = convert(&t, Target::OpenAi, "compressed").unwrap();
+        let back = read(openai.text.clone(), &ReadOptions::default()).unwrap();
+        assert_eq!(back.format, Format::OpenAi);
+        assert!(check(&back).is_empty(), "{:?}", check(&back));
+        let value: Value = serde_json::from_str(&openai.text).unwrap();
+        let messages = value["messages"].as_array().unwrap();
+        // The compression's summary, then the one prompt after it and its answer.
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("<state_snapshot>")
+        );
+        assert_eq!(
+            messages[1]["content"],
+            "Thanks. Summarize what you found in one line."
+        );
+        let long =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen/long.jsonl");
+        let t = read(
+            std::fs::read_to_string(long).unwrap(),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let atif = convert(&t, Target::Atif, "long").unwrap();
+        let back = read(atif.text, &ReadOptions::default()).unwrap();
+        assert_eq!(back.format, Format::Atif);
+        assert!(check(&back).is_empty(), "{:?}", check(&back));
+        let openai = convert(&t, Target::OpenAi, "long").unwrap();
+        let value: Value = serde_json::from_str(&openai.text).unwrap();
+        let messages = value["messages"].as_array().unwrap();
+        let calls = messages
+            .iter()
+            .filter(|m| m["tool_calls"].is_array())
+            .count();
+        let results = messages.iter().filter(|m| m["role"] == "tool").count();
+        assert_eq!((calls, results), (5, 5));
     }
 
     #[test]

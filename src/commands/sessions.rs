@@ -46,6 +46,8 @@ pub struct StorePaths {
     pub pi: Option<String>,
     /// Gemini CLI's `tmp` directory.
     pub gemini: Option<String>,
+    /// Qwen Code's `projects` directory.
+    pub qwen: Option<String>,
 }
 
 /// One session.
@@ -145,6 +147,7 @@ pub fn run(args: &SessionsArgs, quiet: bool) -> Result<ExitStatus> {
             codex: show(&stores.codex),
             pi: show(&stores.pi),
             gemini: show(&stores.gemini),
+            qwen: show(&stores.qwen),
         },
         tokenizer: tokens,
         sessions: rows,
@@ -238,6 +241,7 @@ impl Measure<'_> {
             Client::Codex => Format::Codex,
             Client::Pi => Format::Pi,
             Client::Gemini => Format::Gemini,
+            Client::Qwen => Format::Qwen,
         };
         let opts = ReadOptions {
             format: Some(format),
@@ -386,6 +390,7 @@ fn table(report: &SessionsReport) -> Table {
                     Client::Codex => "codex".into(),
                     Client::Pi => "pi".into(),
                     Client::Gemini => "gemini".into(),
+                    Client::Qwen => "qwen".into(),
                 },
                 fit(
                     &tilde(r.project.as_deref().unwrap_or("-")),
@@ -444,11 +449,12 @@ fn table(report: &SessionsReport) -> Table {
         None => format!("- ({client}: no home directory)"),
     };
     notes.push(format!(
-        "looked in: {}, {}, {}, {}",
+        "looked in: {}, {}, {}, {}, {}",
         store(report.stores.claude_code.as_deref(), "Claude Code"),
         store(report.stores.codex.as_deref(), "Codex"),
         store(report.stores.pi.as_deref(), "pi"),
-        store(report.stores.gemini.as_deref(), "Gemini CLI")
+        store(report.stores.gemini.as_deref(), "Gemini CLI"),
+        store(report.stores.qwen.as_deref(), "Qwen Code")
     ));
     notes.push(format!(
         "context: tokens the model is sent on resuming ({}; an estimate for Claude models)",

@@ -22,6 +22,7 @@ mod lists;
 pub mod oversize;
 mod pairing;
 mod pi;
+mod qwen;
 mod restore;
 
 pub use restore::pieces;
@@ -173,6 +174,7 @@ pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
         Format::Codex if jsonl => &[codex::replays, codex::pairing],
         Format::Pi => &[pi::pairing],
         Format::Gemini if jsonl => &[gemini::pairing],
+        Format::Qwen if jsonl => &[qwen::pairing],
         _ => &[],
     };
     for step in steps {

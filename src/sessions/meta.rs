@@ -6,7 +6,9 @@
 //! command expansions, caveats, compaction summaries or tool results. Codex titles it with the
 //! first `user_message` event that is not injected context. pi titles it with its latest
 //! `session_info` name, else its first user message. Gemini CLI titles it with its `summary`
-//! (metadata, or a `$set` of it), else its first user message the client would resume.
+//! (metadata, or a `$set` of it), else its first user message the client would resume. Qwen
+//! Code titles it with its latest `custom_title` record, else its first user prompt (a `user`
+//! record without a subtype).
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -49,6 +51,7 @@ pub fn read_meta(client: Client, text: &str, project_key: Option<&str>) -> Meta 
             Client::ClaudeCode => scan.claude_code(line),
             Client::Codex => scan.codex(line),
             Client::Pi => scan.pi(line),
+            Client::Qwen => scan.qwen(line),
             // Read above, as a whole.
             Client::Gemini => {}
         }
@@ -168,6 +171,41 @@ impl Scan {
             if let Ok(record) = serde_json::from_str::<serde_json::Value>(line) {
                 self.gemini(&record);
             }
+        }
+    }
+
+    fn qwen(&mut self, line: &str) {
+        let Ok(r) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        if self.meta.cwd.is_none() {
+            self.meta.cwd = r["cwd"].as_str().map(str::to_string);
+        }
+        match (r["type"].as_str(), r["subtype"].as_str()) {
+            (Some("assistant"), _) => {
+                if let Some(model) = r["model"].as_str() {
+                    self.meta.model = Some(model.to_string());
+                }
+                if let Some(window) = r["contextWindowSize"].as_u64() {
+                    self.meta.context_window = Some(window as usize);
+                }
+            }
+            (Some("system"), Some("custom_title")) => {
+                if let Some(title) = r["systemPayload"]["customTitle"].as_str() {
+                    self.custom_title = Some(title.to_string());
+                }
+            }
+            (Some("user"), None) if self.first_prompt.is_none() => {
+                let text = match r["systemPayload"]["displayText"].as_str() {
+                    Some(shown) => shown.to_string(),
+                    None => crate::transcript::qwen_user_text(&r),
+                };
+                let text = text.trim();
+                if !text.is_empty() && !text.starts_with(crate::transcript::SUMMARY_MARKER) {
+                    self.first_prompt = Some(text.to_string());
+                }
+            }
+            _ => {}
         }
     }
 
@@ -400,6 +438,26 @@ pub(super) fn pi_header(path: &Path) -> FirstRecord {
             cwd: r.cwd,
         },
         _ => FirstRecord::default(),
+    }
+}
+
+/// The id and cwd of a Qwen Code session: its first record's `sessionId` and `cwd`.
+pub(super) fn qwen_first_record(path: &Path) -> FirstRecord {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Head {
+        session_id: Option<String>,
+        cwd: Option<String>,
+    }
+    let Some(line) = first_line(path) else {
+        return FirstRecord::default();
+    };
+    match serde_json::from_str::<Head>(&line) {
+        Ok(h) => FirstRecord {
+            id: h.session_id,
+            cwd: h.cwd,
+        },
+        Err(_) => FirstRecord::default(),
     }
 }
 

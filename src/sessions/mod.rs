@@ -11,7 +11,10 @@
 //! project in the first record (the `session` header). Gemini CLI keeps them under
 //! `$GEMINI_CLI_HOME/.gemini/tmp` (default `~/.gemini/tmp`) as
 //! `<project>/chats/session-<time>-<id8>.jsonl` (`.json` in older versions), the id in the
-//! first record and the project directory in `<project>/.project_root`.
+//! first record and the project directory in `<project>/.project_root`. Qwen Code keeps them
+//! under `$QWEN_RUNTIME_DIR/projects` (else `$QWEN_HOME/projects`, default `~/.qwen/projects`)
+//! as `<cwd with every character but letters and digits turned into ->/chats/<sessionId>.jsonl`,
+//! the id and project in the first record.
 //!
 //! Finding sessions lists files and reads only what ordering them needs (the last record's
 //! time; a Codex file's first record). What the client shows about a session — its title and
@@ -45,6 +48,8 @@ pub enum Client {
     Pi,
     /// Gemini CLI (`@google/gemini-cli`).
     Gemini,
+    /// Qwen Code (`@qwen-code/qwen-code`).
+    Qwen,
 }
 
 impl Client {
@@ -55,6 +60,7 @@ impl Client {
             Client::Codex => "codex",
             Client::Pi => "pi",
             Client::Gemini => "gemini",
+            Client::Qwen => "qwen",
         }
     }
 }
@@ -70,11 +76,13 @@ pub struct Stores {
     pub pi: Option<PathBuf>,
     /// Gemini CLI's `tmp` directory (on this machine only).
     pub gemini: Option<PathBuf>,
+    /// Qwen Code's `projects` directory (on this machine only).
+    pub qwen: Option<PathBuf>,
 }
 
 impl Stores {
     /// The stores the environment names (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
-    /// `PI_CODING_AGENT_DIR`, `GEMINI_CLI_HOME`, `HOME`).
+    /// `PI_CODING_AGENT_DIR`, `GEMINI_CLI_HOME`, `QWEN_RUNTIME_DIR`, `QWEN_HOME`, `HOME`).
     pub fn from_env() -> Stores {
         Stores::from_vars(|name| std::env::var_os(name))
     }
@@ -91,11 +99,17 @@ impl Stores {
         };
         // Gemini CLI's `homedir()`: GEMINI_CLI_HOME stands for the home directory.
         let gemini = set("GEMINI_CLI_HOME").or_else(|| home.clone());
+        // Qwen Code's runtime base: QWEN_RUNTIME_DIR, else its global dir (QWEN_HOME, ~/.qwen).
+        let qwen = set("QWEN_RUNTIME_DIR")
+            .or_else(|| set("QWEN_HOME"))
+            .map(|d| expand_tilde(d, home.as_deref()))
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen")));
         Stores {
             claude_code: claude.map(|d| d.join("projects")),
             codex: codex.map(|d| d.join("sessions")),
             pi: pi.map(|d| d.join("sessions")),
             gemini: gemini.map(|d| d.join(".gemini").join("tmp")),
+            qwen: qwen.map(|d| d.join("projects")),
         }
     }
 
@@ -103,11 +117,12 @@ impl Stores {
     pub fn describe(&self) -> String {
         let name = |p: &Option<PathBuf>| p.as_ref().map_or("-".into(), |p| p.shown());
         format!(
-            "{} (Claude Code), {} (Codex), {} (pi) and {} (Gemini CLI)",
+            "{} (Claude Code), {} (Codex), {} (pi), {} (Gemini CLI) and {} (Qwen Code)",
             name(&self.claude_code),
             name(&self.codex),
             name(&self.pi),
-            name(&self.gemini)
+            name(&self.gemini),
+            name(&self.qwen)
         )
     }
 
@@ -119,6 +134,7 @@ impl Stores {
             codex: local(&self.codex),
             pi: local(&self.pi),
             gemini: local(&self.gemini),
+            qwen: local(&self.qwen),
         }
     }
 
@@ -140,11 +156,17 @@ impl Stores {
         let Ok(real) = path.canonicalize() else {
             return false;
         };
-        [&self.claude_code, &self.codex, &self.pi, &self.gemini]
-            .into_iter()
-            .flatten()
-            .filter_map(|root| root.canonicalize().ok())
-            .any(|root| real.starts_with(root))
+        [
+            &self.claude_code,
+            &self.codex,
+            &self.pi,
+            &self.gemini,
+            &self.qwen,
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|root| root.canonicalize().ok())
+        .any(|root| real.starts_with(root))
     }
 }
 
@@ -176,7 +198,7 @@ impl Session {
         };
         match self.client {
             Client::ClaudeCode => project_dir_names(dir).contains(key),
-            Client::Codex | Client::Pi | Client::Gemini => Path::new(key) == dir,
+            Client::Codex | Client::Pi | Client::Gemini | Client::Qwen => Path::new(key) == dir,
         }
     }
 }
@@ -217,6 +239,9 @@ pub fn find(stores: &Stores) -> Result<Vec<Session>> {
     }
     if let Some(root) = stores.gemini.as_ref().filter(|r| Url::of_path(r).is_none()) {
         gemini_sessions(root, &mut sessions);
+    }
+    if let Some(root) = stores.qwen.as_ref().filter(|r| Url::of_path(r).is_none()) {
+        qwen_sessions(root, &mut sessions);
     }
     sessions.sort_by(|a, b| {
         b.last_activity
@@ -353,6 +378,37 @@ fn gemini_sessions(root: &Path, out: &mut Vec<Session>) {
     }
 }
 
+/// Qwen Code's sessions: `<project>/chats/<sessionId>.jsonl` (its `SESSION_FILE_PATTERN`: 32
+/// to 36 hex digits and dashes), the id and cwd in the first record, as its session list reads
+/// them; archived sessions (`chats/archived/`) are not listed, as `--resume` does not find them.
+fn qwen_sessions(root: &Path, out: &mut Vec<Session>) {
+    for project in read_dir_sorted(root).into_iter().filter(|p| p.is_dir()) {
+        for path in read_dir_sorted(&project.join("chats")) {
+            let Some(stem) = session_file_stem(&path) else {
+                continue;
+            };
+            let pattern = (32..=36).contains(&stem.len())
+                && stem.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+            if !pattern {
+                continue;
+            }
+            let head = meta::qwen_first_record(&path);
+            let Some(id) = head.id else {
+                continue;
+            };
+            out.push(Session {
+                client: Client::Qwen,
+                id,
+                bytes: file_len(&path),
+                last_activity: last_activity(&path),
+                project_key: head.cwd,
+                subagents: Vec::new(),
+                path,
+            });
+        }
+    }
+}
+
 /// `~` and `~/...` as pi expands them in `PI_CODING_AGENT_DIR`.
 fn expand_tilde(dir: PathBuf, home: Option<&Path>) -> PathBuf {
     let Some(home) = home else {
@@ -473,7 +529,7 @@ pub fn resume_command_of(path: &Path) -> Option<String> {
     let session = locate(path, &Stores::from_env())?;
     let cwd = match session.client {
         Client::ClaudeCode => claude_code_cwd(&session.path, session.project_key.as_deref()),
-        Client::Codex | Client::Pi | Client::Gemini => None,
+        Client::Codex | Client::Pi | Client::Gemini | Client::Qwen => None,
     };
     Some(resume_command(&session, cwd.as_deref()))
 }
@@ -497,6 +553,11 @@ pub fn resume_command(session: &Session, cwd: Option<&str>) -> String {
         (Client::Gemini, _) => match cwd.or(session.project_key.as_deref()) {
             Some(dir) => format!("cd {} && gemini --resume {}", shell_quote(dir), session.id),
             None => format!("gemini --resume {}", session.id),
+        },
+        // Likewise `qwen --resume ID`: the current project's chats only.
+        (Client::Qwen, _) => match cwd.or(session.project_key.as_deref()) {
+            Some(dir) => format!("cd {} && qwen --resume {}", shell_quote(dir), session.id),
+            None => format!("qwen --resume {}", session.id),
         },
     }
 }

@@ -158,6 +158,16 @@ fn stores_follow_the_clients_variables() {
     assert_eq!(home.gemini.unwrap(), Path::new("/h/.gemini/tmp"));
     let set = Stores::from_vars(vars(&[("HOME", "/h"), ("GEMINI_CLI_HOME", "/g")]));
     assert_eq!(set.gemini.unwrap(), Path::new("/g/.gemini/tmp"));
+    // Qwen Code: QWEN_RUNTIME_DIR, else QWEN_HOME, else ~/.qwen, `projects` under it.
+    assert_eq!(home.qwen.unwrap(), Path::new("/h/.qwen/projects"));
+    let set = Stores::from_vars(vars(&[("HOME", "/h"), ("QWEN_HOME", "/q")]));
+    assert_eq!(set.qwen.unwrap(), Path::new("/q/projects"));
+    let set = Stores::from_vars(vars(&[
+        ("HOME", "/h"),
+        ("QWEN_HOME", "/q"),
+        ("QWEN_RUNTIME_DIR", "~/r"),
+    ]));
+    assert_eq!(set.qwen.unwrap(), Path::new("/h/r/projects"));
 }
 
 #[test]

@@ -29,6 +29,10 @@ pub use gemini::{
     ignored_user_text as gemini_ignored_user_text, user_text as gemini_user_text,
 };
 pub use item::{Item, Kind, Part, PartKind, Role, TextCall, ToolCall, Usage};
+pub use qwen::{
+    ORPHAN_REASON as QWEN_ORPHAN_REASON, orphan_result as qwen_orphan_result,
+    user_text as qwen_user_text,
+};
 
 use crate::json::{ArrayLayout, Span};
 use std::borrow::Cow;
@@ -71,6 +75,8 @@ macro_rules! formats {
 }
 
 formats! {
+    /// Qwen Code session JSONL (`uuid` / `parentUuid` records holding Gemini `parts`).
+    Qwen = "qwen" => qwen::Qwen,
     /// Claude Code session JSONL (and its `{"loglines": [...]}` JSON form).
     ClaudeCode = "claude-code" => claude_code::ClaudeCode,
     /// Codex CLI rollout JSONL (and JSON arrays of rollout lines).

@@ -304,13 +304,15 @@ fn sessions_with_no_store_says_where_it_looked() {
         .env_remove("CODEX_HOME")
         .env_remove("PI_CODING_AGENT_DIR")
         .env_remove("GEMINI_CLI_HOME")
+        .env_remove("QWEN_HOME")
+        .env_remove("QWEN_RUNTIME_DIR")
         .arg("sessions")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     assert!(
         stdout_of(&out).contains(
-            "looked in: ~/.claude/projects (Claude Code: not there), ~/.codex/sessions (Codex: not there), ~/.pi/agent/sessions (pi: not there), ~/.gemini/tmp (Gemini CLI: not there)"
+            "looked in: ~/.claude/projects (Claude Code: not there), ~/.codex/sessions (Codex: not there), ~/.pi/agent/sessions (pi: not there), ~/.gemini/tmp (Gemini CLI: not there), ~/.qwen/projects (Qwen Code: not there)"
         ),
         "{}",
         stdout_of(&out)

@@ -13,6 +13,8 @@ const PI_V1: &str = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";
 const PI_V3: &str = "7c2f9a10-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
 const GEMINI: &str = "745f759b-422d-42b6-b6dc-f1cfee757111";
 const GEMINI_OLD: &str = "120af687-b4f1-456b-b5e3-f3d3ccddf8ef";
+const QWEN: &str = "db931ca0-f829-4262-b2b8-996461ee586d";
+const QWEN_LONG: &str = "1297d018-4b41-47b1-8dd6-7ab9b06b3e2f";
 const TWINS: [&str; 2] = [
     "aaaabbbb-0001-4000-8000-000000000001",
     "aaaabbbb-0002-4000-8000-000000000002",
@@ -85,6 +87,8 @@ impl Machine {
             .env_remove("CODEX_HOME")
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("GEMINI_CLI_HOME")
+            .env_remove("QWEN_HOME")
+            .env_remove("QWEN_RUNTIME_DIR")
             .current_dir(dir);
         cmd
     }
@@ -127,6 +131,30 @@ impl Machine {
         ];
         copy(&fixture("gemini/resumed.jsonl"), &files[0]);
         copy(&fixture("gemini/legacy.json"), &files[1]);
+        files
+    }
+
+    /// Adds the recorded Qwen Code sessions (compressed by `/compress`, and long) to the
+    /// machine's Qwen Code store, moved into this project as the client names its directory.
+    /// Returns their files.
+    fn add_qwen(&self) -> [PathBuf; 2] {
+        let cwd = self.proj.to_str().unwrap();
+        let dir = self
+            .home
+            .join(".qwen/projects")
+            .join(claude_project_name(&self.proj))
+            .join("chats");
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = [
+            dir.join(format!("{QWEN}.jsonl")),
+            dir.join(format!("{QWEN_LONG}.jsonl")),
+        ];
+        for (file, name) in files.iter().zip(["compressed", "long"]) {
+            let text = std::fs::read_to_string(fixture(&format!("qwen/{name}.jsonl")))
+                .unwrap()
+                .replace("/tmp/qwen/proj", cwd);
+            std::fs::write(file, text).unwrap();
+        }
         files
     }
 
@@ -406,6 +434,91 @@ fn gemini_sessions_are_listed_compacted_in_place_and_restored() {
             compacted.len() < original.len() / 2,
             "{id}: {} bytes",
             compacted.len()
+        );
+        let check = m
+            .ctxc()
+            .args(["check", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{}", stdout_of(&check));
+        let out = m
+            .ctxc()
+            .args(["restore", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            std::fs::read(file).unwrap() == original,
+            "{id} restored byte for byte"
+        );
+    }
+}
+
+/// Qwen Code sessions are listed beside the four other clients' in one HOME, with the title
+/// and resume hint the client gives them, and each compacted in place with an archive is
+/// restored byte for byte.
+#[test]
+fn qwen_sessions_are_listed_compacted_in_place_and_restored() {
+    let m = Machine::new();
+    m.add_pi();
+    m.add_gemini();
+    let files = m.add_qwen();
+    let out = m.ctxc().args(["sessions", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = json(&out);
+    let mut clients: Vec<String> = listing["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["client"].as_str().unwrap().to_string())
+        .collect();
+    clients.sort();
+    clients.dedup();
+    assert_eq!(clients, ["claude-code", "codex", "gemini", "pi", "qwen"]);
+    let session = entry(&listing, QWEN);
+    assert_eq!(session["client"], "qwen");
+    assert_eq!(
+        session["title"],
+        "Inspect this project and tell me what is in it. run: ls -la"
+    );
+    assert_eq!(session["project"], m.proj.to_str().unwrap());
+    assert_eq!(session["lastActivity"], "2026-12-03T12:23:22Z");
+    assert_eq!(
+        entry(&listing, QWEN_LONG)["title"],
+        "Read the long file for me. run: cat long.txt"
+    );
+    let table = stdout_of(&m.ctxc().arg("sessions").output().unwrap());
+    assert!(table.contains("(Qwen Code)"), "the store is named: {table}");
+
+    for (file, id) in files.iter().zip([QWEN, QWEN_LONG]) {
+        let original = std::fs::read(file).unwrap();
+        let short = &id[..4];
+        let resume = format!("cd {} && qwen --resume {id}", m.proj.display());
+        assert_eq!(entry(&listing, id)["resume"], resume.as_str());
+        let out = m
+            .ctxc()
+            .args([
+                "compact",
+                "--in-place",
+                "--archive",
+                "--drop-stored",
+                "--force",
+            ])
+            .args(["--target-ratio", "0.25", &format!("@{short}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("resume it with: {resume}")),
+            "{}",
+            stderr(&out)
+        );
+        let compacted = std::fs::read(file).unwrap();
+        assert!(
+            compacted.len() < original.len() * 3 / 4,
+            "{id}: {} of {} bytes",
+            compacted.len(),
+            original.len()
         );
         let check = m
             .ctxc()

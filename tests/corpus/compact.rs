@@ -109,6 +109,20 @@ fn every_strategy_keeps_every_invariant_on_the_gemini_fixtures() {
     assert_fixtures_keep_every_invariant("gemini", &names, ctxc::transcript::Format::Gemini);
 }
 
+/// Nor a Qwen Code session: the invariants are held over the sessions recorded with the real
+/// client (0.24.4: resumed, compressed by `/compress`, long, and one with a call cut off; see
+/// fixtures/qwen/README.md).
+#[test]
+fn every_strategy_keeps_every_invariant_on_the_qwen_fixtures() {
+    let names = [
+        "resumed.jsonl",
+        "compressed.jsonl",
+        "long.jsonl",
+        "unanswered.jsonl",
+    ];
+    assert_fixtures_keep_every_invariant("qwen", &names, ctxc::transcript::Format::Qwen);
+}
+
 fn assert_fixtures_keep_every_invariant(
     dir: &str,
     names: &[&str],
