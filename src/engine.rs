@@ -6,7 +6,7 @@ use crate::human::thousands;
 use crate::plan::{Plan, Subject};
 use crate::preserve::{Hold, Reason};
 use crate::strategy::{
-    CoarseStep, Context, StrategyName, StrategySettings, SummaryStats, TaskType,
+    CoarseStep, Context, Rung, StrategyName, StrategySettings, SummaryStats, TaskType,
 };
 use crate::summarizer::Summarizer;
 use crate::tokens::TOKENS_PER_REPLY;
@@ -125,7 +125,8 @@ fn compact_once(
     let mut messages = None;
     let tokens_before = tokens;
     let mut steps: Vec<Step> = Vec::new();
-    for name in chain {
+    for rung in chain {
+        let name = rung.strategy;
         let changed_yet = steps.iter().any(|s| s.changed);
         let under = tokens <= goal.target_tokens;
         if under && (changed_yet || !goal.at_least_one_step) {
@@ -133,7 +134,7 @@ fn compact_once(
         }
         let before = tokens;
         // A forced step under target is taken in full; otherwise only as far as needed.
-        let next = cx.apply_to_target(name, plan.clone(), under)?;
+        let next = cx.apply_rung(rung, plan.clone(), under)?;
         let after = next.tokens(subject);
         let changed = next != plan && after <= before;
         let mut thinking_dropped = 0;
@@ -194,7 +195,7 @@ fn expand(
     subject: &Subject,
     settings: &StrategySettings,
     strategies: &[StrategyName],
-) -> (Option<TaskType>, Vec<StrategyName>) {
+) -> (Option<TaskType>, Vec<Rung>) {
     let mut task_type = None;
     let mut chain = Vec::new();
     for &name in strategies {
@@ -203,7 +204,7 @@ fn expand(
             task_type = Some(task);
             chain.extend(steps);
         } else {
-            chain.push(name);
+            chain.push(name.into());
         }
     }
     (task_type, chain)

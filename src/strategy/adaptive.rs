@@ -5,7 +5,10 @@
 //!    then `observation-masking` (old outputs cut to a one-line head and their error lines),
 //!    then `trim-calls` (the bulk inside old calls — file bodies, new text, heredocs — cut to
 //!    a marked head, the call itself verbatim): what the agent saw goes before what it did,
-//!    and the bulk of what it did before any summary of it;
+//!    and the bulk of what it did before any summary of it. Here masking and call trimming
+//!    reach the most recent outputs and calls too (oldest first, only as far as the target
+//!    needs), which the named strategies leave whole: a recent output cut to its head costs
+//!    the model less than older calls summarized away;
 //! 3. the detected task type's chain, with summaries;
 //! 4. the remaining strategies in a fixed order, then `full-summary`, then `truncate`.
 //!
@@ -134,8 +137,29 @@ pub fn detect_task_type(s: &Subject) -> TaskType {
     }
 }
 
+/// One step of a chain: a strategy, and whether it may also cut the most recent outputs and
+/// calls its rule leaves whole ([`StrategySettings::masking_keep_recent`]).
+///
+/// [`StrategySettings::masking_keep_recent`]: super::StrategySettings::masking_keep_recent
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rung {
+    /// The strategy.
+    pub strategy: StrategyName,
+    /// Whether the most recent outputs and calls are in reach.
+    pub recent_too: bool,
+}
+
+impl From<StrategyName> for Rung {
+    fn from(strategy: StrategyName) -> Rung {
+        Rung {
+            strategy,
+            recent_too: false,
+        }
+    }
+}
+
 /// The whole adaptive chain for a conversation: its steps in order, and the task type.
-pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<StrategyName>) {
+pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<Rung>) {
     let task = detect_task_type(s);
     let mut steps = Vec::new();
     if !keep_payloads && super::strip_payloads::has_payloads(s) {
@@ -149,7 +173,17 @@ pub fn chain(s: &Subject, keep_payloads: bool) -> (TaskType, Vec<StrategyName>) 
     steps.extend(FALLBACK.into_iter().filter(|f| !task.chain().contains(f)));
     steps.push(StrategyName::FullSummary);
     steps.push(StrategyName::Truncate);
-    (task, steps)
+    let rungs = steps
+        .into_iter()
+        .map(|strategy| Rung {
+            strategy,
+            recent_too: matches!(
+                strategy,
+                StrategyName::ObservationMasking | StrategyName::TrimCalls
+            ),
+        })
+        .collect();
+    (task, rungs)
 }
 
 /// The adaptive strategy, for use inside an explicit chain: runs the adaptive steps until
@@ -167,7 +201,7 @@ impl Strategy for Adaptive {
             if cx.tokens(&plan) <= cx.target {
                 break;
             }
-            let next = cx.apply_to_target(step, plan.clone(), false)?;
+            let next = cx.apply_rung(step, plan.clone(), false)?;
             if cx.tokens(&next) <= cx.tokens(&plan) {
                 plan = next;
             }

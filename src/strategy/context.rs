@@ -5,10 +5,10 @@
 //! ([`SummaryStats`]). Strategies themselves live one per file beside this one.
 
 use super::signals::{Signals, SignalsMemo};
-use super::{StrategyName, StrategySettings};
+use super::{Rung, StrategyName, StrategySettings};
 use crate::plan::{Plan, Subject, Unit, absorb_earlier_summary, fit_summary_run};
 use crate::summarizer::{EntryMemo, Scope, Summarizer, SummaryRequest};
-use crate::transcript::{Item, Kind};
+use crate::transcript::{Item, Kind, PartKind};
 use anyhow::Result;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -175,6 +175,31 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// The positions in `plan` of the agent's reasoning kept as a message of its own just
+    /// before a call (Claude Code's text record before its `tool_use`): an assistant text
+    /// with one text part, no calls and no other parts, whose next item calls a tool.
+    pub fn free_reasoning(&self, plan: &Plan) -> Vec<usize> {
+        let items = &self.subject.conv.items;
+        self.free_items(plan, |item| {
+            item.kind == Kind::AssistantText
+                && item.calls.is_empty()
+                && item.text_call.is_none()
+                && !item.parts.is_empty()
+                && item.parts.iter().all(|p| p.kind == PartKind::Text)
+        })
+        .into_iter()
+        .filter(|&at| {
+            let (Some(i), Some(next)) = (plan.items[at].kept(), plan.items.get(at + 1)) else {
+                return false;
+            };
+            next.kept().is_some_and(|n| {
+                n == i + 1
+                    && (crate::facts::has_tool_parts(&items[n]) || items[n].text_call.is_some())
+            })
+        })
+        .collect()
+    }
+
     /// The positions in `plan` of kept, sent items of compactable units that `wanted` picks,
     /// in order: what a strategy may rewrite.
     fn free_items(&self, plan: &Plan, wanted: impl Fn(&Item) -> bool) -> Vec<usize> {
@@ -201,6 +226,27 @@ impl<'a> Context<'a> {
     pub fn apply_to_target(&self, name: StrategyName, plan: Plan, full: bool) -> Result<Plan> {
         let (next, stats) = self.land(name, plan, full)?;
         self.merge(&stats);
+        Ok(next)
+    }
+
+    /// [`Self::apply_to_target`] for one rung of a chain: a rung with the recent outputs and
+    /// calls in reach runs with none kept whole by rule (the horizon still takes the oldest
+    /// first, and no more than the target needs).
+    pub fn apply_rung(&self, rung: Rung, plan: Plan, full: bool) -> Result<Plan> {
+        if !rung.recent_too {
+            return self.apply_to_target(rung.strategy, plan, full);
+        }
+        let settings = StrategySettings {
+            masking_keep_recent: 0,
+            ..self.settings.clone()
+        };
+        let reach = Context {
+            settings: &settings,
+            ..self.reaching(self.horizon)
+        };
+        let (next, stats) = reach.land(rung.strategy, plan, full)?;
+        self.merge(&stats);
+        *self.coarse.borrow_mut() = reach.coarse.take();
         Ok(next)
     }
 
@@ -260,9 +306,23 @@ impl<'a> Context<'a> {
                 lo = mid;
             }
         }
-        // The trimming rungs write no summaries: there is nothing smaller to try.
-        let trims = matches!(name, StrategyName::TrimOutputs | StrategyName::TrimCalls);
-        if self.tokens_in_band(best_tokens) || trims {
+        if self.tokens_in_band(best_tokens) {
+            return Ok(best);
+        }
+        // The trimming rungs write no summaries: there is nothing smaller to try, and the
+        // last unit they took was the least step.
+        if matches!(name, StrategyName::TrimOutputs | StrategyName::TrimCalls) {
+            let short_of = if lo == 0 {
+                self.tokens(&plan)
+            } else {
+                self.tokens(&probe(ends[lo - 1], plan)?.0)
+            };
+            *self.coarse.borrow_mut() = Some(CoarseStep {
+                strategy: name,
+                unit_tokens: units[hi - 1].tokens,
+                short_of,
+                landed: best_tokens,
+            });
             return Ok(best);
         }
         // The last unit taken was too big a step. From one unit short of it, try smaller

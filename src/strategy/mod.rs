@@ -7,7 +7,7 @@ mod context;
 mod old_thinking;
 mod signals;
 
-pub use adaptive::{TaskType, chain as adaptive_chain, detect_task_type};
+pub use adaptive::{Rung, TaskType, chain as adaptive_chain, detect_task_type};
 pub use context::{CoarseStep, Context, MIN_FITTED_SUMMARY, SummaryStats, compactable};
 pub use drop_stored::drop_stored;
 pub use old_thinking::dropped as thinking_dropped;

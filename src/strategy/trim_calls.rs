@@ -7,8 +7,11 @@
 //! writes them back ([`OutItem::ReplaceArguments`]). A text-based agent's message (SWE-agent:
 //! its action a command block or XML call in its text, [`Item::text_call`]) is a call too:
 //! its reasoning is cut to its first line and a long action body as above, the action kept
-//! as the harness parses it ([`OutItem::ReplaceText`]). Calls of the most recent items (3)
-//! stay whole. Oldest first, stopping once the target is met.
+//! as the harness parses it ([`OutItem::ReplaceText`]). The same holds where the client
+//! stores the agent's reasoning as a message of its own just before a call (Claude Code's
+//! text record before its `tool_use`): that message is cut to the head of its first line.
+//! Calls of the most recent items (3) stay whole. Oldest first, stopping once the target is
+//! met.
 
 use super::{Context, Strategy, StrategyName};
 use crate::facts::{CallArgs, has_tool_parts, head_chars, tool_calls};
@@ -43,13 +46,21 @@ impl Strategy for TrimCalls {
         let stop = cx.tokens(&plan) > cx.target;
         let mut need = cx.tokens(&plan).saturating_sub(cx.target);
         let calls = cx.free_calls(&plan);
+        let reasoning = cx.free_reasoning(&plan);
         let old_calls = calls.len().saturating_sub(cx.settings.masking_keep_recent);
-        for &at in &calls[..old_calls] {
+        // Each call's own reasoning message first, then the call.
+        let steps = calls[..old_calls].iter().flat_map(|&at| {
+            let before = at.checked_sub(1).filter(|b| reasoning.contains(b));
+            before.into_iter().chain([at])
+        });
+        for at in steps {
             let OutItem::Keep(i) = plan.items[at] else {
                 continue;
             };
             let item = &s.conv.items[i];
-            let cut = if item.text_call.is_some() && !has_tool_parts(item) {
+            let cut = if !has_tool_parts(item) && item.text_call.is_none() {
+                trimmed_reasoning(item, s.counter).map(|text| OutItem::ReplaceText(i, text))
+            } else if item.text_call.is_some() && !has_tool_parts(item) {
                 trimmed_text_call(item, s.counter).map(|text| OutItem::ReplaceText(i, text))
             } else if s.rewrites_arguments {
                 let edits = trimmed_calls(item, s.counter);
@@ -141,6 +152,25 @@ fn trimmed_text_call(item: &Item, counter: &TokenCounter) -> Option<String> {
         out.push_str(thought);
     }
     out.push_str(&action);
+    let saved = counter.count(text).saturating_sub(counter.count(&out));
+    (saved >= MIN_THOUGHT_CUT_TOKENS).then_some(out)
+}
+
+/// The agent's reasoning stored as a message of its own before a call: its one text cut to
+/// the head of its first line with a marker. `None` when it has more than one text part or
+/// the cut saves too little.
+fn trimmed_reasoning(item: &Item, counter: &TokenCounter) -> Option<String> {
+    let mut texts = item.parts.iter().filter(|p| p.kind == PartKind::Text);
+    let (Some(part), None) = (texts.next(), texts.next()) else {
+        return None;
+    };
+    let text = part.text.as_str();
+    let head = head_chars(text.trim().lines().next().unwrap_or(""), THOUGHT_CHARS);
+    let cut_tokens = counter.count(text).saturating_sub(counter.count(head));
+    let out = format!(
+        "{head}\n[ctxc: {} tokens of reasoning cut before this call]",
+        thousands(cut_tokens as u64)
+    );
     let saved = counter.count(text).saturating_sub(counter.count(&out));
     (saved >= MIN_THOUGHT_CUT_TOKENS).then_some(out)
 }

@@ -155,6 +155,9 @@ fn pair_histories_pass_through_compact_in_pairs_and_restore() {
                 "--force",
                 "--target-ratio",
                 "0.5",
+                // A summary, so the condensation pair is written (adaptive masks first).
+                "--strategy",
+                "sliding-window",
                 "--archive",
                 "-o",
             ])

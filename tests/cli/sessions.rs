@@ -340,6 +340,9 @@ fn pi_sessions_are_listed_compacted_in_place_and_restored() {
             "--archive",
             "--target-ratio",
             "0.25",
+            // A summary, so pi's compaction entry is written (adaptive masks first).
+            "--strategy",
+            "sliding-window",
             "@d703",
         ])
         .output()
@@ -430,8 +433,10 @@ fn gemini_sessions_are_listed_compacted_in_place_and_restored() {
             stderr(&out)
         );
         let compacted = std::fs::read(file).unwrap();
+        // Smaller; not by half in bytes: outputs are masked and every call kept, and what
+        // the client stores beside the messages stays.
         assert!(
-            compacted.len() < original.len() / 2,
+            compacted.len() < original.len(),
             "{id}: {} bytes",
             compacted.len()
         );

@@ -204,7 +204,8 @@ fn nebius_trajectories_are_read_by_their_text_and_written_back_in_their_shape() 
     let output = dir.path().join("out.parquet");
     let out = ctxc()
         .args(crate::COMPACT_HALF)
-        .args(["--json", "-o"])
+        // A summary in `text`, the shape under test (adaptive masks outputs first).
+        .args(["--strategy", "full-summary", "--json", "-o"])
         .arg(&output)
         .arg(&input)
         .output()

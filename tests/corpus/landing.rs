@@ -50,6 +50,27 @@ const COARSE: &[(&str, &str, f64, &str)] = &[
         "one 240-token ExitPlanMode call with a short result: 66 tokens for a target of 121",
     ),
     (
+        "claude-code/claude-code-log-samples/tools/AskUserQuestion-tool_use.jsonl",
+        "trim-calls",
+        0.5,
+        "adaptive, before any summary: the same call, its questions cut to a marked head (the \
+         call and its first lines kept): 291 tokens to 119 for a target of 145",
+    ),
+    (
+        "claude-code/claude-code-log-samples/tools/ExitPlanMode-tool_use.jsonl",
+        "trim-calls",
+        0.5,
+        "adaptive: the same call, its plan cut to a marked head: 243 tokens to 100 for a \
+         target of 121",
+    ),
+    (
+        "claude-code/spotter/tool_heavy.jsonl",
+        "observation-masking",
+        0.25,
+        "adaptive, masking the recent outputs too before any summary: one unit less leaves \
+         1,646 tokens; masking its 1,259-token unit's output, 505",
+    ),
+    (
         "claude-code/claude-code-log/edge_cases.jsonl",
         "full-summary",
         0.5,
@@ -234,8 +255,10 @@ fn every_strategy_lands_in_the_band_or_says_why() {
     );
     // Every listed exception still happens: the list stays narrow.
     for (file, strategy, ratio, why) in COARSE {
+        // An entry of a rung (`trim-calls`, `observation-masking`) is seen through
+        // `adaptive`, which names the rung it landed on.
         let seen = results.iter().any(|(s, r, result, at)| {
-            s.name() == *strategy
+            (s.name() == *strategy || *s == StrategyName::Adaptive)
                 && r == ratio
                 && at.starts_with(file)
                 && *result == Ok("under: one unit")

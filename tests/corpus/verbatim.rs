@@ -13,7 +13,9 @@
 //!
 //! The floors below are what the default reaches today, so it cannot slip back; issue 40's
 //! targets are higher (at 0.5: paths 99%, commands 98%, errors 95%; at 0.25: 90%, 85%, 80%):
-//! the turns a summary still replaces keep their paths and commands only in its index.
+//! the turns a summary still replaces keep their paths and commands only in its index. Most
+//! of what is still lost is in conversations whose target cannot be met (a SWE-agent system
+//! prompt and demonstration, kept verbatim, are more than a quarter of the whole).
 
 use crate::{forced_settings, supported_transcripts};
 use ctxc::eval::{Kept, Probe, Subject, check_kept, derive};
@@ -310,14 +312,14 @@ fn assert_verbatim_at(ratio: f64, [paths, commands, errors]: [f64; 3]) {
 
 #[test]
 fn the_default_at_half_sends_the_agents_actions_verbatim() {
-    assert_verbatim_at(0.5, [0.96, 0.81, 0.95]);
+    assert_verbatim_at(0.5, [0.98, 0.93, 0.97]);
 }
 
 #[test]
 fn the_default_at_a_quarter_sends_most_of_the_agents_actions_verbatim() {
     // SWE-agent's observations are tool outputs, no longer user requests whose paths and
     // errors the task kept (one error, two paths of the XML trajectory left the count).
-    assert_verbatim_at(0.25, [0.83, 0.48, 0.89]);
+    assert_verbatim_at(0.25, [0.85, 0.57, 0.94]);
 }
 
 /// How many facts not sent to list per kind: 12, or `CTXC_SHOW_LOST`.

@@ -72,8 +72,9 @@ fn adaptive_detects_the_task_type_from_tool_calls() {
 fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     use StrategyName::*;
     let code = calls(&["edit_file", "bash", "bash", "read_file"]);
+    let (task, rungs) = adaptive_chain(&code.subject(), false);
     assert_eq!(
-        adaptive_chain(&code.subject(), false),
+        (task, names(&rungs)),
         (
             TaskType::Code,
             vec![
@@ -93,7 +94,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     );
     let analysis = calls(&["read_file", "grep", "get_user"]);
     assert_eq!(
-        adaptive_chain(&analysis.subject(), false).1,
+        names(&adaptive_chain(&analysis.subject(), false).1),
         [
             Dedup,
             TrimOutputs,
@@ -110,7 +111,7 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
     );
     let mixed = calls(&["read_file", "grep", "edit_file"]);
     assert_eq!(
-        adaptive_chain(&mixed.subject(), false).1[4..7],
+        names(&adaptive_chain(&mixed.subject(), false).1)[4..7],
         [SlidingWindow, Incremental, Importance]
     );
     // Payloads put strip-payloads first, unless they are to be kept.
@@ -125,8 +126,20 @@ fn adaptive_chain_runs_the_type_chain_then_the_fallbacks() {
         .case();
     let (task, steps) = adaptive_chain(&c.subject(), false);
     assert_eq!(task, TaskType::Conversation);
-    assert_eq!(steps[..3], [StripPayloads, Dedup, TrimOutputs]);
-    assert_eq!(adaptive_chain(&c.subject(), true).1[0], Dedup);
+    assert_eq!(names(&steps)[..3], [StripPayloads, Dedup, TrimOutputs]);
+    assert_eq!(adaptive_chain(&c.subject(), true).1[0].strategy, Dedup);
+    // Only masking and call trimming reach the recent outputs and calls.
+    let reaching: Vec<StrategyName> = steps
+        .iter()
+        .filter(|r| r.recent_too)
+        .map(|r| r.strategy)
+        .collect();
+    assert_eq!(reaching, [ObservationMasking, TrimCalls]);
+}
+
+/// The strategies of a chain, in order.
+fn names(rungs: &[Rung]) -> Vec<StrategyName> {
+    rungs.iter().map(|r| r.strategy).collect()
 }
 
 #[test]
@@ -158,4 +171,45 @@ fn adaptive_strategy_stops_once_under_target() {
             .any(|i| matches!(i, OutItem::ReplaceResult(_, t) if t.contains("masked"))),
         "{plan:?}"
     );
+}
+
+#[test]
+fn adaptive_masks_a_recent_output_before_it_summarizes_an_older_call() {
+    // Old outputs short, the last three long: masking by its own rule (the last 3 whole)
+    // cannot meet a target that masking everything can.
+    let mut chat = Chat::default().system("sys").user("Fix the build.");
+    for k in 0..6 {
+        let output = if k < 3 {
+            "ok".to_string()
+        } else {
+            (0..80).map(|n| format!("line {n} of log {k}\n")).collect()
+        };
+        chat = chat.tool("bash", json!({"command": format!("make step{k}")}), &output);
+    }
+    let c = chat.assistant("Done.").case();
+    let settings = StrategySettings::default();
+    let named = c.apply_with(StrategyName::ObservationMasking, &settings, 1);
+    let all = StrategySettings {
+        masking_keep_recent: 0,
+        ..StrategySettings::default()
+    };
+    let every_output = c.apply_with(StrategyName::ObservationMasking, &all, 1);
+    let target = every_output.tokens(&c.subject()) + 20;
+    assert!(named.tokens(&c.subject()) > target);
+    let plan = c.apply_with(StrategyName::Adaptive, &settings, target);
+    assert!(plan.tokens(&c.subject()) <= target, "{plan:?}");
+    assert!(
+        !plan
+            .items
+            .iter()
+            .any(|i| matches!(i, OutItem::Summary { .. })),
+        "every call stays verbatim: {plan:?}"
+    );
+    let masked = plan
+        .items
+        .iter()
+        .filter(|i| matches!(i, OutItem::ReplaceResult(_, t) if t.contains("masked")))
+        .count();
+    // The old outputs ("ok") are shorter than a placeholder: what is masked is recent.
+    assert!(masked >= 2, "the recent outputs are masked: {plan:?}");
 }

@@ -329,3 +329,78 @@ fn trim_calls_cuts_a_text_agents_reasoning_and_keeps_its_action() {
     assert_eq!(before.paths, after.paths);
     assert_eq!(before.user_requests, ["Fix the parser bug."]);
 }
+
+#[test]
+fn trim_calls_cuts_a_claude_code_reasoning_record_before_its_call() {
+    let text = |msg: &str, text: &str| {
+        json!({"message": {"id": msg, "role": "assistant", "content": [
+            {"type": "text", "text": text}]}})
+    };
+    let tool_use = |id: &str, msg: &str| {
+        json!({"message": {"id": msg, "role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "make test"}}]}})
+    };
+    let result = |id: &str| {
+        json!({"message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "ok"}]}})
+    };
+    let mut lines = vec![record(
+        "u0",
+        None,
+        "user",
+        json!({"message": {"role": "user", "content": "Fix the tests."}}),
+    )];
+    let mut parent = "u0".to_string();
+    let reasoning = format!(
+        "The failure comes from the parser.\n{}",
+        (0..30)
+            .map(|n| format!("Step {n}: check the tokenizer state before the next read."))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for k in 1..=5 {
+        let (t, a, r) = (format!("t{k}"), format!("a{k}"), format!("r{k}"));
+        let (id, msg) = (format!("toolu_{k}"), format!("msg_{k}"));
+        lines.push(record(
+            &t,
+            Some(&parent),
+            "assistant",
+            text(&msg, &reasoning),
+        ));
+        lines.push(record(&a, Some(&t), "assistant", tool_use(&id, &msg)));
+        lines.push(record(&r, Some(&a), "user", result(&id)));
+        parent = r;
+    }
+    let c = Case::new(&(lines.join("\n") + "\n"));
+    let plan = c.apply(StrategyName::TrimCalls);
+    // Oldest first, only as far as the target needs, never the last 3 calls' reasoning;
+    // every call is kept.
+    let cut: Vec<&str> = plan
+        .items
+        .iter()
+        .filter_map(|o| match o {
+            OutItem::ReplaceText(_, t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(plan.items[1], OutItem::ReplaceText(1, _)),
+        "{plan:?}"
+    );
+    assert!((1..=2).contains(&cut.len()), "{plan:?}");
+    for t in &cut {
+        assert!(
+            t.starts_with("The failure comes from the parser.\n[ctxc: "),
+            "{t}"
+        );
+        assert!(
+            t.ends_with(" tokens of reasoning cut before this call]"),
+            "{t}"
+        );
+    }
+    let written = c.t.write(&[Some(plan.items.clone())]);
+    let out = read(written.clone(), &ReadOptions::default()).unwrap();
+    assert!(check(&out).is_empty(), "{written}");
+    assert_eq!(written.matches("\"tool_use\"").count(), 5);
+    assert_eq!(written.matches("make test").count(), 5);
+}
