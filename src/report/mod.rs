@@ -192,7 +192,7 @@ fn path_room(table: &Table, column: usize) -> usize {
 
 /// `line` broken at spaces into lines of at most `width` characters where it can be (a word
 /// longer than that stays whole), the continuations indented by two spaces.
-fn wrapped(line: &str, width: usize) -> Vec<String> {
+pub fn wrapped(line: &str, width: usize) -> Vec<String> {
     if line.chars().count() <= width {
         return vec![line.to_string()];
     }

@@ -483,6 +483,42 @@ fn a_compact_table_on_a_terminal_fits_120_columns() {
     fits_120_columns(&text);
 }
 
+/// The repair table and its lines on a terminal fit 120 columns too: a long session path,
+/// its `NAME.repaired.EXT` output beside it.
+#[test]
+fn a_repair_table_on_a_terminal_fits_120_columns() {
+    let home = tempfile::tempdir().unwrap();
+    let deep = home
+        .path()
+        .join("src/a-long-project-name/for-the-repair-table/with/its/sessions/kept/here");
+    std::fs::create_dir_all(&deep).unwrap();
+    let session = deep.join("8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
+    std::fs::copy(fixture("claude-code/unanswered-call.jsonl"), &session).unwrap();
+    let typescript = home.path().join("typescript");
+    let command = format!(
+        "{} repair {}",
+        assert_cmd::cargo::cargo_bin("ctxc").display(),
+        session.display()
+    );
+    let Ok(out) = std::process::Command::new("script")
+        .env("HOME", home.path())
+        .args(["-qec", &command])
+        .arg(&typescript)
+        .output()
+    else {
+        eprintln!("script(1) is not installed: the terminal case is not run");
+        return;
+    };
+    let text = stdout_of(&out);
+    assert!(text.contains("FILE") && text.contains("repaired"), "{text}");
+    assert!(text.contains("~/src/"), "home is ~: {text}");
+    assert!(
+        session.with_extension("repaired.jsonl").exists(),
+        "the repair was written: {text}"
+    );
+    fits_120_columns(&text);
+}
+
 #[test]
 fn json_says_null_where_the_table_says_dash() {
     let dir = workspace();

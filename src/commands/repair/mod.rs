@@ -18,6 +18,7 @@ use crate::transcript::{self, Finding, ReadOptions};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::collections::HashSet;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// What became of one input.
@@ -137,7 +138,8 @@ pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
         }
         files.push(report);
     }
-    let text = render::render(&files, args.report.format(), args.dry_run)?;
+    let terminal = std::io::stdout().is_terminal();
+    let text = render::render(&files, args.report.format(), args.dry_run, terminal)?;
     crate::output::write_stdout(text.as_bytes())?;
     if !quiet && !args.report.json && !args.report.yaml {
         eprintln!("ctxc: {}", render::totals_line(&files, args.dry_run));

@@ -4,7 +4,7 @@
 
 use super::{FileRepair, Status};
 use crate::human::{plural, thousands};
-use crate::report::OutputFormat;
+use crate::report::{self, OutputFormat, TERMINAL_PATH_WIDTH, TERMINAL_WIDTH, short_path};
 use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write;
@@ -41,8 +41,13 @@ fn totals(files: &[FileRepair]) -> Totals {
     }
 }
 
-/// The report in `format`.
-pub fn render(files: &[FileRepair], format: OutputFormat, dry_run: bool) -> Result<String> {
+/// The report in `format`; a table for a terminal fits [`report::TERMINAL_WIDTH`] columns.
+pub fn render(
+    files: &[FileRepair],
+    format: OutputFormat,
+    dry_run: bool,
+    terminal: bool,
+) -> Result<String> {
     let report = Report {
         schema_version: 1,
         dry_run,
@@ -53,7 +58,7 @@ pub fn render(files: &[FileRepair], format: OutputFormat, dry_run: bool) -> Resu
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Yaml => serde_yaml::to_string(&report)?,
         OutputFormat::Markdown => markdown(files, dry_run),
-        OutputFormat::Table => table(files, dry_run),
+        OutputFormat::Table => table(files, dry_run, terminal),
     })
 }
 
@@ -72,6 +77,16 @@ fn status_word(file: &FileRepair, dry_run: bool) -> &'static str {
     }
 }
 
+/// The table's columns.
+const HEADER: [&str; 6] = [
+    "FILE",
+    "STATUS",
+    "REPAIRS",
+    "BYTES BEFORE",
+    "BYTES AFTER",
+    "OUTPUT",
+];
+
 fn located(path: &str, lines: &str) -> String {
     match lines {
         "" | "0" => path.to_string(),
@@ -79,37 +94,39 @@ fn located(path: &str, lines: &str) -> String {
     }
 }
 
-fn table(files: &[FileRepair], dry_run: bool) -> String {
-    let mut out = String::new();
+fn table(files: &[FileRepair], dry_run: bool, terminal: bool) -> String {
+    let home = std::env::var("HOME").ok();
+    // On a terminal: paths shortened (`~` for home) and each line wrapped at 120 columns.
+    let path = |p: &str, max: usize| match terminal {
+        true => short_path(p, home.as_deref(), max),
+        false => p.to_string(),
+    };
+    let mut lines = Vec::new();
     for file in files {
+        let at = |lines: &str| located(&path(&file.path, TERMINAL_PATH_WIDTH), lines);
         for r in &file.repairs {
-            let _ = writeln!(
-                out,
-                "{}: {} → {}",
-                located(&file.path, &r.lines()),
-                r.fault,
-                r.action
-            );
+            lines.push(format!("{}: {} → {}", at(&r.lines()), r.fault, r.action));
         }
         for f in &file.not_repaired {
-            let _ = writeln!(
-                out,
-                "{}: not repaired: {}",
-                located(&file.path, &f.line.to_string()),
-                f.message
-            );
+            let line = f.line.to_string();
+            lines.push(format!("{}: not repaired: {}", at(&line), f.message));
         }
     }
-    let rows: Vec<[String; 6]> = files.iter().map(|f| row(f, dry_run)).collect();
-    let header = [
-        "FILE",
-        "STATUS",
-        "REPAIRS",
-        "BYTES BEFORE",
-        "BYTES AFTER",
-        "OUTPUT",
-    ]
-    .map(String::from);
+    let mut out = String::new();
+    for line in &lines {
+        let wrapped = match terminal {
+            true => report::wrapped(line, TERMINAL_WIDTH),
+            false => vec![line.clone()],
+        };
+        for line in wrapped {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let mut rows: Vec<[String; 6]> = files.iter().map(|f| row(f, dry_run)).collect();
+    if terminal {
+        fit_paths(&mut rows, files, &path);
+    }
+    let header = HEADER.map(String::from);
     let mut widths = header.clone().map(|h| h.chars().count());
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -137,6 +154,33 @@ fn table(files: &[FileRepair], dry_run: bool) -> String {
         }
     }
     out
+}
+
+/// The FILE and OUTPUT cells of `rows` with their paths shortened by `path` to what the
+/// other columns leave of the terminal's width, shared between the two.
+fn fit_paths(rows: &mut [[String; 6]], files: &[FileRepair], path: &dyn Fn(&str, usize) -> String) {
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([HEADER[i].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let others: usize = (1..=4).map(|i| width(i) + 2).sum::<usize>() + 2;
+    let room = TERMINAL_WIDTH.saturating_sub(others);
+    let each = (room / 2).clamp(24, TERMINAL_PATH_WIDTH);
+    for (row, f) in rows.iter_mut().zip(files) {
+        row[0] = path(&f.path, each);
+        if f.error.is_none() {
+            row[5] = match (&f.output, &f.archive) {
+                (Some(o), Some(a)) => {
+                    format!("{} (archive {})", path(o, each / 2), path(a, each / 2))
+                }
+                (Some(o), None) => path(o, each),
+                _ => row[5].clone(),
+            };
+        }
+    }
 }
 
 fn row(f: &FileRepair, dry_run: bool) -> [String; 6] {
