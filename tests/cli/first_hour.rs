@@ -412,6 +412,7 @@ fn the_guide_asks_for_the_node_the_e2e_clients_need() {
     let majors: Vec<u32> = [
         "node_modules/@anthropic-ai/claude-code",
         "node_modules/@openai/codex",
+        "node_modules/@qwen-code/qwen-code",
     ]
     .iter()
     .map(|p| {
@@ -431,7 +432,7 @@ fn the_guide_asks_for_the_node_the_e2e_clients_need() {
         "Node.js {needed}+"
     );
     assert!(guide.contains("CTXC_E2E_INSTALL=1"));
-    assert!(guide.contains("about 1,043 MB"));
+    assert!(guide.contains("about 1,194 MB"));
 }
 
 /// `ctxc --help` lists the commands in the order of use.

@@ -1,12 +1,12 @@
 //! End-to-end resume test with the real clients: corpus and fixture sessions and their ctxc
-//! outputs are placed where Claude Code, Codex CLI, Gemini CLI and pi keep sessions (throwaway
+//! outputs are placed where Claude Code, Codex CLI, Gemini CLI, pi and Qwen Code keep sessions (throwaway
 //! homes in a temp dir), each is resumed non-interactively against a loopback stand-in for the
 //! model API, and the request the client sends is checked: it still states the task and the
 //! ctxc summary, every tool call is answered, roles are in the order the API requires, it
 //! shrank as the compaction did, and the session keeps its title.
 //!
 //! The clients come from `tests/e2e/package.json` (pinned in `package-lock.json`), installed by
-//! `npm ci` into `tests/e2e/node_modules` (about 1,043 MB). The test runs `npm ci` itself when
+//! `npm ci` into `tests/e2e/node_modules` (about 1,194 MB). The test runs `npm ci` itself when
 //! that folder is missing only if asked (`CTXC_E2E_INSTALL=1`, or `CTXC_E2E_REQUIRED`, which CI
 //! sets): a plain `cargo test` on a fresh machine downloads nothing. Without the clients it
 //! skips with a loud message, unless `CTXC_E2E_REQUIRED` is set, then it fails.
@@ -22,6 +22,7 @@ mod gemini;
 #[path = "../common/paths.rs"]
 mod paths;
 mod pi;
+mod qwen;
 mod repair;
 mod standin;
 
@@ -51,10 +52,11 @@ pub struct Clients {
     pub codex: PathBuf,
     pub gemini: PathBuf,
     pub pi: PathBuf,
+    pub qwen: PathBuf,
 }
 
-/// The four clients, as the messages name them.
-const NAMES: &str = "Claude Code, Codex CLI, Gemini CLI and pi";
+/// The five clients, as the messages name them.
+const NAMES: &str = "Claude Code, Codex CLI, Gemini CLI, pi and Qwen Code";
 
 pub fn clients() -> Option<&'static Clients> {
     static CLIENTS: OnceLock<Option<Clients>> = OnceLock::new();
@@ -70,8 +72,9 @@ fn install() -> Option<Clients> {
             codex: bin.join("codex"),
             gemini: bin.join("gemini"),
             pi: bin.join("pi"),
+            qwen: bin.join("qwen"),
         };
-        [&c.claude, &c.codex, &c.gemini, &c.pi]
+        [&c.claude, &c.codex, &c.gemini, &c.pi, &c.qwen]
             .iter()
             .all(|b| b.exists())
             .then_some(c)
@@ -84,7 +87,7 @@ fn install() -> Option<Clients> {
         skipped(&format!(
             "the clients are not installed: the end-to-end resume test with the real {NAMES} \
              did NOT run. `CTXC_E2E_INSTALL=1 cargo test --test e2e` (or `npm ci` in \
-             tests/e2e) downloads them, about 1,043 MB, with Node.js 22+."
+             tests/e2e) downloads them, about 1,194 MB, with Node.js 22+."
         ));
         return None;
     }
@@ -105,7 +108,7 @@ fn install() -> Option<Clients> {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "ctxc e2e: `npm ci` in {}: downloading {NAMES}, about 1,043 MB",
+        "ctxc e2e: `npm ci` in {}: downloading {NAMES}, about 1,194 MB",
         dir.display()
     );
     let status = Command::new("npm")
@@ -114,7 +117,7 @@ fn install() -> Option<Clients> {
         .status()
         .expect("run npm ci");
     assert!(status.success(), "npm ci in {} failed", dir.display());
-    Some(found().expect("npm ci installed claude, codex, gemini and pi"))
+    Some(found().expect("npm ci installed claude, codex, gemini, pi and qwen"))
 }
 
 /// Says loudly that the test did not run.
@@ -263,7 +266,8 @@ pub fn scrubbed(program: &Path, sandbox: &Sandbox, standin: &standin::StandIn) -
         .env("HOME", sandbox.path("home"))
         .env("TMPDIR", sandbox.path("tmp"))
         .env("NO_PROXY", "127.0.0.1,localhost")
-        // Node keeps the clients' compiled code between runs (Gemini CLI and pi start node).
+        // Node keeps the clients' compiled code between runs (Gemini CLI, pi and Qwen Code start
+        // node).
         .env(
             "NODE_COMPILE_CACHE",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-node-compile-cache"),
@@ -444,7 +448,8 @@ pub fn size_matches(problems: &mut Problems, request_ratio: f64, token_ratio: f6
 /// time starting node, which the 2-core CI machine overlaps with the other tests' runs. The
 /// original's own resume (the baseline, returned) and `list`, given each output's label and
 /// text, run beside them. An output byte for byte the same as another (two ratios a strategy
-/// meets alike) is resumed once and checked for both. Returns the number of outputs checked.
+/// meets alike) is resumed once and checked for both; one the same as the original (nothing to
+/// compact) is checked on the original's resume. Returns the number of outputs checked.
 #[allow(clippy::too_many_arguments)]
 pub fn resume_every_output_at_once<R: Send>(
     what: &str,
@@ -473,7 +478,7 @@ pub fn resume_every_output_at_once<R: Send>(
         let handles: Vec<_> = (0..runs.len())
             .map(|i| {
                 let output = &outputs[i].1;
-                let own = first(i) == i;
+                let own = first(i) == i && output != original;
                 scope.spawn(move || own.then(|| resume(output)))
             })
             .collect();
@@ -481,7 +486,10 @@ pub fn resume_every_output_at_once<R: Send>(
         (baseline.join().unwrap(), requests, listed.join().unwrap())
     });
     for (i, c) in runs.iter().enumerate() {
-        let request = requests[first(i)].as_ref().unwrap();
+        let request = match outputs[i].1 == original {
+            true => &baseline,
+            false => requests[first(i)].as_ref().unwrap(),
+        };
         let (problems, ratio) = check(request, &baseline, original, &outputs[i].1, c.token_ratio);
         log_run(
             &format!("{what} {}", c.label),

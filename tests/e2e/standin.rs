@@ -1,8 +1,10 @@
-//! A loopback stand-in for the three model APIs the clients call: the Anthropic Messages API
+//! A loopback stand-in for the four model APIs the clients call: the Anthropic Messages API
 //! (streaming SSE, for Claude Code, and for pi through its built-in `anthropic` provider with
 //! the base URL moved here), the OpenAI Responses API (streaming SSE, plus the
-//! `/responses/compact` endpoint, for Codex CLI) and the Gemini API (`streamGenerateContent`
-//! SSE, `generateContent`, `countTokens`, for Gemini CLI). It records every request and answers
+//! `/responses/compact` endpoint, for Codex CLI), the Gemini API (`streamGenerateContent`
+//! SSE, `generateContent`, `countTokens`, for Gemini CLI) and OpenAI chat completions
+//! (`/v1/chat/completions`, streaming SSE `data:` chunks ending `data: [DONE]` or one JSON
+//! answer, for Qwen Code's `openai` auth type). It records every request and answers
 //! each turn with one short text, so a resumed session ends after one request. One thread per
 //! connection, `Connection: close` on every answer; the listener stops when dropped.
 
@@ -85,6 +87,7 @@ fn answer(req: &Recorded) -> (u16, &'static str, String) {
             format!("data: {}\r\n\r\n", gemini_answer()),
         ),
         ("POST", p) if p.ends_with(":generateContent") => gemini_utility(&req.json()),
+        ("POST", p) if p.ends_with("/chat/completions") => chat_completions(&req.json()),
         _ => (404, "text/plain", String::new()),
     }
 }
@@ -159,6 +162,46 @@ fn gemini_utility(req: &Value) -> (u16, &'static str, String) {
         return (400, "application/json", error.to_string());
     }
     (200, "application/json", gemini_answer().to_string())
+}
+
+/// An OpenAI chat completions answer: one assistant text, the turn done; SSE chunks (the role,
+/// the text, the finish with usage, then `[DONE]`) when the client streams, else one
+/// `chat.completion` object.
+fn chat_completions(req: &Value) -> (u16, &'static str, String) {
+    let model = req["model"].clone();
+    let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15});
+    let (id, created) = ("chatcmpl-standin", 1_796_300_000);
+    if req["stream"] != true {
+        let answer = json!({
+            "id": id, "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER},
+                         "finish_reason": "stop"}],
+            "usage": usage,
+        });
+        return (200, "application/json", answer.to_string());
+    }
+    let chunk = |delta: Value, finish: Value, usage: Option<&Value>| {
+        let mut c = json!({
+            "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        });
+        if let Some(u) = usage {
+            c["usage"] = u.clone();
+        }
+        format!("data: {c}\n\n")
+    };
+    let body = [
+        chunk(
+            json!({"role": "assistant", "content": ""}),
+            Value::Null,
+            None,
+        ),
+        chunk(json!({"content": ANSWER}), Value::Null, None),
+        chunk(json!({}), json!("stop"), Some(&usage)),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    (200, "text/event-stream", body)
 }
 
 fn usage() -> Value {
