@@ -65,9 +65,9 @@ fn the_default_at_a_quarter_keeps_the_files_and_commands() {
     // 70% → 92%; files 95.6% → 94.7%, commands 96.2% → 94.9%). Masking the recent outputs
     // before any summary (issue 40) sends more verbatim (paths 93 → 96 of 112, commands
     // 77 → 91 of 158) and leaves a smaller summary where one is still needed: one file more
-    // is lost (105 of 112 kept anywhere), and 6 more commands are only in the index's folded
-    // form (`curl -X POST -d "name=`…: `a`, `b`), which this count does not take as kept
-    // (143 of 158; the SWE-agent CTF web trajectory's curl runs, 5 of the 6).
+    // is lost (105 of 112 kept anywhere), and 6 more commands (143 of 158): the SWE-agent
+    // CTF web trajectory keeps its last turns verbatim, and its summary, with less room,
+    // leaves out the 7 earliest commands run once ("not shown").
     assert_at_least(&kept, Subject::File, 0.93, 0.25);
     assert_at_least(&kept, Subject::Command, 0.90, 0.25);
 }
