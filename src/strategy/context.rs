@@ -231,9 +231,10 @@ impl<'a> Context<'a> {
 
     /// [`Self::apply_to_target`] for one rung of a chain: a rung with the recent outputs and
     /// calls in reach runs with none kept whole by rule (the horizon still takes the oldest
-    /// first, and no more than the target needs).
+    /// first, and no more than the target needs). A forced step under the target (`full`)
+    /// keeps to the strategy's own rule: nothing needs the recent ones.
     pub fn apply_rung(&self, rung: Rung, plan: Plan, full: bool) -> Result<Plan> {
-        if !rung.recent_too {
+        if !rung.recent_too || full {
             return self.apply_to_target(rung.strategy, plan, full);
         }
         let settings = StrategySettings {

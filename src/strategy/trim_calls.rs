@@ -50,7 +50,10 @@ impl Strategy for TrimCalls {
         let old_calls = calls.len().saturating_sub(cx.settings.masking_keep_recent);
         // Each call's own reasoning message first, then the call.
         let steps = calls[..old_calls].iter().flat_map(|&at| {
-            let before = at.checked_sub(1).filter(|b| reasoning.contains(b));
+            // Both lists are in plan order.
+            let before = at
+                .checked_sub(1)
+                .filter(|b| reasoning.binary_search(b).is_ok());
             before.into_iter().chain([at])
         });
         for at in steps {

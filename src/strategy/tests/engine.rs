@@ -125,3 +125,35 @@ fn the_same_input_gives_the_same_output() {
     };
     assert_eq!(write(), write());
 }
+
+#[test]
+fn a_forced_run_under_its_target_leaves_the_recent_outputs_whole() {
+    // Every output is long but none has more lines than trim-outputs keeps, so the first
+    // step that changes anything is masking; under the target, it keeps to its own rule.
+    let mut chat = Chat::default().system("sys").user("Fix the build.");
+    for k in 0..6 {
+        let output: String = (0..10)
+            .map(|n| format!("line {n} of log {k}: {}\n", "x".repeat(60)))
+            .collect();
+        chat = chat.tool("bash", json!({"command": format!("make step{k}")}), &output);
+    }
+    let c = chat.assistant("Done.").case();
+    let s = c.subject();
+    let forced = Goal {
+        at_least_one_step: true,
+        ..goal(c.tokens())
+    };
+    let settings = StrategySettings::default();
+    let run = compact(&s, &Extractive, &settings, &[StrategyName::Adaptive], forced).unwrap();
+    let masked: Vec<usize> = run
+        .plan
+        .items
+        .iter()
+        .filter_map(|o| match o {
+            OutItem::ReplaceResult(i, t) if t.contains("masked") => Some(*i),
+            _ => None,
+        })
+        .collect();
+    // Five outputs are free (the last is the current turn's); the last 3 of those stay.
+    assert_eq!(masked, [3, 5], "{:?}", run.plan);
+}
