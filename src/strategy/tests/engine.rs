@@ -144,7 +144,14 @@ fn a_forced_run_under_its_target_leaves_the_recent_outputs_whole() {
         ..goal(c.tokens())
     };
     let settings = StrategySettings::default();
-    let run = compact(&s, &Extractive, &settings, &[StrategyName::Adaptive], forced).unwrap();
+    let run = compact(
+        &s,
+        &Extractive,
+        &settings,
+        &[StrategyName::Adaptive],
+        forced,
+    )
+    .unwrap();
     let masked: Vec<usize> = run
         .plan
         .items
