@@ -410,27 +410,29 @@ fn a_table_on_a_terminal_shortens_long_paths_and_a_pipe_keeps_them() {
     std::fs::copy(fixture("examples/claude-code-session.jsonl"), &file).unwrap();
     let piped = ctxc().arg("stats").arg(&file).output().unwrap();
     assert!(stdout_of(&piped).contains(&file.display().to_string()));
-    // script(1) gives the command a terminal; its typescript goes to a temp file.
-    let typescript = home.path().join("typescript");
-    let command = format!(
-        "{} stats {}",
-        assert_cmd::cargo::cargo_bin("ctxc").display(),
-        file.display()
-    );
-    let Ok(out) = std::process::Command::new("script")
-        .env("HOME", home.path())
-        .args(["-qec", &command])
-        .arg(&typescript)
-        .output()
-    else {
-        eprintln!("script(1) is not installed: the terminal case is not run");
+    let Some(text) = in_a_terminal(home.path(), &format!("stats {}", file.display())) else {
         return;
     };
-    let text = stdout_of(&out);
     let row = text.lines().find(|l| l.contains("8463c716")).unwrap();
     assert!(row.starts_with("~/.claude/…/8463c716-"), "{text}");
     assert!(row.contains("….jsonl "), "{text}");
     fits_120_columns(&text);
+}
+
+/// What a terminal shows while `ctxc ARGS` runs with `home` as HOME (script(1) gives it the
+/// terminal; its typescript goes to a file in `home`); `None`, said, without script(1).
+fn in_a_terminal(home: &std::path::Path, args: &str) -> Option<String> {
+    let command = format!("{} {args}", assert_cmd::cargo::cargo_bin("ctxc").display());
+    let Ok(out) = std::process::Command::new("script")
+        .env("HOME", home)
+        .args(["-qec", &command])
+        .arg(home.join("typescript"))
+        .output()
+    else {
+        eprintln!("script(1) is not installed: the terminal case is not run");
+        return None;
+    };
+    Some(stdout_of(&out))
 }
 
 /// Every line after the progress bar's last redraw (a carriage-return-cleared line) fits.
@@ -459,22 +461,12 @@ fn a_compact_table_on_a_terminal_fits_120_columns() {
         deep.join("swe-agent.traj"),
     )
     .unwrap();
-    let typescript = home.path().join("typescript");
-    let command = format!(
-        "{} compact --dry-run --target-ratio 0.25 {}",
-        assert_cmd::cargo::cargo_bin("ctxc").display(),
-        deep.display()
-    );
-    let Ok(out) = std::process::Command::new("script")
-        .env("HOME", home.path())
-        .args(["-qec", &command])
-        .arg(&typescript)
-        .output()
-    else {
-        eprintln!("script(1) is not installed: the terminal case is not run");
+    let Some(text) = in_a_terminal(
+        home.path(),
+        &format!("compact --dry-run --target-ratio 0.25 {}", deep.display()),
+    ) else {
         return;
     };
-    let text = stdout_of(&out);
     assert!(text.contains("KEPT% p c e u"), "{text}");
     assert!(
         text.contains("dry run: 2 of 2 files would be compacted"),
@@ -494,22 +486,9 @@ fn a_repair_table_on_a_terminal_fits_120_columns() {
     std::fs::create_dir_all(&deep).unwrap();
     let session = deep.join("8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
     std::fs::copy(fixture("claude-code/unanswered-call.jsonl"), &session).unwrap();
-    let typescript = home.path().join("typescript");
-    let command = format!(
-        "{} repair {}",
-        assert_cmd::cargo::cargo_bin("ctxc").display(),
-        session.display()
-    );
-    let Ok(out) = std::process::Command::new("script")
-        .env("HOME", home.path())
-        .args(["-qec", &command])
-        .arg(&typescript)
-        .output()
-    else {
-        eprintln!("script(1) is not installed: the terminal case is not run");
+    let Some(text) = in_a_terminal(home.path(), &format!("repair {}", session.display())) else {
         return;
     };
-    let text = stdout_of(&out);
     assert!(text.contains("FILE") && text.contains("repaired"), "{text}");
     assert!(text.contains("~/src/"), "home is ~: {text}");
     assert!(
