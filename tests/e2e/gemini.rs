@@ -10,8 +10,8 @@
 use crate::standin::StandIn;
 use crate::{
     PROMPT, Problems, RATIOS, STRATEGIES, Sandbox, assert_all_resumed, clients,
-    compacted_and_restored, ctxc_summaries, log_run, repaired, resume_every_output_at_once, root,
-    run_client, scrubbed, size, size_matches,
+    compacted_and_restored, ctxc_summaries, listed_unlike_the_original, log_run, repaired,
+    resume_every_output_at_once, root, run_client, scrubbed, size, size_matches,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -305,14 +305,7 @@ fn resumes_every_output((name, id, task_start): (&str, &str, &str)) {
     let labels = STRATEGIES
         .iter()
         .flat_map(|s| RATIOS.map(|r| format!("{s}@{r}")));
-    for (label, title) in labels.zip(&titles[1..]) {
-        if *title != titles[0] {
-            failures.push(format!(
-                "gemini {label}: listed as {title:?}, the original as {:?}",
-                titles[0]
-            ));
-        }
-    }
+    failures.extend(listed_unlike_the_original("gemini", labels, &titles));
     assert_all_resumed(&failures, runs);
 }
 

@@ -392,6 +392,26 @@ pub fn resume_every_output(
 }
 
 /// Fails with every failure listed unless all `runs` resumed outputs passed.
+/// A failure for each output the client lists under another title than the original's:
+/// `titles[0]` is the original's, the outputs' follow in the order of `labels`.
+pub fn listed_unlike_the_original<T: PartialEq + std::fmt::Debug>(
+    client: &str,
+    labels: impl IntoIterator<Item = impl std::fmt::Display>,
+    titles: &[T],
+) -> Vec<String> {
+    labels
+        .into_iter()
+        .zip(&titles[1..])
+        .filter(|(_, title)| **title != titles[0])
+        .map(|(label, title)| {
+            format!(
+                "{client} {label}: listed as {title:?}, the original as {:?}",
+                titles[0]
+            )
+        })
+        .collect()
+}
+
 pub fn assert_all_resumed(failures: &[String], runs: usize) {
     assert!(
         failures.is_empty(),

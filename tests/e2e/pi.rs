@@ -13,7 +13,8 @@ use crate::claude::{blocks, dialogue, texts};
 use crate::standin::StandIn;
 use crate::{
     PROMPT, Problems, Sandbox, assert_all_resumed, clients, compacted_and_restored, ctxc_summaries,
-    log_run, repaired, resume_every_output_at_once, root, run_client, scrubbed, size, size_matches,
+    listed_unlike_the_original, log_run, repaired, resume_every_output_at_once, root, run_client,
+    scrubbed, size, size_matches,
 };
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -301,14 +302,7 @@ fn resumes_every_output(name: &str) {
         "pi does not list the original"
     );
     let labels: Vec<String> = labels;
-    for (label, title) in labels.iter().zip(&titles[1..]) {
-        if *title != titles[0] {
-            failures.push(format!(
-                "pi {label}: listed as {title:?}, the original as {:?}",
-                titles[0]
-            ));
-        }
-    }
+    failures.extend(listed_unlike_the_original("pi", &labels, &titles));
     assert_all_resumed(&failures, runs);
 }
 
