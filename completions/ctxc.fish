@@ -61,7 +61,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -s j -l jobs -d 'Worker threads (default: one per core)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand check" -l color -d 'When to colour what ctxc writes (help and errors; reports and progress have none): auto colours a terminal unless NO_COLOR is set, or CLICOLOR_FORCE is' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set (or anywhere when CLICOLOR_FORCE is)'
 always\t'Always, even into a pipe or file'
@@ -85,7 +85,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
@@ -180,7 +180,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -l out-dir -d 'Write outputs under this directory, mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand convert" -s j -l jobs -d 'Worker threads (default: one per core)' -r
@@ -206,7 +206,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l max-len -d 'The longest sample, in tokens of the trained model\'s tokenizer and chat template' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l tokenizer-file -d 'The trained model\'s Hugging Face tokenizer.json' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l chat-template -d 'The chat template: a tokenizer_config.json, a chat_template.json or a Jinja file [default: the tokenizer_config.json beside --tokenizer-file]' -r -F
@@ -250,7 +250,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -s o -l output -d 'Write the output here instead of beside the input (one input only; `-` for stdout; for compact, an object URL such as s3://bucket/key)' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l out-dir -d 'Write outputs under this directory (for compact, or object prefix: s3://bucket/out/), mirroring the inputs\' tree' -r -F
 complete -c ctxc -n "__fish_ctxc_using_subcommand repair" -l backup -d 'With --in-place, first keep the original as NAME.EXT + SUFFIX [default: .bak]. An existing backup is never overwritten: that file is refused instead, unless the backup holds exactly the file (left by an interrupted run), which is kept as its backup' -r
@@ -405,7 +405,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''
@@ -445,7 +445,7 @@ anthropic\t''
 openai\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l messages-path -d 'JSON pointer naming the message lists, `*` for each element (e.g. `/*/traj`)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
-complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat]: a list of structs or a string of JSON' -r
+complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l column -d 'The conversation column of a Parquet dataset [default: the first of messages, conversations, conversation, trajectory, history, traj, chat, session]: a list of structs, a string of JSON, or an agent\'s session file as text' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l model -d 'Model name: sets the encoding and context window (e.g. gpt-4o, claude-sonnet-4-5). Models without a public tokenizer are counted with o200k_base and marked estimated' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l context-window -d 'Context window in tokens (default: the model\'s, else the one the transcript records or its model\'s, else 200000)' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l encoding -d 'Tokenizer' -r -f -a "o200k_base\t''

@@ -323,8 +323,8 @@ pub struct InputArgs {
     pub limit: LimitArgs,
 
     /// The conversation column of a Parquet dataset [default: the first of messages,
-    /// conversations, conversation, trajectory, history, traj, chat]: a list of structs or a
-    /// string of JSON.
+    /// conversations, conversation, trajectory, history, traj, chat, session]: a list of
+    /// structs, a string of JSON, or an agent's session file as text.
     #[arg(help_heading = INPUT, long, value_name = "NAME")]
     pub column: Option<String>,
 }

@@ -3,8 +3,8 @@
 //! A dataset is told by its content, not its name: a Parquet file starts with `PAR1`
 //! ([`sniff`]), on standard input too. Its conversation column is found by name
 //! ([`COLUMN_NAMES`]) or given with `--column`; it holds each row's message list as a list of
-//! structs or as JSON text. Each row's conversation is handed to the commands as JSON text
-//! ([`Row`]), which they read with the adapters and run through the pipeline as they would a
+//! structs or as JSON text, or a client's whole session file as text (JSON lines too). Each
+//! row's conversation is handed to the commands as text ([`Row`]), which they read with the adapters and run through the pipeline as they would a
 //! JSON file; `compact` hands back the compacted text, and the dataset is written again with
 //! every other column, the schema, its metadata, the row order, the row-group sizes and the
 //! codecs of the input. Reading and writing go one row group at a time, so memory follows the
@@ -28,7 +28,7 @@ use std::path::Path;
 pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
 
 /// Column names taken for the conversation column, in order of preference.
-pub const COLUMN_NAMES: [&str; 7] = [
+pub const COLUMN_NAMES: [&str; 8] = [
     "messages",
     "conversations",
     "conversation",
@@ -36,6 +36,8 @@ pub const COLUMN_NAMES: [&str; 7] = [
     "history",
     "traj",
     "chat",
+    // A dataset of stored agent sessions: each row one client's session file as text.
+    "session",
 ];
 
 /// One row's conversation, as JSON text the transcript adapters read.

@@ -27,6 +27,7 @@ mod openhands;
 mod openhands_sdk;
 mod parquet;
 mod parquet_hostile;
+mod parquet_sessions;
 mod progress;
 mod repair;
 mod s3;
