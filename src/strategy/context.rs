@@ -67,6 +67,11 @@ pub struct Context<'a> {
     /// Size each summary to what the target leaves for it (never over `summary_max_tokens`):
     /// how the engine lands on the target when a full-size summary would miss it.
     pub fit_summaries: bool,
+    /// Cut at the tersest (adaptive, once the usual cut of every output and call in reach
+    /// still misses the target): a masked output is `[ctxc: output masked]` and its error
+    /// lines, the reasoning before a call goes whole, a long text inside a call keeps its
+    /// first line. What is left is the calls themselves, each still as the client reads it.
+    pub terse: bool,
     /// Why the last step landed under 85% of the target, when it did.
     pub coarse: RefCell<Option<CoarseStep>>,
     /// What each entry gave a summary, shared by every probe of the conversation: the
@@ -122,9 +127,18 @@ impl<'a> Context<'a> {
             stats: RefCell::new(SummaryStats::default()),
             horizon: usize::MAX,
             fit_summaries: false,
+            terse: false,
             coarse: RefCell::new(None),
             memo: Rc::default(),
             signals: Rc::default(),
+        }
+    }
+
+    /// The same context cutting at its tersest ([`Self::terse`]).
+    pub fn at_tersest(self) -> Self {
+        Context {
+            terse: true,
+            ..self
         }
     }
 
@@ -133,6 +147,7 @@ impl<'a> Context<'a> {
     fn reaching(&self, horizon: usize) -> Context<'a> {
         Context {
             horizon,
+            terse: self.terse,
             memo: Rc::clone(&self.memo),
             signals: Rc::clone(&self.signals),
             ..Context::new(self.subject, self.summarizer, self.settings, self.target)
@@ -231,8 +246,10 @@ impl<'a> Context<'a> {
 
     /// [`Self::apply_to_target`] for one rung of a chain: a rung with the recent outputs and
     /// calls in reach runs with none kept whole by rule (the horizon still takes the oldest
-    /// first, and no more than the target needs). A forced step under the target (`full`)
-    /// keeps to the strategy's own rule: nothing needs the recent ones.
+    /// first, and no more than the target needs), and when even that misses the target, once
+    /// more at its tersest ([`Self::terse`]) before any summary takes a turn. A forced step
+    /// under the target (`full`) keeps to the strategy's own rule: nothing needs the recent
+    /// ones.
     pub fn apply_rung(&self, rung: Rung, plan: Plan, full: bool) -> Result<Plan> {
         if !rung.recent_too || full {
             return self.apply_to_target(rung.strategy, plan, full);
@@ -241,13 +258,23 @@ impl<'a> Context<'a> {
             masking_keep_recent: 0,
             ..self.settings.clone()
         };
-        let reach = Context {
+        let reach = |terse: bool| Context {
             settings: &settings,
+            terse,
             ..self.reaching(self.horizon)
         };
-        let (next, stats) = reach.land(rung.strategy, plan, full)?;
+        let usual = reach(false);
+        let (mut next, mut stats) = usual.land(rung.strategy, plan.clone(), full)?;
+        let mut coarse = usual.coarse.take();
+        if self.tokens(&next) > self.target {
+            let terse = reach(true);
+            let (tersest, terse_stats) = terse.land(rung.strategy, plan, full)?;
+            if self.tokens(&tersest) < self.tokens(&next) {
+                (next, stats, coarse) = (tersest, terse_stats, terse.coarse.take());
+            }
+        }
         self.merge(&stats);
-        *self.coarse.borrow_mut() = reach.coarse.take();
+        *self.coarse.borrow_mut() = coarse;
         Ok(next)
     }
 

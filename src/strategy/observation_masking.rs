@@ -1,7 +1,9 @@
 //! `observation-masking`: replace old tool outputs with a one-line placeholder naming the
 //! tool and the output's size, followed by the output's error lines (the first and last
 //! few), keeping every call (and so every path and command) verbatim. The most recent
-//! outputs (3) stay whole. Research on agent trajectories found this simple masking as good
+//! outputs (3) stay whole. Inside `adaptive` the recent outputs are in reach too, and when
+//! masking every output still misses the target the placeholder is cut to
+//! `[ctxc: output masked]`. Research on agent trajectories found this simple masking as good
 //! as LLM summaries at half the cost; `adaptive` runs it before any summary, so what the
 //! agent did and what failed outlive what it saw.
 
@@ -54,8 +56,9 @@ fn call_index(conv: &Conversation) -> CallIndex {
     calls
 }
 
-/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines]`, and when the output has error
-/// lines, `; its 2 error lines kept:]` with those lines below, each clipped as facts are.
+/// `[ctxc: output of Bash masked, 2,345 tokens in 120 lines]` (at the tersest
+/// `[ctxc: output masked]`), and when the output has error lines, `; its 2 error lines
+/// kept:]` with those lines below, each clipped as facts are.
 fn placeholder(
     cx: &Context,
     i: usize,
@@ -63,25 +66,17 @@ fn placeholder(
     calls: &CallIndex,
 ) -> String {
     let item = &cx.subject.conv.items[i];
-    let mut tools: Vec<&str> = item
-        .results
-        .iter()
-        .map(|id| names.get(id.as_str()).copied().unwrap_or("a tool"))
-        .collect();
-    tools.dedup();
-    let tool = if tools.is_empty() {
-        "a tool".to_string()
+    let mut text = if cx.terse {
+        "[ctxc: output masked".to_string()
     } else {
-        tools.join(", ")
+        let output = tool_output(item);
+        format!(
+            "[ctxc: output of {} masked, {} tokens in {} lines",
+            tools_answered(item, names),
+            crate::human::thousands(cx.subject.counter.count(&output) as u64),
+            crate::human::thousands(output.lines().count() as u64)
+        )
     };
-    let output = tool_output(item);
-    let tokens = cx.subject.counter.count(&output);
-    let lines = output.lines().count();
-    let mut text = format!(
-        "[ctxc: output of {tool} masked, {} tokens in {} lines",
-        crate::human::thousands(tokens as u64),
-        crate::human::thousands(lines as u64)
-    );
     // The error lines as facts read them (what a reader printed is not an error), so what
     // was kept is what retention and `eval` look for.
     let errors = result_errors(item, &calls.answered_by(item));
@@ -95,4 +90,19 @@ fn placeholder(
         text.push_str(error);
     }
     text
+}
+
+/// The tools whose calls `item` answers, by name (`a tool` where a call is not found).
+fn tools_answered(item: &crate::transcript::Item, names: &HashMap<&str, &str>) -> String {
+    let mut tools: Vec<&str> = item
+        .results
+        .iter()
+        .map(|id| names.get(id.as_str()).copied().unwrap_or("a tool"))
+        .collect();
+    tools.dedup();
+    if tools.is_empty() {
+        "a tool".to_string()
+    } else {
+        tools.join(", ")
+    }
 }

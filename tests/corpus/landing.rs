@@ -64,6 +64,27 @@ const COARSE: &[(&str, &str, f64, &str)] = &[
          target of 121",
     ),
     (
+        "claude-code/claude-code-log-samples/tools/AskUserQuestion-tool_use.jsonl",
+        "trim-calls",
+        0.25,
+        "adaptive at its tersest: the usual cut (119 tokens) misses the target of 72, the \
+         tersest keeps the call and the first line of its questions: 38",
+    ),
+    (
+        "claude-code/claude-code-log-samples/tools/ExitPlanMode-tool_use.jsonl",
+        "trim-calls",
+        0.25,
+        "adaptive at its tersest: the usual cut (100 tokens) misses the target of 60, the \
+         tersest keeps the call and the first line of its plan: 32",
+    ),
+    (
+        "claude-code/claude-code-log-samples/tools/Edit-tool_use.jsonl",
+        "trim-calls",
+        0.5,
+        "adaptive at its tersest: one 264-token Edit call; the usual cut misses the target \
+         of 133, the tersest keeps the call, its path and each text's first line: 97",
+    ),
+    (
         "claude-code/spotter/tool_heavy.jsonl",
         "observation-masking",
         0.25,

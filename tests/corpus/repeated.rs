@@ -1,5 +1,5 @@
 //! Running ctxc on its own output (DESIGN: earlier summaries are "kept or merged into the new
-//! summary"): a real session compacted three times at 0.25, each run on the previous output,
+//! summary"): a real session compacted three times at 0.125, each run on the previous output,
 //! keeps one ctxc summary before the kept tail instead of stacking one per run, still states
 //! the original task, still keeps the user requests, and never grows.
 
@@ -11,15 +11,15 @@ use ctxc::summarizer::extractive::Extractive;
 use ctxc::tokens::{Encoding, TokenCounter};
 use ctxc::transcript::{Kind, ReadOptions, read};
 
-/// A real Claude Code session whose default compaction at 0.25 writes a summary every run
-/// (at 0.5 masking old outputs is enough).
+/// A real Claude Code session whose default compaction at 0.125 writes a summary every run
+/// (at 0.25 cutting its outputs and calls to their tersest is enough).
 const SESSION: &str = "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl";
 
 #[test]
 fn three_runs_on_their_own_output_keep_one_summary_and_the_task() {
     let counter = TokenCounter::new(Encoding::O200kBase).unwrap();
     let summarizer = Extractive;
-    let settings = settings(StrategyName::Adaptive, 0.25, &counter, &summarizer);
+    let settings = settings(StrategyName::Adaptive, 0.125, &counter, &summarizer);
     let original = load(SESSION).unwrap();
     let task = original.conversations[0]
         .items

@@ -441,5 +441,6 @@ fn indexes(summary: &str, path: &str) -> bool {
 
 mod sliding_window;
 mod strip_payloads;
+mod terse;
 mod trim_calls;
 mod truncate;
