@@ -18,6 +18,11 @@
 //! (but ctxc's own) and subagent references; image content parts. Observation results that
 //! answer no call (an environment's feedback) become user messages.
 //!
+//! Gemini CLI, Qwen Code and pi sessions → OpenAI or ATIF: what the client sends the model
+//! when it resumes the session (pi: the branch it resumes, its latest compaction's summary
+//! first), as user, assistant and `tool` messages; reasoning, images, a result's error flag
+//! and repeated results are not carried over and said in the note.
+//!
 //! One conversation is written as one pretty-printed JSON object; several as JSON Lines, one
 //! per line.
 
@@ -106,10 +111,10 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     }
     if !matches!(
         t.format,
-        Format::OpenAi | Format::Atif | Format::Gemini | Format::Qwen
+        Format::OpenAi | Format::Atif | Format::Gemini | Format::Qwen | Format::Pi
     ) {
         bail!(
-            "{} does not map cleanly onto {}: convert reads openai, atif, gemini and qwen",
+            "{} does not map cleanly onto {}: convert reads openai, atif, gemini, qwen and pi",
             t.format,
             to.name()
         );
@@ -122,7 +127,11 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     };
     for conv in &t.conversations {
         let list = match t.format {
-            Format::Gemini | Format::Qwen => messages_sent(conv, &mut dropped),
+            Format::Gemini | Format::Qwen => messages_sent(conv, 0..conv.items.len(), &mut dropped),
+            Format::Pi => {
+                let order = crate::transcript::pi_sent_order(&t.source, conv);
+                messages_sent(conv, order, &mut dropped)
+            }
             _ => list_of(t, conv)?,
         };
         let tools = conv
@@ -131,8 +140,10 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
             .find(|p| p.kind == PartKind::ToolDefinitions)
             .and_then(|p| serde_json::from_str::<Value>(&p.text).ok());
         let converted = match (t.format, to) {
-            (Format::Gemini | Format::Qwen, Target::OpenAi) => json!({ "messages": list }),
-            (Format::OpenAi | Format::Gemini | Format::Qwen, Target::Atif) => {
+            (Format::Gemini | Format::Qwen | Format::Pi, Target::OpenAi) => {
+                json!({ "messages": list })
+            }
+            (Format::OpenAi | Format::Gemini | Format::Qwen | Format::Pi, Target::Atif) => {
                 let session = session_id(name, &conv.location);
                 to_atif(&list, tools, conv.model.as_deref(), &session, &mut dropped)
             }
@@ -174,11 +185,14 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
 
 /// What a session is sent, as Chat Completions messages, read from the model ctxc built of it
 /// (Gemini CLI: the client's own history, its records' copies and checkpoints resolved; Qwen
-/// Code: its resumed chain, from its latest compression on):
-/// user text, assistant text with its calls, and a `tool` message per result. Reasoning and
-/// a result the client sends again (a repeat) have no place there: they are counted as dropped.
+/// Code: its resumed chain, from its latest compression on; pi: the branch it resumes, from
+/// its latest compaction's summary on), its items taken in `order`:
+/// user text (a summary is user text, as the clients send it), assistant text with its
+/// calls, and a `tool` message per result. Reasoning, images, a result's error flag and a
+/// result the client sends again (a repeat) have no place there: they are counted as dropped.
 fn messages_sent(
     conv: &crate::transcript::Conversation,
+    order: impl IntoIterator<Item = usize>,
     dropped: &mut BTreeMap<String, usize>,
 ) -> Vec<Value> {
     use crate::transcript::Role;
@@ -187,9 +201,18 @@ fn messages_sent(
         parts.map(|p| p.text.clone()).collect()
     };
     let mut messages = Vec::new();
-    for item in conv.items.iter().filter(|i| i.in_context) {
+    let items = order.into_iter().map(|i| &conv.items[i]);
+    for item in items.filter(|i| i.in_context) {
         if item.parts.iter().any(|p| p.kind == PartKind::Thinking) {
             *dropped.entry("reasoning".into()).or_insert(0) += 1;
+        }
+        let images = item.parts.iter().filter(|p| p.kind == PartKind::Media);
+        match images.count() {
+            0 => {}
+            n => *dropped.entry("image content parts".into()).or_insert(0) += n,
+        }
+        if item.is_error {
+            *dropped.entry("tool result error flags".into()).or_insert(0) += 1;
         }
         match item.role {
             Role::User | Role::System | Role::Developer => {
@@ -224,7 +247,11 @@ fn messages_sent(
                 *dropped.entry("repeated tool responses".into()).or_insert(0) += 1;
             }
             Role::Tool => {
-                let outputs = texts(item, PartKind::ToolResult);
+                let mut outputs = texts(item, PartKind::ToolResult);
+                // One result in several text blocks (pi's) is one message's content.
+                if item.results.len() == 1 && outputs.len() > 1 {
+                    outputs = vec![outputs.join("\n")];
+                }
                 for (k, id) in item.results.iter().enumerate() {
                     let content = outputs.get(k).cloned().unwrap_or_default();
                     messages.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
@@ -713,6 +740,42 @@ mod tests {
             .count();
         let results = messages.iter().filter(|m| m["role"] == "tool").count();
         assert_eq!((calls, results), (5, 5));
+    }
+
+    #[test]
+    fn a_compacted_pi_session_converts_in_the_order_pi_sends_it() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pi/compacted.jsonl");
+        let t = read(
+            std::fs::read_to_string(path).unwrap(),
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let openai = convert(&t, Target::OpenAi, "compacted").unwrap();
+        let value: Value = serde_json::from_str(&openai.text).unwrap();
+        let contents: Vec<&str> = value["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        // The summary first (the compaction entry comes after what it keeps in the file),
+        // then the kept turn, then the rest; the first turn is history pi no longer sends.
+        assert_eq!(
+            contents[..3],
+            [
+                "The user asked for a --verbose flag; it was added in src/cli.rs.",
+                "Document it in the README",
+                "Documented under Usage.",
+            ]
+        );
+        assert_eq!(
+            *contents.last().unwrap(),
+            "Try again, and keep the test short"
+        );
+        let atif = convert(&t, Target::Atif, "compacted").unwrap();
+        let back = read(atif.text, &ReadOptions::default()).unwrap();
+        assert_eq!(back.format, Format::Atif);
     }
 
     #[test]

@@ -139,6 +139,9 @@ pub enum Command {
     /// A Parquet dataset is converted row by row into NAME.atif.parquet or
     /// NAME.openai.parquet: each row's conversation as JSON text in the same column (--column),
     /// every other column as it was; a row that does not convert is named and left null.
+    /// Gemini CLI, Qwen Code and pi sessions convert one way, to either: what the client sends
+    /// on resuming (pi: the branch it resumes, its latest compaction's summary first), their
+    /// reasoning and images named as not carried over.
     #[command(display_order = 8)]
     Convert(ConvertArgs),
 
@@ -177,6 +180,8 @@ pub enum Command {
     /// same call and result repairs, an unanswered call an answer saying it was interrupted.
     /// A session `check` finds clean is left as it is. Outputs go beside their input as NAME.repaired.EXT, with an archive
     /// (NAME.ctxc-archive.json) from which `ctxc restore` gives back the damaged original.
+    /// A Parquet dataset is repaired row by row, each row named as PATH#row=N and every other
+    /// column kept; a row that fails keeps its value, and the archive gives every row back.
     /// Exit status: 0 repaired or clean, 1 a file could not be read or still has faults.
     #[command(display_order = 5)]
     Repair(Box<RepairArgs>),

@@ -310,8 +310,13 @@ fn render_record(out: &mut String, (k, n): (usize, usize), names: [&str; 2], r: 
         "  triggers: {triggers}; original bytes kept: {}",
         thousands(r.archived_bytes() as u64)
     );
-    for repair in repairs.iter().flatten() {
-        let _ = writeln!(out, "  line {repair}");
+    // A dataset's repairs each say their row.
+    let rows = r.settings["repairs"].as_array();
+    for (k, repair) in repairs.iter().flatten().enumerate() {
+        match rows.and_then(|rows| rows.get(k)?["row"].as_u64()) {
+            Some(row) => _ = writeln!(out, "  row {row}, line {repair}"),
+            None => _ = writeln!(out, "  line {repair}"),
+        }
     }
     if let Some(d) = DatasetView::of(r) {
         let _ = writeln!(

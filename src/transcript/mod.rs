@@ -29,6 +29,7 @@ pub use gemini::{
     ignored_user_text as gemini_ignored_user_text, user_text as gemini_user_text,
 };
 pub use item::{Item, Kind, Part, PartKind, Role, TextCall, ToolCall, Usage};
+pub use pi::sent_order as pi_sent_order;
 pub use qwen::{
     ORPHAN_REASON as QWEN_ORPHAN_REASON, orphan_result as qwen_orphan_result,
     user_text as qwen_user_text,

@@ -5,10 +5,12 @@
 //! One input that fails never stops the others; the exit status is chosen at the end.
 
 mod render;
+mod rows;
 
 use crate::ExitStatus;
 use crate::archive::{self, RepairJob};
 use crate::cli::RepairArgs;
+use crate::dataset::{self, Sniffed};
 use crate::discover::{self, Input};
 use crate::human::Shown;
 use crate::inplace::{self, Claim};
@@ -129,14 +131,15 @@ pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
         .map(|e| FileRepair::new(e.path).fail(0, e.message))
         .collect();
     for input in &inputs {
-        let report = repair_input(input, args, &opts);
-        if !quiet {
-            if let Some(error) = &report.error {
-                let at = report.error_line.map_or(String::new(), |l| format!(":{l}"));
-                eprintln!("ctxc: {}{at}: {error}", report.path);
+        for report in repair_input(input, args, &opts) {
+            if !quiet {
+                if let Some(error) = &report.error {
+                    let at = report.error_line.map_or(String::new(), |l| format!(":{l}"));
+                    eprintln!("ctxc: {}{at}: {error}", report.path);
+                }
             }
+            files.push(report);
         }
-        files.push(report);
     }
     let terminal = std::io::stdout().is_terminal();
     let text = render::render(&files, args.report.format(), args.dry_run, terminal)?;
@@ -154,19 +157,44 @@ pub fn run(args: &RepairArgs, quiet: bool) -> Result<ExitStatus> {
     })
 }
 
-/// Repairs one input and writes the result.
-fn repair_input(input: &Input, args: &RepairArgs, opts: &repair::Options) -> FileRepair {
+/// Repairs one input and writes the result: one report, or one per row of a dataset.
+fn repair_input(input: &Input, args: &RepairArgs, opts: &repair::Options) -> Vec<FileRepair> {
     let report = FileRepair::new(input.display());
     let dest = match destination(input, args) {
         Ok(dest) => dest,
-        Err(e) => return report.fail(0, format!("{e:#}")),
+        Err(e) => return vec![report.fail(0, format!("{e:#}"))],
     };
     let limit = args.input.limit.max_input_bytes;
-    let loaded = match (&dest, args.dry_run) {
-        (Destination::InPlace(path), false) => inplace::claim(path, limit)
+    // A dataset is told by its first bytes, never read as text.
+    let in_place = matches!(dest, Destination::InPlace(_)) && !args.dry_run;
+    let sniffed = match (&dest, in_place) {
+        (Destination::InPlace(path), true) => dataset::sniff_head(path),
+        _ => dataset::sniff(input, limit),
+    };
+    let read = match sniffed {
+        Ok(Sniffed::Parquet(file)) => return rows::repair(input, file, args, opts, &dest),
+        Ok(Sniffed::Other(read)) => read,
+        Err(e) => return vec![report.fail(e.line, e.message)],
+    };
+    vec![repair_text(report, input, args, opts, &dest, read)]
+}
+
+/// Repairs an input that is not a dataset (`read`: its bytes, when sniffing read them).
+fn repair_text(
+    report: FileRepair,
+    input: &Input,
+    args: &RepairArgs,
+    opts: &repair::Options,
+    dest: &Destination,
+    read: Option<Vec<u8>>,
+) -> FileRepair {
+    let limit = args.input.limit.max_input_bytes;
+    let loaded = match (dest, args.dry_run, read) {
+        (Destination::InPlace(path), false, _) => inplace::claim(path, limit)
             .map(|(claim, bytes)| (Some(claim), bytes))
             .map_err(|e| (0, format!("{e:#}"))),
-        _ => discover::load_bytes(input, limit)
+        (_, _, Some(bytes)) => Ok((None, bytes)),
+        (_, _, None) => discover::load_bytes(input, limit)
             .map(|bytes| (None, bytes))
             .map_err(|e| (e.line, e.message)),
     };
@@ -185,13 +213,13 @@ fn repair_input(input: &Input, args: &RepairArgs, opts: &repair::Options) -> Fil
             return report.fail(first.line, first.message.clone());
         }
     };
-    finish(report, input, args, &dest, claim.as_ref(), &text, repaired)
+    finish(report, input, args, dest, claim.as_ref(), &text, repaired)
 }
 
 /// Verifies a repair, writes it (unless it is a dry run or there is nothing to write) and
 /// completes the report.
 fn finish(
-    mut report: FileRepair,
+    report: FileRepair,
     input: &Input,
     args: &RepairArgs,
     dest: &Destination,
@@ -199,27 +227,11 @@ fn finish(
     original: &str,
     repaired: Repaired,
 ) -> FileRepair {
-    report.format = Some(repaired.format.to_string());
-    report.bytes_before = original.len();
-    report.bytes_after = repaired.output.len();
-    report.repairs = repaired.repairs;
-    report.size = repaired.size;
-    report.not_repaired = repaired.remaining;
-    report.status = match (report.repairs.is_empty(), report.not_repaired.is_empty()) {
-        (true, true) => Status::Clean,
-        (false, true) => Status::Repaired,
-        (_, false) => Status::Incomplete,
-    };
-    if let Some(new) = new_faults(original, &report.not_repaired, &args.input.format) {
-        return report.fail(
-            new.line,
-            format!(
-                "the repaired session would have a fault the input has not ({}): nothing written",
-                new.message
-            ),
-        );
+    let (mut report, output) = assess(report, original, repaired, &args.input.format);
+    if report.status == Status::Failed {
+        return report;
     }
-    let changed = repaired.output != original;
+    let changed = output != original;
     let writes = match dest {
         _ if args.dry_run => false,
         Destination::Stdout => true,
@@ -238,15 +250,7 @@ fn finish(
         }
         return report;
     }
-    match write(
-        input,
-        args,
-        dest,
-        claim,
-        original,
-        &repaired.output,
-        &report,
-    ) {
+    match write(input, args, dest, claim, original, &output, &report) {
         Ok((output, archive)) => {
             report.output = Some(output);
             report.archive = archive;
@@ -260,6 +264,38 @@ fn finish(
         }
         Err(e) => report.fail(0, format!("{e:#}")),
     }
+}
+
+/// `report` completed from a repair of `original`, with the repaired text: failed when the
+/// repair would add a fault the input has not (then nothing may be written).
+fn assess(
+    mut report: FileRepair,
+    original: &str,
+    repaired: Repaired,
+    format: &Option<transcript::Format>,
+) -> (FileRepair, String) {
+    report.format = Some(repaired.format.to_string());
+    report.bytes_before = original.len();
+    report.bytes_after = repaired.output.len();
+    report.repairs = repaired.repairs;
+    report.size = repaired.size;
+    report.not_repaired = repaired.remaining;
+    report.status = match (report.repairs.is_empty(), report.not_repaired.is_empty()) {
+        (true, true) => Status::Clean,
+        (false, true) => Status::Repaired,
+        (_, false) => Status::Incomplete,
+    };
+    if let Some(new) = new_faults(original, &report.not_repaired, format) {
+        let report = report.fail(
+            new.line,
+            format!(
+                "the repaired session would have a fault the input has not ({}): nothing written",
+                new.message
+            ),
+        );
+        return (report, repaired.output);
+    }
+    (report, repaired.output)
 }
 
 /// A finding of the repaired session that the input does not have (a repair that broke

@@ -266,6 +266,29 @@ fn apply_context(tree: &Tree, items: &mut [Item]) {
     }
 }
 
+/// The items of a pi session in the order pi sends them (session-manager.ts
+/// `buildSessionContext`): the latest compaction's summary first, then the path from its
+/// first kept entry on; without one, the path. Entries off the path, history before the
+/// first kept entry and earlier compactions are not sent. File order would put the summary
+/// after the entries it keeps.
+pub fn sent_order(source: &str, conv: &Conversation) -> Vec<usize> {
+    let links = conv.items.iter().map(|i| Links::of(&source[i.span.clone()])).collect();
+    let tree = Tree::from_links(links);
+    let (order, latest) = match tree.compaction() {
+        Some((at, kept)) => {
+            let mut order = vec![tree.path[at]];
+            order.extend(&tree.path[kept..at]);
+            order.extend(&tree.path[at + 1..]);
+            (order, Some(tree.path[at]))
+        }
+        None => (tree.path.clone(), None),
+    };
+    let sent = |&i: &usize| {
+        conv.items[i].in_context && (tree.links[i].r#type != "compaction" || Some(i) == latest)
+    };
+    order.into_iter().filter(sent).collect()
+}
+
 /// The model a record says answers from now on: a model change's, an assistant message's.
 fn model_of(v: &Value) -> Option<String> {
     let model = match str_at(v, "type") {
