@@ -359,7 +359,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base llama3 qwen2 deepseek_v3 mistral_v3 kimi_k2 glm4 glm5 minimax_m2 estimate" -- "${cur}"))
                     return 0
                     ;;
                 --trigger-ratio)
@@ -699,7 +699,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base llama3 qwen2 deepseek_v3 mistral_v3 kimi_k2 glm4 glm5 minimax_m2 estimate" -- "${cur}"))
                     return 0
                     ;;
                 --strategy)
@@ -801,7 +801,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base llama3 qwen2 deepseek_v3 mistral_v3 kimi_k2 glm4 glm5 minimax_m2 estimate" -- "${cur}"))
                     return 0
                     ;;
                 --policy)
@@ -1385,7 +1385,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base llama3 qwen2 deepseek_v3 mistral_v3 kimi_k2 glm4 glm5 minimax_m2 estimate" -- "${cur}"))
                     return 0
                     ;;
                 --max-input-bytes)
@@ -1447,7 +1447,7 @@ _ctxc() {
                     return 0
                     ;;
                 --encoding)
-                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base estimate" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "o200k_base cl100k_base p50k_base r50k_base llama3 qwen2 deepseek_v3 mistral_v3 kimi_k2 glm4 glm5 minimax_m2 estimate" -- "${cur}"))
                     return 0
                     ;;
                 --trigger-ratio)

@@ -92,6 +92,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l encoding -d 'Token
 cl100k_base\t''
 p50k_base\t''
 r50k_base\t''
+llama3\t''
+qwen2\t''
+deepseek_v3\t''
+mistral_v3\t''
+kimi_k2\t''
+glm4\t''
+glm5\t''
+minimax_m2\t''
 estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand compact" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
@@ -214,6 +222,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l encoding -d 'Without -
 cl100k_base\t''
 p50k_base\t''
 r50k_base\t''
+llama3\t''
+qwen2\t''
+deepseek_v3\t''
+mistral_v3\t''
+kimi_k2\t''
+glm4\t''
+glm5\t''
+minimax_m2\t''
 estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand fit" -l policy -d 'split: the fewest samples training every assistant turn once; one: one sample per trajectory' -r -f -a "split\t'The fewest samples that together train every assistant turn once'
 one\t'One sample per trajectory: the longest tail that fits, the rest summarized'"
@@ -361,6 +377,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l encoding -d 'Toke
 cl100k_base\t''
 p50k_base\t''
 r50k_base\t''
+llama3\t''
+qwen2\t''
+deepseek_v3\t''
+mistral_v3\t''
+kimi_k2\t''
+glm4\t''
+glm5\t''
+minimax_m2\t''
 estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -l max-input-bytes -d 'Refuse an input larger than this, without reading it (K, M, G, T: powers of 1024); standard input and named pipes are read up to it' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand sessions" -s j -l jobs -d 'Worker threads (default: one per core)' -r
@@ -412,6 +436,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l encoding -d 'Tokeniz
 cl100k_base\t''
 p50k_base\t''
 r50k_base\t''
+llama3\t''
+qwen2\t''
+deepseek_v3\t''
+mistral_v3\t''
+kimi_k2\t''
+glm4\t''
+glm5\t''
+minimax_m2\t''
 estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-ratio -d 'Fire when context tokens reach this share of the window [default: 0.8]' -r
 complete -c ctxc -n "__fish_ctxc_using_subcommand stats" -l trigger-remaining -d 'Fire when less than this share of the window remains (seed 000: 0.25); the same as --trigger-ratio 1-RATIO' -r
@@ -452,6 +484,14 @@ complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l encoding -d 'Tokenize
 cl100k_base\t''
 p50k_base\t''
 r50k_base\t''
+llama3\t''
+qwen2\t''
+deepseek_v3\t''
+mistral_v3\t''
+kimi_k2\t''
+glm4\t''
+glm5\t''
+minimax_m2\t''
 estimate\t''"
 complete -c ctxc -n "__fish_ctxc_using_subcommand eval" -l strategy -d 'Strategies to compare, comma-separated [default: adaptive]; each runs alone (see `ctxc compact --strategy`)' -r -f -a "adaptive\t''
 strip-payloads\t''

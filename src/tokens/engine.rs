@@ -8,6 +8,7 @@ pub(super) fn prepare(encoding: Encoding) -> Result<()> {
         Encoding::O200kBase | Encoding::Cl100kBase => bpe::prepare(encoding),
         Encoding::P50kBase | Encoding::R50kBase => tiktoken(encoding).map(|_| ()),
         Encoding::Estimate => Ok(()),
+        open => open_weight(open).map(|_| ()),
     }
 }
 
@@ -19,7 +20,18 @@ pub(super) fn count(encoding: Encoding, text: &str) -> usize {
             Err(_) => super::estimate::count(text),
         },
         Encoding::Estimate => super::estimate::count(text),
+        open => match open_weight(open) {
+            Ok(core) => core.count(text),
+            Err(_) => super::estimate::count(text),
+        },
     }
+}
+
+/// An open-weight vocabulary, by its name in the `tiktoken` crate (the same names ctxc
+/// uses); built once per process by the crate itself.
+fn open_weight(encoding: Encoding) -> Result<&'static tiktoken::CoreBpe> {
+    tiktoken::get_encoding(encoding.name())
+        .with_context(|| format!("the {encoding} vocabulary is not compiled in"))
 }
 
 static P50K: OnceLock<CoreBPE> = OnceLock::new();

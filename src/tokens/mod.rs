@@ -40,6 +40,10 @@
 //!
 //! Fitted on half of these texts, the other half stays within ±3.5% in total per kind.
 //!
+//! - **Open-weight vocabularies.** Llama 3/4, Qwen 2.5/3, DeepSeek V3, Mistral's Tekken,
+//!   Kimi K2, GLM-4.5+/5 and MiniMax M2 are counted exactly by the `tiktoken` crate (4.x),
+//!   which carries their public vocabularies; Qwen's counts equal Hugging Face `tokenizers`
+//!   on Qwen3's own `tokenizer.json` over the corpus (a test).
 //! - **Open-weight models.** A Hugging Face `tokenizer.json` is counted by the `tokenizers`
 //!   crate ([`HfTokenizer`]) and a whole chat sample through the model's chat template
 //!   ([`ChatTemplate`], [`ChatCounter`]): what `ctxc fit` measures training samples with.
@@ -103,6 +107,30 @@ pub enum Encoding {
     /// GPT-3 (davinci, curie, babbage, ada) and GPT-2.
     #[serde(rename = "r50k_base")]
     R50kBase,
+    /// Llama 3, 3.1, 3.2, 3.3 and 4 (Meta's tiktoken vocabulary).
+    #[serde(rename = "llama3")]
+    Llama3,
+    /// Qwen 2.5 and Qwen 3.
+    #[serde(rename = "qwen2")]
+    Qwen2,
+    /// DeepSeek V3 and R1.
+    #[serde(rename = "deepseek_v3")]
+    DeepseekV3,
+    /// Mistral's Tekken tokenizer (Mistral NeMo, Large 2, Codestral, Devstral, Ministral).
+    #[serde(rename = "mistral_v3")]
+    MistralV3,
+    /// Kimi K2.
+    #[serde(rename = "kimi_k2")]
+    KimiK2,
+    /// GLM-4.5, 4.6 and 4.7.
+    #[serde(rename = "glm4")]
+    Glm4,
+    /// GLM-5.
+    #[serde(rename = "glm5")]
+    Glm5,
+    /// MiniMax M2.
+    #[serde(rename = "minimax_m2")]
+    MinimaxM2,
     /// No tokenizer: a per-character-class estimate (see the module documentation).
     #[serde(rename = "estimate")]
     Estimate,
@@ -110,11 +138,19 @@ pub enum Encoding {
 
 impl Encoding {
     /// Every encoding, in the order shown to users.
-    pub const ALL: [Encoding; 5] = [
+    pub const ALL: [Encoding; 13] = [
         Encoding::O200kBase,
         Encoding::Cl100kBase,
         Encoding::P50kBase,
         Encoding::R50kBase,
+        Encoding::Llama3,
+        Encoding::Qwen2,
+        Encoding::DeepseekV3,
+        Encoding::MistralV3,
+        Encoding::KimiK2,
+        Encoding::Glm4,
+        Encoding::Glm5,
+        Encoding::MinimaxM2,
         Encoding::Estimate,
     ];
 
@@ -125,6 +161,14 @@ impl Encoding {
             Encoding::Cl100kBase => "cl100k_base",
             Encoding::P50kBase => "p50k_base",
             Encoding::R50kBase => "r50k_base",
+            Encoding::Llama3 => "llama3",
+            Encoding::Qwen2 => "qwen2",
+            Encoding::DeepseekV3 => "deepseek_v3",
+            Encoding::MistralV3 => "mistral_v3",
+            Encoding::KimiK2 => "kimi_k2",
+            Encoding::Glm4 => "glm4",
+            Encoding::Glm5 => "glm5",
+            Encoding::MinimaxM2 => "minimax_m2",
             Encoding::Estimate => "estimate",
         }
     }
@@ -454,6 +498,65 @@ mod tests {
         assert_eq!(info("text-davinci-003").encoding, Encoding::P50kBase);
         assert_eq!(info("davinci").encoding, Encoding::R50kBase);
         assert_eq!(model_info("my-local-model"), None);
+    }
+
+    #[test]
+    fn open_weight_families_are_counted_in_their_own_vocabulary() {
+        let info = |name| model_info(name).unwrap();
+        let exact = |name, encoding, context_window| {
+            assert_eq!(
+                info(name),
+                ModelInfo {
+                    encoding,
+                    context_window,
+                    exact: true
+                },
+                "{name}"
+            );
+        };
+        exact(
+            "meta-llama/Llama-3.1-8B-Instruct",
+            Encoding::Llama3,
+            131_072,
+        );
+        exact("llama-4-maverick", Encoding::Llama3, 1_048_576);
+        exact(
+            "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            Encoding::Qwen2,
+            131_072,
+        );
+        exact("qwen2.5-72b-instruct", Encoding::Qwen2, 131_072);
+        exact("deepseek-ai/DeepSeek-R1", Encoding::DeepseekV3, 128_000);
+        exact("mistral-nemo-instruct-2407", Encoding::MistralV3, 131_072);
+        exact("moonshotai/Kimi-K2-Instruct", Encoding::KimiK2, 262_144);
+        exact("zai-org/GLM-4.5", Encoding::Glm4, 131_072);
+        // Older generations had other tokenizers: still estimates.
+        for name in [
+            "llama-2-70b",
+            "qwen-7b",
+            "deepseek-coder-v2",
+            "mixtral-8x7b",
+        ] {
+            assert_eq!(info(name).encoding, Encoding::O200kBase, "{name}");
+            assert!(!info(name).exact, "{name}");
+        }
+        // Each vocabulary is compiled in and counts.
+        let text = "上下文压缩系统采用多层次渐进式压缩策略。 fn main() { println!(\"hi\"); }";
+        for encoding in [
+            Encoding::Llama3,
+            Encoding::Qwen2,
+            Encoding::DeepseekV3,
+            Encoding::MistralV3,
+            Encoding::KimiK2,
+            Encoding::Glm4,
+            Encoding::Glm5,
+            Encoding::MinimaxM2,
+        ] {
+            let counter = TokenCounter::new(encoding).unwrap();
+            assert!(encoding.is_exact());
+            let n = counter.count(text);
+            assert!(n > 10 && n < 60, "{encoding}: {n}");
+        }
         assert_eq!(model_info(""), None);
     }
 

@@ -14,8 +14,8 @@ pub struct ModelInfo {
     pub exact: bool,
 }
 
-/// Models without a public tokenizer, by name prefix (first match wins), with their context
-/// windows. They are counted with o200k_base, the closest public modern BPE.
+/// Model families by name prefix (first match wins), with their context windows. Those
+/// without a public tokenizer are counted with o200k_base, the closest public modern BPE.
 const ESTIMATED_FAMILIES: &[(&str, usize)] = &[
     ("claude-instant", 100_000),
     ("claude-1", 100_000),
@@ -41,11 +41,46 @@ const ESTIMATED_FAMILIES: &[(&str, usize)] = &[
     ("qwen", 131_072),
     ("deepseek", 128_000),
     ("grok", 131_072),
+    ("kimi-k2", 262_144),
+    ("glm-4.5", 131_072),
+    ("glm-4.6", 204_800),
+    ("glm-4.7", 204_800),
     ("command-r", 128_000),
 ];
 
-/// Looks a model name up: OpenAI models through tiktoken-rs's tables, other known families
-/// as o200k_base estimates, anything else `None`. Case, a `provider/` prefix and a cloud
+/// Open-weight families whose public vocabulary ctxc carries, by name prefix (first match
+/// wins; checked before [`ESTIMATED_FAMILIES`], which gives their windows): counted exactly.
+/// Older generations with another tokenizer (Llama 2, Qwen 1, DeepSeek V2, Mistral's
+/// SentencePiece models) stay estimates.
+const OPEN_WEIGHT_FAMILIES: &[(&str, Encoding)] = &[
+    ("llama-3", Encoding::Llama3),
+    ("llama3", Encoding::Llama3),
+    ("llama-4", Encoding::Llama3),
+    ("llama4", Encoding::Llama3),
+    ("qwen2", Encoding::Qwen2),
+    ("qwen-2", Encoding::Qwen2),
+    ("qwen3", Encoding::Qwen2),
+    ("qwen-3", Encoding::Qwen2),
+    ("qwq", Encoding::Qwen2),
+    ("deepseek-v3", Encoding::DeepseekV3),
+    ("deepseek-r1", Encoding::DeepseekV3),
+    ("deepseek-chat", Encoding::DeepseekV3),
+    ("deepseek-reasoner", Encoding::DeepseekV3),
+    ("mistral-nemo", Encoding::MistralV3),
+    ("open-mistral-nemo", Encoding::MistralV3),
+    ("ministral", Encoding::MistralV3),
+    ("pixtral", Encoding::MistralV3),
+    ("devstral", Encoding::MistralV3),
+    ("magistral", Encoding::MistralV3),
+    ("kimi-k2", Encoding::KimiK2),
+    ("glm-4.5", Encoding::Glm4),
+    ("glm-4.6", Encoding::Glm4),
+    ("glm-4.7", Encoding::Glm4),
+];
+
+/// Looks a model name up: OpenAI models through tiktoken-rs's tables, open-weight families
+/// in their own vocabulary, other known families as o200k_base estimates, anything else
+/// `None`. Case, a `provider/` prefix and a cloud
 /// vendor prefix (`us.anthropic.`) are ignored.
 pub fn model_info(name: &str) -> Option<ModelInfo> {
     let name = normalize_model_name(name);
@@ -93,12 +128,22 @@ fn openai_context_fallback(name: &str) -> usize {
 }
 
 fn estimated_model(name: &str) -> Option<ModelInfo> {
-    let &(_, context_window) = ESTIMATED_FAMILIES
+    let own = OPEN_WEIGHT_FAMILIES
         .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))?;
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map(|&(_, encoding)| encoding);
+    let context_window = ESTIMATED_FAMILIES
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map(|&(_, window)| window);
+    let context_window = match (context_window, own) {
+        (Some(window), _) => window,
+        (None, Some(_)) => DEFAULT_CONTEXT_WINDOW,
+        (None, None) => return None,
+    };
     Some(ModelInfo {
-        encoding: Encoding::O200kBase,
+        encoding: own.unwrap_or(Encoding::O200kBase),
         context_window,
-        exact: false,
+        exact: own.is_some(),
     })
 }

@@ -382,3 +382,19 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     let report = stats(&[]);
     assert!(report.starts_with("FILE "), "{report}");
 }
+
+#[test]
+fn an_open_weight_model_is_counted_exactly_in_its_own_vocabulary() {
+    let qwen = stats_json(&["--model", "Qwen/Qwen3-8B"]);
+    assert_eq!(qwen["tokenizer"]["encoding"], "qwen2");
+    assert_eq!(qwen["tokenizer"]["exact"], true);
+    let named = stats_json(&["--encoding", "qwen2"]);
+    assert_eq!(qwen["totals"]["tokens"], named["totals"]["tokens"]);
+    // Another vocabulary counts the same files differently; a family without a public
+    // tokenizer stays an estimate.
+    let o200k = stats_json(&["--encoding", "o200k_base"]);
+    assert_ne!(qwen["totals"]["tokens"], o200k["totals"]["tokens"]);
+    let llama2 = stats_json(&["--model", "llama-2-70b"]);
+    assert_eq!(llama2["tokenizer"]["encoding"], "o200k_base");
+    assert_eq!(llama2["tokenizer"]["exact"], false);
+}

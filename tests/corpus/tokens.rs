@@ -162,3 +162,56 @@ fn o200k_and_cl100k_counts_equal_tiktoken_on_every_corpus_text() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// What Qwen's tokenizer cuts out before its BPE runs (its added tokens): a text holding one
+/// is counted differently by design (ctxc counts it as text), so it is left out.
+const QWEN_ADDED: [&str; 5] = ["<|", "<tool_call>", "</tool_call>", "<think>", "</think>"];
+
+#[test]
+fn qwen2_counts_equal_qwen3s_own_tokenizer_on_every_corpus_text() {
+    let (texts, _) = corpus_texts();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/tokenizers/qwen3/tokenizer.json");
+    let reference = ctxc::tokens::HfTokenizer::from_file(&path).unwrap();
+    let counter = TokenCounter::without_cache(Encoding::Qwen2).unwrap();
+    let (compared, skipped): (Vec<&Text>, Vec<&Text>) = texts
+        .iter()
+        .partition(|t| !QWEN_ADDED.iter().any(|a| t.text.contains(a)));
+    assert!(
+        skipped.len() * 50 < texts.len(),
+        "{} of {} texts hold an added token",
+        skipped.len(),
+        texts.len()
+    );
+    let mismatches: Vec<String> = compared
+        .par_iter()
+        .filter_map(|t| {
+            let expected = reference.count(&t.text).unwrap();
+            let ours = counter.count(&t.text);
+            (ours != expected).then(|| {
+                format!(
+                    "{}: {}: ctxc {ours}, tokenizers {expected}",
+                    t.file,
+                    clip(&t.text)
+                )
+            })
+        })
+        .collect();
+    println!(
+        "qwen2: {} texts compared, {} left out (an added token), {} mismatches",
+        compared.len(),
+        skipped.len(),
+        mismatches.len()
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} texts counted differently:\n{}",
+        mismatches.len(),
+        mismatches
+            .iter()
+            .take(MAX_SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
