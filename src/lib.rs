@@ -34,7 +34,7 @@ pub mod calibrate;
 pub mod cli;
 pub(crate) mod commands;
 pub mod config;
-pub(crate) mod convert;
+pub mod convert;
 pub mod count;
 pub(crate) mod dataset;
 pub(crate) mod discover;

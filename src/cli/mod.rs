@@ -139,9 +139,10 @@ pub enum Command {
     /// A Parquet dataset is converted row by row into NAME.atif.parquet or
     /// NAME.openai.parquet: each row's conversation as JSON text in the same column (--column),
     /// every other column as it was; a row that does not convert is named and left null.
-    /// Gemini CLI, Qwen Code and pi sessions convert one way, to either: what the client sends
-    /// on resuming (pi: the branch it resumes, its latest compaction's summary first), their
-    /// reasoning and images named as not carried over.
+    /// Claude Code, Codex, Gemini CLI, Qwen Code and pi sessions convert one way, to either:
+    /// what the client sends on resuming (pi: the branch it resumes, its latest compaction's
+    /// summary first; an assistant turn the client stored as several records is one message),
+    /// their reasoning and images named as not carried over.
     #[command(display_order = 8)]
     Convert(ConvertArgs),
 

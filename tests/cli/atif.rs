@@ -230,8 +230,8 @@ fn convert_names_what_does_not_map_and_refuses_what_it_cannot_read() {
     }
     let value: Value = serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
     assert_eq!(value["tools"][0]["function"]["name"], "bash");
-    // A Claude Code session does not map cleanly: refused, named, nothing written.
-    let session = shared("corpus/claude-code/spotter/short.jsonl");
+    // A ShareGPT conversation does not map cleanly: refused, named, nothing written.
+    let session = crate::root().join("fixtures/sharegpt/toolcall.json");
     let refused = dir.path().join("refused.json");
     let out = ctxc()
         .args(["convert", "--to", "atif", "-o"])

@@ -139,10 +139,10 @@ fn a_session_row_converts_as_its_file_does() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write_dataset(&d.join("sessions.parquet"), &rows(), 3, Compression::SNAPPY);
-    // Claude Code and Codex sessions do not convert yet: their rows are named and null.
-    let told = said_with(
+    // Every client's session converts, Claude Code's and Codex's too.
+    said_with(
         d,
-        1,
+        0,
         &[
             "convert",
             "--to",
@@ -158,19 +158,12 @@ fn a_session_row_converts_as_its_file_does() {
         "session",
     );
     let converted = converted.as_string::<i32>();
-    for (i, (path, format)) in SESSIONS.iter().enumerate() {
+    for (i, (path, _)) in SESSIONS.iter().enumerate() {
         let out = ctxc()
             .args(["convert", "--to", "openai", "-o", "-"])
             .arg(fixture(path))
             .output()
             .unwrap();
-        if matches!(*format, "claude-code" | "codex") {
-            assert_eq!(out.status.code(), Some(1), "{path}");
-            let refused = format!("sessions.parquet#row={i}: {format} does not map cleanly");
-            assert!(told.contains(&refused), "{path}: {told}");
-            assert!(converted.is_null(i), "{path}");
-            continue;
-        }
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{path}: {stderr}");
         let alone: Value = serde_json::from_slice(&out.stdout).unwrap();

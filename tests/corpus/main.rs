@@ -8,6 +8,7 @@
 mod archive;
 mod calibrate;
 mod compact;
+mod convert;
 mod drop_stored;
 mod eval;
 mod landing;

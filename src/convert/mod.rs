@@ -21,10 +21,13 @@
 //! Gemini CLI, Qwen Code and pi sessions → OpenAI or ATIF: what the client sends the model
 //! when it resumes the session (pi: the branch it resumes, its latest compaction's summary
 //! first), as user, assistant and `tool` messages; reasoning, images, a result's error flag
-//! and repeated results are not carried over and said in the note.
+//! and repeated results are not carried over and said in the note. Claude Code and Codex
+//! sessions likewise, read record by record ([`agents`]).
 //!
 //! One conversation is written as one pretty-printed JSON object; several as JSON Lines, one
 //! per line.
+
+mod agents;
 
 use crate::transcript::{Format, PartKind, Transcript};
 use anyhow::{Result, bail};
@@ -111,10 +114,17 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
     }
     if !matches!(
         t.format,
-        Format::OpenAi | Format::Atif | Format::Gemini | Format::Qwen | Format::Pi
+        Format::OpenAi
+            | Format::Atif
+            | Format::Gemini
+            | Format::Qwen
+            | Format::Pi
+            | Format::ClaudeCode
+            | Format::Codex
     ) {
         bail!(
-            "{} does not map cleanly onto {}: convert reads openai, atif, gemini, qwen and pi",
+            "{} does not map cleanly onto {}: convert reads openai, atif, gemini, qwen, pi, \
+             claude-code and codex",
             t.format,
             to.name()
         );
@@ -132,18 +142,41 @@ pub fn convert(t: &Transcript, to: Target, name: &str) -> Result<Converted> {
                 let order = crate::transcript::pi_sent_order(&t.source, conv);
                 messages_sent(conv, order, &mut dropped)
             }
+            Format::ClaudeCode | Format::Codex => agents::messages(t, conv, &mut dropped),
             _ => list_of(t, conv)?,
         };
+        if list.is_empty() {
+            // Never an empty conversation written, which nothing reads back.
+            let held = match dropped.keys().cloned().collect::<Vec<_>>().join(", ") {
+                none if none.is_empty() => "no message".to_string(),
+                some => format!("only {some}"),
+            };
+            bail!(
+                "nothing the conversation sends has a place in {} (it holds {held})",
+                to.name()
+            );
+        }
         let tools = conv
             .preamble
             .iter()
             .find(|p| p.kind == PartKind::ToolDefinitions)
             .and_then(|p| serde_json::from_str::<Value>(&p.text).ok());
         let converted = match (t.format, to) {
-            (Format::Gemini | Format::Qwen | Format::Pi, Target::OpenAi) => {
+            (
+                Format::Gemini | Format::Qwen | Format::Pi | Format::ClaudeCode | Format::Codex,
+                Target::OpenAi,
+            ) => {
                 json!({ "messages": list })
             }
-            (Format::OpenAi | Format::Gemini | Format::Qwen | Format::Pi, Target::Atif) => {
+            (
+                Format::OpenAi
+                | Format::Gemini
+                | Format::Qwen
+                | Format::Pi
+                | Format::ClaudeCode
+                | Format::Codex,
+                Target::Atif,
+            ) => {
                 let session = session_id(name, &conv.location);
                 to_atif(&list, tools, conv.model.as_deref(), &session, &mut dropped)
             }
