@@ -5,7 +5,6 @@
 
 use crate::parquet::{assert_same_but, write_dataset};
 use crate::{ctxc, stdout_of};
-use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use parquet::basic::Compression;
 use serde_json::{Value, json};
