@@ -60,7 +60,12 @@ pub struct Repaired {
 pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
     let (mut draft, mut repairs) = salvage(source);
     let mut t = read(&draft, &opts.read)?;
-    for step in t.format.repair_steps(&t) {
+    // A client's own session is JSON Lines; its JSON forms are hand-made samples.
+    let steps = match t.container.as_str() {
+        "jsonl" => t.format.repair_steps(),
+        _ => &[],
+    };
+    for step in steps {
         let (edits, found) = step(&t, &draft);
         repairs.extend(found);
         if !edits.is_empty() {

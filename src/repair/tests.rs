@@ -1,7 +1,7 @@
 //! Each client format's repair steps, run whole through [`repair`] (the steps themselves live
 //! in the adapters' folders, `src/transcript/<format>/repair.rs`).
 
-use super::{Options, oversize::Fit, repair};
+use super::{Options, Repaired, oversize::Fit, repair};
 use crate::transcript::{Format, ReadOptions, read};
 
 fn options() -> Options {
@@ -10,6 +10,26 @@ fn options() -> Options {
         max_session_bytes: u64::MAX,
         fit: Fit::default(),
     }
+}
+
+fn fixture(rel: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// `text` repaired by one repair that leaves nothing to find, and its output's records.
+fn repaired_once(text: &str) -> (Repaired, Vec<serde_json::Value>) {
+    let r = repair(text, &options()).unwrap();
+    assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
+    assert!(r.remaining.is_empty(), "{:?}", r.remaining);
+    let lines = r
+        .output
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (r, lines)
 }
 
 #[test]
@@ -31,24 +51,10 @@ fn event_copies_go_with_their_replayed_history_and_other_repeats_stay() {
     assert_eq!(r.repairs[0].lines(), "7-8");
 }
 
-fn fixture(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel);
-    std::fs::read_to_string(path).unwrap()
-}
-
 #[test]
 fn an_unanswered_call_gets_pis_result_and_the_chain_stays_whole() {
     let text = fixture("pi/compacted.jsonl");
-    let r = repair(&text, &options()).unwrap();
-    assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
-    assert!(r.remaining.is_empty(), "{:?}", r.remaining);
-    let lines: Vec<serde_json::Value> = r
-        .output
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (r, lines) = repaired_once(&text);
     let added = &lines[8];
     assert_eq!(added["parentId"], "b0000007");
     assert_eq!(added["message"]["toolCallId"], "toolu_11");
@@ -72,17 +78,8 @@ fn an_unanswered_call_gets_pis_result_and_the_chain_stays_whole() {
 
 #[test]
 fn an_unanswered_call_gets_the_clients_orphan_response_and_the_chain_stays_whole() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen/unanswered.jsonl");
-    let text = std::fs::read_to_string(path).unwrap();
-    let r = repair(&text, &options()).unwrap();
-    assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
-    assert!(r.remaining.is_empty(), "{:?}", r.remaining);
-    let lines: Vec<serde_json::Value> = r
-        .output
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let text = fixture("qwen/unanswered.jsonl");
+    let (r, lines) = repaired_once(&text);
     assert_eq!(lines[4]["type"], "tool_result");
     assert_eq!(lines[4]["parentUuid"], lines[3]["uuid"]);
     assert_eq!(

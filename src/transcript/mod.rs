@@ -122,10 +122,10 @@ impl Format {
         self.adapter().rewrites_arguments()
     }
 
-    /// The format's own repair steps for `t` ([`Adapter::repair_steps`]), in the order
-    /// `ctxc repair` takes them.
-    pub fn repair_steps(self, t: &Transcript) -> &'static [edit::Step] {
-        self.adapter().repair_steps(t)
+    /// The format's own repair steps for a JSON Lines session ([`Adapter::repair_steps`]), in
+    /// the order `ctxc repair` takes them.
+    pub fn repair_steps(self) -> &'static [edit::Step] {
+        self.adapter().repair_steps()
     }
 }
 
@@ -490,11 +490,11 @@ trait Adapter: Sync {
         false
     }
 
-    /// The steps `ctxc repair` takes over a session of this format read as `t`, in order,
-    /// once its lines that are not JSON are left out ([`edit::Step`]: drop replayed history,
+    /// The steps `ctxc repair` takes over a JSON Lines session of this format, in order, once
+    /// its lines that are not JSON are left out ([`edit::Step`]: drop replayed history,
     /// re-link a chain, answer unanswered calls as the client does). None by default; message
     /// lists get the generic list repairs instead.
-    fn repair_steps(&self, _t: &Transcript) -> &'static [edit::Step] {
+    fn repair_steps(&self) -> &'static [edit::Step] {
         &[]
     }
 

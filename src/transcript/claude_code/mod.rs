@@ -99,11 +99,8 @@ impl Adapter for ClaudeCode {
         })
     }
 
-    fn repair_steps(&self, t: &Transcript) -> &'static [Step] {
-        match t.container.as_str() {
-            "jsonl" => &[repair::replays, repair::chain, repair::pairing],
-            _ => &[],
-        }
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::replays, repair::chain, repair::pairing]
     }
 
     fn read(

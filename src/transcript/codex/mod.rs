@@ -77,11 +77,8 @@ impl Adapter for Codex {
         })
     }
 
-    fn repair_steps(&self, t: &Transcript) -> &'static [Step] {
-        match t.container.as_str() {
-            "jsonl" => &[repair::replays, repair::pairing],
-            _ => &[],
-        }
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::replays, repair::pairing]
     }
 
     fn read(

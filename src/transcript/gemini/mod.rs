@@ -60,11 +60,8 @@ impl Adapter for Gemini {
         }
     }
 
-    fn repair_steps(&self, t: &Transcript) -> &'static [Step] {
-        match t.container.as_str() {
-            "jsonl" => &[repair::pairing],
-            _ => &[],
-        }
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::pairing]
     }
 
     fn read(

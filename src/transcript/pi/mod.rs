@@ -89,7 +89,7 @@ impl Adapter for Pi {
         message
     }
 
-    fn repair_steps(&self, _t: &Transcript) -> &'static [Step] {
+    fn repair_steps(&self) -> &'static [Step] {
         &[repair::pairing]
     }
 

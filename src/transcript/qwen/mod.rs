@@ -91,11 +91,8 @@ impl Adapter for Qwen {
         parts
     }
 
-    fn repair_steps(&self, t: &Transcript) -> &'static [Step] {
-        match t.container.as_str() {
-            "jsonl" => &[repair::pairing],
-            _ => &[],
-        }
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::pairing]
     }
 
     fn read(
