@@ -8,8 +8,8 @@
 //! no repair touches.
 
 use super::Repair;
-use super::lines::Draft;
-use super::pairing::{self, Faults, Stray, Unanswered};
+use crate::transcript::edit::Draft;
+use crate::transcript::edit::pairing::{self, Faults, Stray, Unanswered};
 use crate::transcript::{Conversation, Format, Role, Transcript};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;

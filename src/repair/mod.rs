@@ -2,132 +2,31 @@
 //!
 //! A repair runs in steps, each over the whole file and each re-reading what the one before
 //! wrote, so every step sees a consistent session: lines that are not JSON (a torn last line,
-//! garbage in the middle) are left out first; then, per format, replayed history is dropped,
-//! broken chains are re-linked (Claude Code), and unanswered calls get the result the client
-//! writes for an interrupted call while results that answer nothing are dropped. OpenAI and
-//! Anthropic message lists, in any container, get the same pairing repairs ([`lists`]). A session
-//! still above the size its client loads then loses its stored-only payloads
-//! ([`oversize`]). Steps work on whole lines ([`lines`]), list repairs on whole messages: a
+//! garbage in the middle) are left out first ([`lines`]); then come the format's own steps,
+//! which its adapter names and keeps in its folder ([`Format::repair_steps`]): replayed
+//! history is dropped, broken chains are re-linked (Claude Code), and unanswered calls get the
+//! result the client writes for an interrupted call while results that answer nothing are
+//! dropped. OpenAI and Anthropic message lists, in any container, get the same pairing
+//! repairs ([`lists`]). A session still above the size its client loads then loses its
+//! stored-only payloads ([`oversize`]). Steps work on whole lines ([`Draft`]), list repairs on whole messages: a
 //! record no step touches is written back byte-for-byte, and a session with nothing to repair
 //! comes back byte-identical.
 //!
 //! What the pure steps cannot fix stays in [`Repaired::remaining`]: the output is checked
 //! again, as `ctxc check` would, before anything is written.
 
-mod claude_code;
-mod codex;
-mod gemini;
 pub mod lines;
 mod lists;
 pub mod oversize;
-mod pairing;
-mod pi;
-mod qwen;
 mod restore;
+#[cfg(test)]
+mod tests;
 
+pub use crate::transcript::edit::Repair;
 pub use restore::pieces;
 
+use crate::transcript::edit::{Draft, Edits};
 use crate::transcript::{self, Finding, Format, ReadError, ReadOptions, Transcript};
-use lines::{Draft, Edits};
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// One repair: the input line it concerns, what was wrong, what was done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Repair {
-    /// 1-based line of the input (0: the whole file).
-    pub line: usize,
-    /// The last line, when the repair covers a run of lines (a replayed block).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_line: Option<usize>,
-    /// What was wrong.
-    pub fault: String,
-    /// What was done about it.
-    pub action: String,
-}
-
-impl Repair {
-    /// A repair at input line `line`.
-    pub fn new(line: usize, fault: impl Into<String>, action: impl Into<String>) -> Self {
-        Repair {
-            line,
-            last_line: None,
-            fault: fault.into(),
-            action: action.into(),
-        }
-    }
-}
-
-impl Repair {
-    /// Where it is: `12`, `12-40` for a run of lines, empty for the whole file.
-    pub fn lines(&self) -> String {
-        match (self.line, self.last_line) {
-            (0, _) => String::new(),
-            (line, Some(last)) => format!("{line}-{last}"),
-            (line, None) => line.to_string(),
-        }
-    }
-}
-
-impl fmt::Display for Repair {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.lines().as_str() {
-            "" => write!(f, "{} → {}", self.fault, self.action),
-            lines => write!(f, "{lines}: {} → {}", self.fault, self.action),
-        }
-    }
-}
-
-/// A replayed record, at input lines.
-#[derive(Debug, Clone, Copy)]
-struct Replayed {
-    line: usize,
-    first: usize,
-    same_uuid: bool,
-}
-
-/// The repairs of dropped replays: a run of records replaying a run of records (a block
-/// re-appended whole) is one repair.
-fn replay_repairs(found: &[Replayed]) -> Vec<Repair> {
-    let mut repairs = Vec::new();
-    let mut at = 0;
-    while at < found.len() {
-        let start = found[at];
-        let mut end = at;
-        while let Some(next) = found.get(end + 1) {
-            let prev = found[end];
-            if next.line != prev.line + 1
-                || next.first != prev.first + 1
-                || next.same_uuid != start.same_uuid
-            {
-                break;
-            }
-            end += 1;
-        }
-        let same = if start.same_uuid {
-            "same uuid"
-        } else {
-            "same content and timestamp"
-        };
-        let mut repair = Repair::new(start.line, "", "dropped (the archive keeps it)");
-        repair.fault = match end - at {
-            0 => format!("record replays line {} ({same})", start.first),
-            n => {
-                repair.last_line = Some(found[end].line);
-                format!(
-                    "{} records replay lines {}-{} ({same})",
-                    n + 1,
-                    start.first,
-                    found[end].first
-                )
-            }
-        };
-        repairs.push(repair);
-        at = end + 1;
-    }
-    repairs
-}
 
 /// How a repair runs.
 #[derive(Debug, Clone)]
@@ -156,25 +55,14 @@ pub struct Repaired {
     pub size: Option<oversize::Size>,
 }
 
-/// A repair step: the edits it makes to a session, and the repairs it names.
-type Step = fn(&Transcript, &Draft) -> (Edits, Vec<Repair>);
-
 /// Repairs `source`; an input that cannot be read as a transcript even without its lines
 /// that are not JSON is an error with the reader's findings (lines of the input).
 pub fn repair(source: &str, opts: &Options) -> Result<Repaired, ReadError> {
     let (mut draft, mut repairs) = salvage(source);
     let mut t = read(&draft, &opts.read)?;
-    let jsonl = t.container == "jsonl";
-    let steps: &[Step] = match t.format {
-        Format::ClaudeCode if jsonl => &[
-            claude_code::replays,
-            claude_code::chain,
-            claude_code::pairing,
-        ],
-        Format::Codex if jsonl => &[codex::replays, codex::pairing],
-        Format::Pi => &[pi::pairing],
-        Format::Gemini if jsonl => &[gemini::pairing],
-        Format::Qwen if jsonl => &[qwen::pairing],
+    // A client's own session is JSON Lines; its JSON forms are hand-made samples.
+    let steps = match t.container.as_str() {
+        "jsonl" => t.format.repair_steps(),
         _ => &[],
     };
     for step in steps {

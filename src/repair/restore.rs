@@ -6,8 +6,8 @@
 //! exact bytes, terminator included, so the pieces are exact whatever the repair did; the
 //! archive applies them and compares before it writes.
 
-use super::lines::split;
 use crate::archive::Piece;
+use crate::transcript::edit::split;
 use std::collections::HashMap;
 
 /// Pieces that rebuild `input` from `output`.

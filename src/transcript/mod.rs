@@ -11,6 +11,7 @@ mod check;
 mod common;
 mod containers;
 mod doc;
+pub mod edit;
 mod item;
 pub mod payload;
 pub mod replay;
@@ -21,19 +22,12 @@ pub use common::{text_call, trailing_action};
 pub use check::{
     Finding, PairingFault, StrayWhy, check, conversation_findings, pairing_faults, sort_findings,
 };
-pub(crate) use claude_code::CONTEXT_KEYS as CLAUDE_CODE_CONTEXT_KEYS;
 pub use claude_code::uuid_from;
 pub use doc::{Doc, Line, ParseError, TornTail};
-pub use gemini::{
-    cancelled_call as gemini_cancelled_call, cancelled_response as gemini_cancelled_response,
-    ignored_user_text as gemini_ignored_user_text, user_text as gemini_user_text,
-};
+pub use gemini::{ignored_user_text as gemini_ignored_user_text, user_text as gemini_user_text};
 pub use item::{Item, Kind, Part, PartKind, Role, TextCall, ToolCall, Usage};
 pub use pi::sent_order as pi_sent_order;
-pub use qwen::{
-    ORPHAN_REASON as QWEN_ORPHAN_REASON, orphan_result as qwen_orphan_result,
-    user_text as qwen_user_text,
-};
+pub use qwen::{ORPHAN_REASON as QWEN_ORPHAN_REASON, user_text as qwen_user_text};
 
 use crate::json::{ArrayLayout, Span};
 use std::borrow::Cow;
@@ -126,6 +120,12 @@ impl Format {
     /// Whether [`OutItem::ReplaceArguments`] rewrites tool call arguments in this format.
     pub fn rewrites_arguments(self) -> bool {
         self.adapter().rewrites_arguments()
+    }
+
+    /// The format's own repair steps for a JSON Lines session ([`Adapter::repair_steps`]), in
+    /// the order `ctxc repair` takes them.
+    pub fn repair_steps(self) -> &'static [edit::Step] {
+        self.adapter().repair_steps()
     }
 }
 
@@ -488,6 +488,20 @@ trait Adapter: Sync {
     /// asks for it.
     fn rewrites_arguments(&self) -> bool {
         false
+    }
+
+    /// The steps `ctxc repair` takes over a JSON Lines session of this format, in order, once
+    /// its lines that are not JSON are left out ([`edit::Step`]: drop replayed history,
+    /// re-link a chain, answer unanswered calls as the client does). None by default; message
+    /// lists get the generic list repairs instead.
+    fn repair_steps(&self) -> &'static [edit::Step] {
+        &[]
+    }
+
+    /// How replayed history is told in this format ([`replay::Keys`]), for `check` and
+    /// `repair`; `None` (the default) where records are never replays.
+    fn replay_keys(&self) -> Option<replay::Keys> {
+        None
     }
 }
 

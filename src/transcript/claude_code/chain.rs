@@ -17,7 +17,7 @@ pub struct Chain {
     /// The record's uuid and stamp for finding replays, when it was read in one scan
     /// (`transcript::replay`).
     #[serde(skip)]
-    pub(crate) replay: Option<Option<crate::transcript::replay::Stamped>>,
+    pub(crate) replay: Option<Option<super::replay::Stamped>>,
     /// Whether reading set aside results of the record that answer calls stored outside the
     /// file: its item's `results` are then not all its text names.
     #[serde(skip)]

@@ -15,6 +15,8 @@ mod chain;
 mod read;
 #[cfg(test)]
 mod tests;
+mod repair;
+mod replay;
 mod write;
 
 pub use chain::{Chain, uuid_from};
@@ -23,6 +25,8 @@ use read::*;
 use write::*;
 
 use super::common::{element_indent, lines_span, value_error};
+use super::edit::Step;
+use super::replay::Keys;
 use super::{
     Adapter, Conversation, Copied, CopiedRecords, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage, render_layout,
@@ -86,6 +90,17 @@ impl Adapter for ClaudeCode {
         // A majority rather than all: sessions gain record types over time, and old synthetic
         // fixtures carry junk lines.
         ours > foreign
+    }
+
+    fn replay_keys(&self) -> Option<Keys> {
+        Some(Keys {
+            key: replay::key,
+            candidates: Some(replay::candidates),
+        })
+    }
+
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::replays, repair::chain, repair::pairing]
     }
 
     fn read(

@@ -381,7 +381,7 @@ impl Members {
             _ => Chain::default(),
         };
         // What `check` needs to find replays, from the same scan.
-        let replay = crate::transcript::replay::stamped(m.kind, m.timestamp, m.uuid);
+        let replay = super::replay::stamped(m.kind, m.timestamp, m.uuid);
         let chain = Chain {
             replay: replay.map(Some),
             ..chain

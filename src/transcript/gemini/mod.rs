@@ -20,11 +20,13 @@
 //! the message, and its results, whose span is the `toolCalls` array inside it; they share a
 //! message id, and the writer folds the results back into their record (see [`write`]).
 
+mod repair;
 mod write;
 
 pub use write::{cancelled_call, cancelled_response};
 
 use super::common::{lines_span, value_error};
+use super::edit::Step;
 use super::{
     Adapter, Conversation, Doc, Item, Kind, ListLayout, OutItem, Part, PartKind, ReadError,
     ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
@@ -56,6 +58,10 @@ impl Adapter for Gemini {
                 is_metadata(root.get()) && root.member("messages").is_some_and(|m| m.elements().is_some())
             }
         }
+    }
+
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::pairing]
     }
 
     fn read(

@@ -13,9 +13,11 @@
 //! Every line is one item, so a record ctxc leaves alone is written back byte for byte; an
 //! edit re-points the `parentId` of the entries whose parent went (see [`write`]).
 
+mod repair;
 mod write;
 
 use super::common::lines_span;
+use super::edit::Step;
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
@@ -85,6 +87,10 @@ impl Adapter for Pi {
             message |= shape.r#type.as_deref() == Some("message") && shape.message.is_some();
         }
         message
+    }
+
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::pairing]
     }
 
     fn read(

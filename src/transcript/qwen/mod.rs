@@ -18,11 +18,13 @@
 //! Every line is one item, so a record ctxc leaves alone is written back byte for byte; an
 //! edit re-points the `parentUuid` of the records whose parent went (see [`write`]).
 
+mod repair;
 mod write;
 
 pub use write::orphan_result;
 
 use super::common::{lines_span, value_error};
+use super::edit::Step;
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
@@ -87,6 +89,10 @@ impl Adapter for Qwen {
             }
         }
         parts
+    }
+
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::pairing]
     }
 
     fn read(

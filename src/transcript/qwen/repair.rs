@@ -4,10 +4,10 @@
 //! `tool_result` record it appends after a call. Records form a chain through `parentUuid`,
 //! so the records below the call are re-pointed at the new result to keep the chain whole.
 
-use super::lines::{Draft, Edits};
-use super::{Repair, pairing};
+use super::orphan_result;
 use crate::json::{quote, replace_member};
-use crate::transcript::{Transcript, qwen_orphan_result};
+use crate::transcript::Transcript;
+use crate::transcript::edit::{Draft, Edits, Repair, pairing};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -37,7 +37,7 @@ pub fn pairing(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
             .cloned()
             .unwrap_or_else(|| caller_uuid.to_string());
         let uuid = fresh_uuid(&call.id, &mut taken);
-        let record = qwen_orphan_result(caller, &uuid, &parent, &call.id, &call.name);
+        let record = orphan_result(caller, &uuid, &parent, &call.id, &call.name);
         edits
             .insert_after
             .entry(conv.items[call.item].line)
@@ -82,51 +82,5 @@ fn fresh_uuid(seed: &str, taken: &mut HashSet<String>) -> String {
             return id;
         }
         hash = hash.wrapping_mul(0x100_0000_01b3).wrapping_add(1);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::repair::{Options, oversize::Fit, repair};
-    use crate::transcript::{Format, ReadOptions, read};
-
-    #[test]
-    fn an_unanswered_call_gets_the_clients_orphan_response_and_the_chain_stays_whole() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen/unanswered.jsonl");
-        let text = std::fs::read_to_string(path).unwrap();
-        let opts = Options {
-            read: Default::default(),
-            max_session_bytes: u64::MAX,
-            fit: Fit::default(),
-        };
-        let r = repair(&text, &opts).unwrap();
-        assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
-        assert!(r.remaining.is_empty(), "{:?}", r.remaining);
-        let lines: Vec<serde_json::Value> = r
-            .output
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(lines[4]["type"], "tool_result");
-        assert_eq!(lines[4]["parentUuid"], lines[3]["uuid"]);
-        assert_eq!(
-            lines[5]["parentUuid"], lines[4]["uuid"],
-            "the next prompt hangs under the result"
-        );
-        let response = &lines[4]["message"]["parts"][0]["functionResponse"];
-        assert_eq!(
-            response["id"],
-            lines[3]["message"]["parts"][0]["functionCall"]["id"]
-        );
-        assert!(
-            response["response"]["error"]
-                .as_str()
-                .unwrap()
-                .starts_with("Tool execution result was not recorded")
-        );
-        let t = read(r.output.clone(), &ReadOptions::default()).unwrap();
-        assert_eq!(t.format, Format::Qwen);
-        assert!(crate::transcript::check(&t).is_empty());
     }
 }

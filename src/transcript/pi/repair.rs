@@ -4,10 +4,9 @@
 //! and a result that answers no open call is dropped. Entries form a tree, so the entries
 //! below an added or dropped one are re-pointed to keep the path pi resumes whole.
 
-use super::lines::{Draft, Edits};
-use super::{Repair, pairing};
 use crate::json::{quote, replace_member};
 use crate::transcript::Transcript;
+use crate::transcript::edit::{Draft, Edits, Repair, pairing};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -167,55 +166,5 @@ fn fresh_id(seed: &str, taken: &mut HashSet<String>) -> String {
             return id;
         }
         hash = hash.wrapping_mul(0x0100_0193).wrapping_add(1);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::repair::{Options, oversize::Fit, repair};
-    use crate::transcript::{ReadOptions, read};
-
-    fn fixture(rel: &str) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(rel);
-        std::fs::read_to_string(path).unwrap()
-    }
-
-    #[test]
-    fn an_unanswered_call_gets_pis_result_and_the_chain_stays_whole() {
-        let text = fixture("pi/compacted.jsonl");
-        let opts = Options {
-            read: Default::default(),
-            max_session_bytes: u64::MAX,
-            fit: Fit::default(),
-        };
-        let r = repair(&text, &opts).unwrap();
-        assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
-        assert!(r.remaining.is_empty(), "{:?}", r.remaining);
-        let lines: Vec<serde_json::Value> = r
-            .output
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let added = &lines[8];
-        assert_eq!(added["parentId"], "b0000007");
-        assert_eq!(added["message"]["toolCallId"], "toolu_11");
-        assert_eq!(added["message"]["content"][0]["text"], super::NO_RESULT);
-        assert_eq!(added["message"]["isError"], true);
-        // The aborted reply now hangs under the result; the last prompt is still the leaf.
-        assert_eq!(lines[9]["parentId"], added["id"]);
-        let t = read(r.output.clone(), &ReadOptions::default()).unwrap();
-        let conv = &t.conversations[0];
-        assert!(conv.items.last().unwrap().in_context);
-        assert!(
-            conv.items[8].in_context,
-            "the result is on the resumed path"
-        );
-        // Every other line is the input's.
-        let input: Vec<&str> = text.lines().collect();
-        let output: Vec<&str> = r.output.lines().collect();
-        assert_eq!(output[..8], input[..8]);
-        assert_eq!(output[10..], input[9..]);
     }
 }

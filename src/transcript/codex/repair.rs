@@ -4,9 +4,9 @@
 //! outputs that answer no open call dropped. A rollout has no chain, so a record is dropped or
 //! added without touching any other.
 
-use super::lines::{Draft, Edits};
-use super::{Repair, Replayed, pairing, replay_repairs};
-use crate::transcript::{Transcript, replay};
+use crate::transcript::Transcript;
+use crate::transcript::edit::{Draft, Edits, Repair, pairing};
+use crate::transcript::replay::{self, Replayed};
 use serde_json::{Map, Value, json};
 
 /// The output Codex records for a call whose turn was aborted.
@@ -31,7 +31,7 @@ pub fn replays(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
             same_uuid: false,
         });
     }
-    let repairs = replay_repairs(&replayed);
+    let repairs = replay::repairs(&replayed);
     (edits, repairs)
 }
 
@@ -126,33 +126,4 @@ fn aborted_output(caller: &str, id: &str) -> String {
         json!({"type": output_type, "call_id": id, "output": ABORTED}),
     );
     Value::Object(out).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::repair::{Options, oversize::Fit, repair};
-
-    #[test]
-    fn event_copies_go_with_their_replayed_history_and_other_repeats_stay() {
-        let meta =
-            r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"s","instructions":""}}"#;
-        let user = r#"{"timestamp":"t1","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#;
-        let said = r#"{"timestamp":"t1","type":"event_msg","payload":{"type":"user_message","message":"hi"}}"#;
-        let tokens =
-            r#"{"timestamp":"t2","type":"event_msg","payload":{"type":"token_count","info":null}}"#;
-        let reply = r#"{"timestamp":"t3","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}}"#;
-        // A token count reported twice (kept), then the user turn replayed with its event.
-        let lines = [meta, user, said, tokens, tokens, reply, user, said];
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        let opts = Options {
-            read: Default::default(),
-            max_session_bytes: u64::MAX,
-            fit: Fit::default(),
-        };
-        let r = repair(&text, &opts).unwrap();
-        let kept: String = lines[..6].iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(r.output, kept, "{:?}", r.repairs);
-        assert_eq!(r.repairs.len(), 1, "{:?}", r.repairs);
-        assert_eq!(r.repairs[0].lines(), "7-8");
-    }
 }

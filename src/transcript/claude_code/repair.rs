@@ -4,10 +4,12 @@
 //! that is dropped or inserted keeps the chain whole: whatever linked to a dropped record now
 //! links to what it stood for, and the record after an inserted result hangs below it.
 
-use super::lines::{Draft, Edits};
-use super::{Repair, Replayed, pairing, replay_repairs};
+use super::CONTEXT_KEYS;
+use super::uuid_from;
 use crate::json::{quote, replace_member};
-use crate::transcript::{CLAUDE_CODE_CONTEXT_KEYS, Conversation, Transcript, replay, uuid_from};
+use crate::transcript::edit::{Draft, Edits, Repair, pairing};
+use crate::transcript::replay::{self, Replayed};
+use crate::transcript::{Conversation, Transcript};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -155,7 +157,7 @@ pub fn replays(t: &Transcript, draft: &Draft) -> (Edits, Vec<Repair>) {
             });
         }
     }
-    repairs.extend(replay_repairs(&replayed));
+    repairs.extend(replay::repairs(&replayed));
     records.relink(&gone, &mut edits);
     (edits, repairs)
 }
@@ -373,7 +375,7 @@ fn interrupted_result(
         serde_json::from_str(records.texts[caller]).unwrap_or_default();
     let mut record = Map::new();
     record.insert("parentUuid".into(), parent.map_or(Value::Null, Value::from));
-    for key in CLAUDE_CODE_CONTEXT_KEYS {
+    for key in CONTEXT_KEYS {
         if let Some(value) = source.get(key) {
             record.insert(key.into(), value.clone());
         }

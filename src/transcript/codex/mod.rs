@@ -12,7 +12,12 @@
 //! A `compacted` record is Codex's own compaction: what it carries (`replacement_history`, else
 //! the summary `message`) replaces everything before it in the model's context.
 
+mod repair;
+mod replay;
+
 use super::common::{element_indent, lines_span};
+use super::edit::Step;
+use super::replay::Keys;
 use super::{
     Adapter, Conversation, Doc, Finding, Item, Kind, ListLayout, OutItem, Part, PartKind,
     ReadError, ReadOptions, Role, SUMMARY_MARKER, ToolCall, Transcript, Usage,
@@ -63,6 +68,17 @@ impl Adapter for Codex {
             known |= payload && RECORD_TYPES.contains(&ty.as_str());
         }
         known
+    }
+
+    fn replay_keys(&self) -> Option<Keys> {
+        Some(Keys {
+            key: replay::key,
+            candidates: None,
+        })
+    }
+
+    fn repair_steps(&self) -> &'static [Step] {
+        &[repair::replays, repair::pairing]
     }
 
     fn read(

@@ -5,9 +5,9 @@
 //! the client writes there. Only JSON Lines sessions are repaired: the client rewrites an older
 //! whole-file session as JSON Lines when it resumes it.
 
-use super::lines::{Draft, Edits};
-use super::{Repair, pairing};
-use crate::transcript::{Transcript, gemini_cancelled_call, gemini_cancelled_response};
+use super::{cancelled_call, cancelled_response};
+use crate::transcript::Transcript;
+use crate::transcript::edit::{Draft, Edits, Repair, pairing};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -53,7 +53,7 @@ fn answer(record: &mut Value, id: &str) -> bool {
         .as_array_mut()
         .and_then(|calls| calls.iter_mut().find(|c| c["id"] == id))
     {
-        gemini_cancelled_call(entry);
+        cancelled_call(entry);
         return true;
     }
     let Some(messages) = record["$set"]["messages"].as_array_mut() else {
@@ -75,7 +75,7 @@ fn answer(record: &mut Value, id: &str) -> bool {
         .and_then(|parts| parts.iter().find(|p| p["functionCall"]["id"] == id))
         .map(|p| p["functionCall"]["name"].clone())
         .unwrap_or(Value::Null);
-    let response = gemini_cancelled_response(&messages[at], id, &name);
+    let response = cancelled_response(&messages[at], id, &name);
     messages.insert(at + 1, response);
     true
 }
