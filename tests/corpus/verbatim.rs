@@ -318,7 +318,6 @@ fn strict_at(ratio: f64) -> (Strict, Strict) {
 }
 
 /// At `ratio`, at least these shares of the paths, commands and errors are sent verbatim,
-/// and every task and latest request.
 /// and every task and latest request; `where_it_fits`, the same over the conversations whose
 /// verbatim floor (system prompt, task, current turn) fits the target.
 fn assert_verbatim_at(ratio: f64, [paths, commands, errors]: [f64; 3], where_it_fits: [f64; 3]) {
