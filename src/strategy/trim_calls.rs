@@ -282,8 +282,10 @@ fn trimmed(text: &str, keep: &Keep, counter: &TokenCounter, depth: Depth) -> Opt
     // The head starts at the command's first line: an action's opening fence or tag before
     // it is kept too, and the line itself is kept whole, however long.
     let lead = command_line(&lines, keep);
-    let head = lead.unwrap_or(0) + take_within(&lines[lead.unwrap_or(0)..], depth.head_lines, depth.head_chars);
-    let last = (total > head && lines[total - 1].len() <= depth.last_line_chars).then(|| total - 1);
+    let start = lead.unwrap_or(0);
+    let head = start + take_within(&lines[start..], depth.head_lines, depth.head_chars);
+    let short_last = lines[total - 1].len() <= depth.last_line_chars;
+    let last = (total > head && short_last).then(|| total - 1);
     let mut kept: Vec<&str> = lines[..head]
         .iter()
         .enumerate()
