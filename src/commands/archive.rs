@@ -147,11 +147,21 @@ impl<'a> View<'a> {
 
 /// Both views' first line: the archive, how many compactions it holds, of which input.
 fn heading(path: &Path, archive: &Archive) -> String {
-    let n = archive.records.len();
+    let repairs = archive
+        .records
+        .iter()
+        .filter(|r| repairs_of(r).is_some())
+        .count();
+    let compactions = archive.records.len() - repairs;
+    let steps: Vec<String> = [(compactions, "compaction"), (repairs, "repair")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+        .collect();
     format!(
-        "{}: {n} compaction{} of {}\n",
+        "{}: {} of {}\n",
         path.shown(),
-        if n == 1 { "" } else { "s" },
+        steps.join(" and "),
         name(&archive.records[0].input)
     )
 }

@@ -176,6 +176,16 @@ fn load_error(e: &std::io::Error) -> LoadError {
     }
 }
 
+/// The whole of `file` from its start, wherever its cursor is: a dataset written or about to
+/// be replaced, compared byte for byte with what is there.
+pub fn read_whole(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let size = file.metadata()?.len();
+    let mut bytes = vec![0u8; size as usize];
+    file.read_exact_at(&mut bytes, 0)?;
+    Ok(bytes)
+}
+
 /// How a row is named in reports: `data.parquet#row=12`.
 pub fn row_path(path: &str, index: usize) -> String {
     format!("{path}#row={index}")
@@ -184,17 +194,24 @@ pub fn row_path(path: &str, index: usize) -> String {
 /// The order of report entries: by file, then a dataset's rows by index (not as text, where
 /// `#row=10` would come before `#row=2`).
 pub fn report_order(a: &str, b: &str) -> Ordering {
+    split_row(a).cmp(&split_row(b))
+}
+
+/// Whether a report's `path` names a dataset's row ([`row_path`]).
+pub fn is_row_path(path: &str) -> bool {
+    split_row(path).1.is_some()
+}
+
+/// A report path as its file and, for a dataset's row, the row.
+fn split_row(path: &str) -> (&str, Option<usize>) {
     // The last `#` is found with memrchr: searching for `#row=` built a searcher per
     // comparison, 1 ms to sort the reports of 1,296 files. A row number has no `#`.
-    fn split(path: &str) -> (&str, Option<usize>) {
-        path.rfind('#')
-            .and_then(|at| {
-                let row = path[at..].strip_prefix("#row=")?.parse().ok()?;
-                Some((&path[..at], Some(row)))
-            })
-            .unwrap_or((path, None))
-    }
-    split(a).cmp(&split(b))
+    path.rfind('#')
+        .and_then(|at| {
+            let row = path[at..].strip_prefix("#row=")?.parse().ok()?;
+            Some((&path[..at], Some(row)))
+        })
+        .unwrap_or((path, None))
 }
 
 #[cfg(test)]
@@ -267,6 +284,8 @@ mod tests {
             ["a.parquet", "a.parquet#row=2", "a.parquet#row=10", "b.json"]
         );
         assert_eq!(row_path("d/x.parquet", 3), "d/x.parquet#row=3");
+        assert!(is_row_path("d/x.parquet#row=3"));
+        assert!(!is_row_path("a#row=x.json") && !is_row_path("a.json"));
         // A `#` that starts no row number is part of the name.
         let mut names = vec!["a#row=x.json", "a#2.json", "a#row=3#b", "a#row=1"];
         names.sort_by(|a, b| report_order(a, b));

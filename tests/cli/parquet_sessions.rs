@@ -235,6 +235,14 @@ fn repair_mends_a_session_row_as_it_mends_the_file() {
         .unwrap();
     let shown = stdout_of(&shown);
     assert!(shown.contains("repair 1 of 1"), "{shown}");
+    assert!(
+        shown
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(": 1 repair of broken.parquet"),
+        "{shown}"
+    );
     assert!(shown.contains("row 0, line "), "{shown}");
     let told = said(d, &["restore", "mended.parquet", "-o", "back.parquet"]);
     assert!(told.contains("value-identical"), "{told}");
@@ -269,6 +277,9 @@ fn a_row_that_does_not_repair_is_named_and_kept_and_in_place_mends_the_rest() {
         &["repair", "--in-place", "--backup", "broken.parquet"],
     );
     assert!(told.contains("broken.parquet#row=1"), "{told}");
+    // A dataset's rows are counted as rows.
+    assert!(told.contains(" rows: "), "{told}");
+    assert!(!told.contains(" files: "), "{told}");
     assert!(d.join("broken.parquet.bak").exists());
     let (before, after) = assert_same_but(
         &d.join("kept.parquet"),

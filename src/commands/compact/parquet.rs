@@ -292,7 +292,7 @@ impl Conduct<'_> {
                     // In place: the backup first, then the object replaced only while it is
                     // the version read.
                     if let Some(suffix) = &self.args.outputs.backup {
-                        let original = read_whole(&original)
+                        let original = crate::dataset::read_whole(&original)
                             .with_context(|| {
                                 format!("reading back {url} as read", url = url.shown())
                             })
@@ -302,7 +302,7 @@ impl Conduct<'_> {
                     let pending = self
                         .begin_archive(&mut staged, &mut rows, (bytes, hash))
                         .map_err(&write)?;
-                    let written = read_whole(&tmp)
+                    let written = crate::dataset::read_whole(&tmp)
                         .with_context(|| {
                             format!("reading back the dataset for {url}", url = url.shown())
                         })
@@ -337,9 +337,7 @@ impl Conduct<'_> {
         let there = match &job.dest {
             Destination::File(path) | Destination::InPlace(path) => std::fs::metadata(path)
                 .is_ok_and(|m| m.len() == size)
-                .then(|| {
-                    File::open(path).and_then(|f| read_whole(&f).map_err(std::io::Error::other))
-                })
+                .then(|| File::open(path).and_then(|f| crate::dataset::read_whole(&f)))
                 .transpose()?,
             Destination::Remote(url) => match crate::store::head(url)? {
                 Some(meta) if meta.size == size => {
@@ -349,7 +347,9 @@ impl Conduct<'_> {
             },
             Destination::Stdout | Destination::Nowhere => None,
         };
-        if there.is_none_or(|there| there != read_whole(written).unwrap_or_default()) {
+        if there
+            .is_none_or(|there| there != crate::dataset::read_whole(written).unwrap_or_default())
+        {
             return Err(output_exists(&name.shown()));
         }
         if identity.is_some() {
@@ -520,13 +520,4 @@ struct Staged<'a> {
 /// A row's report, failed when its compacted conversation could not be written back.
 fn row_report((report, written): (FileReport, Written)) -> FileReport {
     crate::api::row_report(report, written)
-}
-
-/// The whole of `file`, from its start.
-fn read_whole(file: &File) -> Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
-    let size = file.metadata()?.len();
-    let mut bytes = vec![0u8; size as usize];
-    file.read_exact_at(&mut bytes, 0)?;
-    Ok(bytes)
 }

@@ -233,13 +233,21 @@ fn markdown(files: &[FileRepair], dry_run: bool) -> String {
     out
 }
 
-/// One line over every file.
+/// One line over every file (a dataset's rows are counted as rows).
 pub fn totals_line(files: &[FileRepair], dry_run: bool) -> String {
     let t = totals(files);
     let verb = if dry_run { "would make" } else { "made" };
+    let rows = files
+        .iter()
+        .filter(|f| crate::dataset::is_row_path(&f.path))
+        .count();
+    let inputs = match (t.files - rows, rows) {
+        (files, 0) => plural(files, "file"),
+        (0, rows) => plural(rows, "row"),
+        (files, rows) => format!("{}, {}", plural(files, "file"), plural(rows, "row")),
+    };
     format!(
-        "{}: {} repaired, {} clean, {} partly repaired, {} failed; {verb} {}",
-        plural(t.files, "file"),
+        "{inputs}: {} repaired, {} clean, {} partly repaired, {} failed; {verb} {}",
         t.repaired,
         t.clean,
         t.incomplete,

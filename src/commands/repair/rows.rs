@@ -237,7 +237,7 @@ fn place(
         return Ok(None);
     }
     if claim.is_none() && w.out.exists() {
-        let same = std::fs::read(w.out).ok() == Some(read_whole(tmp.as_file())?);
+        let same = std::fs::read(w.out).ok() == Some(crate::dataset::read_whole(tmp.as_file())?);
         if same {
             return Ok(Some(None));
         }
@@ -311,13 +311,4 @@ fn begin_archive(
         input_root: root.as_deref(),
         record,
     })
-}
-
-/// The whole of `file`, from its start.
-fn read_whole(file: &File) -> Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
-    let size = file.metadata()?.len();
-    let mut bytes = vec![0u8; size as usize];
-    file.read_exact_at(&mut bytes, 0)?;
-    Ok(bytes)
 }
