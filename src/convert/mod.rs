@@ -694,15 +694,21 @@ mod tests {
         assert_eq!(back["tools"], original["tools"]);
     }
 
-    #[test]
-    fn a_gemini_session_converts_to_what_it_sends() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gemini/resumed.jsonl");
-        let t = read(
+    /// The fixture at `path` (under `fixtures/`), read.
+    fn fixture(path: &str) -> Transcript {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(path);
+        read(
             std::fs::read_to_string(path).unwrap(),
             &ReadOptions::default(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_gemini_session_converts_to_what_it_sends() {
+        let t = fixture("gemini/resumed.jsonl");
         let openai = convert(&t, Target::OpenAi, "resumed").unwrap();
         let back = read(openai.text.clone(), &ReadOptions::default()).unwrap();
         assert_eq!(back.format, Format::OpenAi);
@@ -728,13 +734,7 @@ mod tests {
 
     #[test]
     fn a_qwen_session_converts_to_what_it_sends() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/qwen/compressed.jsonl");
-        let t = read(
-            std::fs::read_to_string(path).unwrap(),
-            &ReadOptions::default(),
-        )
-        .unwrap();
+        let t = fixture("qwen/compressed.jsonl");
         let openai = convert(&t, Target::OpenAi, "compressed").unwrap();
         let back = read(openai.text.clone(), &ReadOptions::default()).unwrap();
         assert_eq!(back.format, Format::OpenAi);
@@ -777,13 +777,7 @@ mod tests {
 
     #[test]
     fn a_compacted_pi_session_converts_in_the_order_pi_sends_it() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pi/compacted.jsonl");
-        let t = read(
-            std::fs::read_to_string(path).unwrap(),
-            &ReadOptions::default(),
-        )
-        .unwrap();
+        let t = fixture("pi/compacted.jsonl");
         let openai = convert(&t, Target::OpenAi, "compacted").unwrap();
         let value: Value = serde_json::from_str(&openai.text).unwrap();
         let contents: Vec<&str> = value["messages"]
