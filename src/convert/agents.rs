@@ -138,7 +138,7 @@ fn claude_code(record: &Value, out: &mut Messages, dropped: &mut BTreeMap<String
                     note(dropped, "tool result error flags");
                 }
                 let id = block["tool_use_id"].as_str().unwrap_or("");
-                out.result(id, result_text(&block["content"], dropped));
+                out.result(id, content_text(&block["content"], dropped));
             }
             _ => note(dropped, "image and document content parts"),
         }
@@ -153,8 +153,9 @@ fn claude_code(record: &Value, out: &mut Messages, dropped: &mut BTreeMap<String
     }
 }
 
-/// A tool result's content as text: a string, or its text blocks joined (media noted).
-fn result_text(content: &Value, dropped: &mut BTreeMap<String, usize>) -> String {
+/// A message's or a tool result's content as text: a string, or its text blocks joined
+/// (media noted).
+fn content_text(content: &Value, dropped: &mut BTreeMap<String, usize>) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => {
@@ -193,7 +194,7 @@ fn codex_item(p: &Value, out: &mut Messages, dropped: &mut BTreeMap<String, usiz
     let id = p["call_id"].as_str().unwrap_or("");
     match p["type"].as_str().unwrap_or("") {
         "message" => {
-            let text = codex_text(&p["content"], dropped);
+            let text = content_text(&p["content"], dropped);
             match p["role"].as_str().unwrap_or("") {
                 "assistant" => out.assistant(Some(text), None),
                 "developer" | "system" => out.text("system", text),
@@ -222,30 +223,12 @@ fn codex_item(p: &Value, out: &mut Messages, dropped: &mut BTreeMap<String, usiz
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string(),
-                other => codex_text(other, dropped),
+                other => content_text(other, dropped),
             };
             out.result(id, content);
         }
         "reasoning" => note(dropped, "reasoning"),
         "ghost_snapshot" => {}
         other => note(dropped, &format!("{other} items")),
-    }
-}
-
-/// A Codex message's content as text: a string, or its text blocks joined (media noted).
-fn codex_text(content: &Value, dropped: &mut BTreeMap<String, usize>) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => {
-            let mut texts = Vec::new();
-            for block in blocks {
-                match block.get("text").and_then(Value::as_str) {
-                    Some(text) => texts.push(text),
-                    None => note(dropped, "image and document content parts"),
-                }
-            }
-            texts.join("\n")
-        }
-        _ => String::new(),
     }
 }

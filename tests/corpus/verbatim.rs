@@ -158,6 +158,25 @@ fn share([kept, total]: [usize; 2]) -> f64 {
     }
 }
 
+/// `paths 99.1% (111/112), commands …, errors …`.
+fn shares(s: &Strict) -> String {
+    let each = [
+        ("paths", s.paths),
+        ("commands", s.commands),
+        ("errors", s.errors),
+    ];
+    let each: Vec<String> = each
+        .iter()
+        .map(|(what, [kept, total])| {
+            format!(
+                "{what} {:.1}% ({kept}/{total})",
+                share([*kept, *total]) * 100.0
+            )
+        })
+        .collect();
+    each.join(", ")
+}
+
 fn count(found: &mut [usize; 2], facts: &[String], text: &str) {
     found[0] += facts.iter().filter(|f| text.contains(f.as_str())).count();
     found[1] += facts.len();
@@ -276,16 +295,8 @@ fn strict_at(ratio: f64) -> (Strict, Strict) {
         }
     }
     println!(
-        "strict verbatim at {ratio}: paths {:.1}% ({}/{}), commands {:.1}% ({}/{}), errors {:.1}% ({}/{}), task {}/{}, latest request {}/{}",
-        share(strict.paths) * 100.0,
-        strict.paths[0],
-        strict.paths[1],
-        share(strict.commands) * 100.0,
-        strict.commands[0],
-        strict.commands[1],
-        share(strict.errors) * 100.0,
-        strict.errors[0],
-        strict.errors[1],
+        "strict verbatim at {ratio}: {}, task {}/{}, latest request {}/{}",
+        shares(&strict),
         strict.task[0],
         strict.task[1],
         strict.latest[0],
@@ -298,16 +309,8 @@ fn strict_at(ratio: f64) -> (Strict, Strict) {
         .collect();
     println!("trail probes verbatim at {ratio}: {}", trail.join(", "));
     println!(
-        "  where the verbatim floor fits the target (all but {over} conversations): paths {:.1}% ({}/{}), commands {:.1}% ({}/{}), errors {:.1}% ({}/{})",
-        share(fits.paths) * 100.0,
-        fits.paths[0],
-        fits.paths[1],
-        share(fits.commands) * 100.0,
-        fits.commands[0],
-        fits.commands[1],
-        share(fits.errors) * 100.0,
-        fits.errors[0],
-        fits.errors[1],
+        "  where the verbatim floor fits the target (all but {over} conversations): {}",
+        shares(&fits)
     );
     for (what, lost) in ["path", "command", "error"].iter().zip(&lost) {
         for fact in lost.iter().take(show_lost()) {

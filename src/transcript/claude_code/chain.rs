@@ -110,10 +110,34 @@ pub(super) fn cycles(
     chains: &[Cow<Chain>],
     index: &HashMap<&str, usize>,
 ) -> Vec<Finding> {
-    // 0 = not seen, 1 = on the walk in progress, 2 = known to end at a root or outside.
-    let mut state = vec![0u8; chains.len()];
+    let parent: Vec<Option<usize>> = chains
+        .iter()
+        .map(|c| c.parent_uuid.as_deref().and_then(|p| index.get(p)).copied())
+        .collect();
     let mut findings = Vec::new();
-    for start in 0..chains.len() {
+    for ring in rings(&parent) {
+        let first = *ring.iter().min().expect("a loop has a record");
+        let uuid = chains[first].uuid.as_deref().unwrap_or("?");
+        let message = if ring.len() == 1 {
+            format!("parentUuid of '{uuid}' names the record itself: the chain never reaches a root")
+        } else {
+            format!(
+                "parentUuid chain loops: '{uuid}' is its own ancestor through {} records",
+                ring.len()
+            )
+        };
+        findings.push(Finding::new(conv.items[first].line, message));
+    }
+    findings
+}
+
+/// Each loop of `parent` links (record → its parent's record) once, as its records in walk
+/// order. Iterative, so a long chain cannot overflow the stack.
+pub(super) fn rings(parent: &[Option<usize>]) -> Vec<Vec<usize>> {
+    // 0 = not seen, 1 = on the walk in progress, 2 = known to end at a root or outside.
+    let mut state = vec![0u8; parent.len()];
+    let mut found = Vec::new();
+    for start in 0..parent.len() {
         let mut path = Vec::new();
         let mut at = start;
         let looped = loop {
@@ -122,33 +146,21 @@ pub(super) fn cycles(
             }
             state[at] = 1;
             path.push(at);
-            match chains[at].parent_uuid.as_deref().and_then(|p| index.get(p)) {
-                Some(&parent) => at = parent,
+            match parent[at] {
+                Some(p) => at = p,
                 None => break false,
             }
         };
         if looped {
             // `at` is on this walk: the loop is the path from `at` on.
-            let ring = &path[path.iter().position(|&i| i == at).unwrap_or(0)..];
-            let first = *ring.iter().min().expect("a loop has a record");
-            let uuid = chains[first].uuid.as_deref().unwrap_or("?");
-            let message = if ring.len() == 1 {
-                format!(
-                    "parentUuid of '{uuid}' names the record itself: the chain never reaches a root"
-                )
-            } else {
-                format!(
-                    "parentUuid chain loops: '{uuid}' is its own ancestor through {} records",
-                    ring.len()
-                )
-            };
-            findings.push(Finding::new(conv.items[first].line, message));
+            let from = path.iter().position(|&i| i == at).unwrap_or(0);
+            found.push(path[from..].to_vec());
         }
         for i in path {
             state[i] = 2;
         }
     }
-    findings
+    found
 }
 
 /// Records carrying a uuid an earlier record already carries. A link naming that uuid cannot

@@ -5,6 +5,7 @@
 //! links to what it stood for, and the record after an inserted result hangs below it.
 
 use super::CONTEXT_KEYS;
+use super::chain::rings;
 use super::uuid_from;
 use crate::json::{quote, replace_member};
 use crate::transcript::edit::{Draft, Edits, Repair, pairing};
@@ -268,36 +269,6 @@ fn reaches(parent: &[Option<usize>], from: usize, to: usize) -> bool {
         }
     }
     true
-}
-
-/// Each loop of parent links once, as its records.
-fn rings(parent: &[Option<usize>]) -> Vec<Vec<usize>> {
-    // 0 = not seen, 1 = on the walk in progress, 2 = done.
-    let mut state = vec![0u8; parent.len()];
-    let mut found = Vec::new();
-    for start in 0..parent.len() {
-        let mut path = Vec::new();
-        let mut at = start;
-        let looped = loop {
-            if state[at] != 0 {
-                break state[at] == 1;
-            }
-            state[at] = 1;
-            path.push(at);
-            match parent[at] {
-                Some(p) => at = p,
-                None => break false,
-            }
-        };
-        if looped {
-            let from = path.iter().position(|&i| i == at).unwrap_or(0);
-            found.push(path[from..].to_vec());
-        }
-        for i in path {
-            state[i] = 2;
-        }
-    }
-    found
 }
 
 /// Answers unanswered calls with Claude Code's interrupted-call result, and drops results
